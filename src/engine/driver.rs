@@ -1,0 +1,300 @@
+//! The game-erased face of the engine: what the CLI and mail code call. One
+//! [`Driver`] per game wraps the typed operations of [`Game`] behind [`GameDriver`],
+//! taking and returning file bytes, so callers never name a game's types.
+
+use std::fmt::Write as _;
+use std::marker::PhantomData;
+
+use serde_json::{json, Map, Value};
+
+use super::chance::DrawStream;
+use super::file::{Draw, GameFile};
+use super::keyring::Keyring;
+use super::rules::{LegalMove, Rules, Viewer, Visibility};
+use super::session::{AuditReport, EngineError, Game, NewGame, Result};
+use crate::engine::rules::Chance;
+
+/// The schema name of `pbem show --format json`.
+pub const VIEW_SCHEMA: &str = "pbem.view/1";
+
+/// What an applied move did, for messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoveOutcome {
+    pub turn: u64,
+    pub player: String,
+    pub over: bool,
+    pub to_move: Vec<String>,
+    pub winners: Vec<String>,
+}
+
+/// Every operation on a game file, for any game.
+pub trait GameDriver: Sync {
+    /// The game's name, as in `pbem new NAME`.
+    fn name(&self) -> &'static str;
+    /// The built-in rules data.
+    fn default_data(&self) -> &'static str;
+    /// A new game file's bytes.
+    ///
+    /// # Errors
+    /// Bad players or options, or a keyring problem.
+    fn create(&self, request: NewGame, keyring: &Keyring) -> Result<Vec<u8>>;
+    /// The file's bytes after one move, and what happened.
+    ///
+    /// # Errors
+    /// Anything that refuses the move; the input bytes are then all there is.
+    fn apply(&self, bytes: &[u8], keyring: &Keyring, player: &str, move_text: &str) -> Result<(Vec<u8>, MoveOutcome)>;
+    /// The JSON view.
+    ///
+    /// # Errors
+    /// A malformed file, an unknown viewer or turn.
+    fn view(&self, bytes: &[u8], viewer: Option<&str>, turn: Option<u64>, keyring: Option<&Keyring>) -> Result<Value>;
+    /// The ASCII board.
+    ///
+    /// # Errors
+    /// As for [`GameDriver::view`].
+    fn board(&self, bytes: &[u8], viewer: Option<&str>, turn: Option<u64>, keyring: Option<&Keyring>) -> Result<String>;
+    /// Every legal move of a player now.
+    ///
+    /// # Errors
+    /// A malformed file or an unknown player.
+    fn legal(&self, bytes: &[u8], player: &str) -> Result<Vec<LegalMove>>;
+    /// The move log as text.
+    ///
+    /// # Errors
+    /// A malformed file.
+    fn log(&self, bytes: &[u8]) -> Result<String>;
+    /// The full audit.
+    ///
+    /// # Errors
+    /// A file too malformed to audit at all.
+    fn audit(&self, bytes: &[u8], keyring: Option<&Keyring>) -> Result<AuditReport>;
+    /// The file's bytes with the seed revealed.
+    ///
+    /// # Errors
+    /// A tampered file, or no matching seed in the keyring.
+    fn reveal(&self, bytes: &[u8], keyring: &Keyring) -> Result<Vec<u8>>;
+    /// A legal move text for `player`, picked with `rng` (the demo's and tests' players).
+    ///
+    /// # Errors
+    /// A malformed file, unknown player, or no legal move.
+    fn pick_move(&self, bytes: &[u8], player: &str, rng: &mut DrawStream) -> Result<String>;
+}
+
+/// The [`GameDriver`] of one game.
+pub struct Driver<R>(PhantomData<fn() -> R>);
+
+impl<R> Driver<R> {
+    pub const fn new() -> Self {
+        Driver(PhantomData)
+    }
+}
+
+impl<R> Default for Driver<R> {
+    fn default() -> Self {
+        Driver::new()
+    }
+}
+
+fn parse<R: Rules>(bytes: &[u8]) -> Result<Game<R>> {
+    let file: GameFile<R::State> =
+        serde_json::from_slice(bytes).map_err(|error| EngineError::Malformed(error.to_string()))?;
+    Game::from_file(file)
+}
+
+fn serialize<S: serde::Serialize>(file: &GameFile<S>) -> Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(file)
+        .map_err(|error| EngineError::Malformed(format!("the game does not serialize: {error}")))?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+fn viewer_of<R: Rules>(game: &Game<R>, name: Option<&str>) -> Result<Viewer> {
+    match name {
+        Some(name) => Ok(Viewer::Player(game.seat_of(name)?)),
+        None => Ok(Viewer::Public),
+    }
+}
+
+fn seed_for_view<R: Rules>(game: &Game<R>, keyring: Option<&Keyring>) -> Result<Option<super::fairness::Seed>> {
+    // Only games with hidden state need the seed to show a position.
+    if R::HAS_HIDDEN_STATE {
+        game.seed(keyring)
+    } else {
+        game.seed(None)
+    }
+}
+
+impl<R: Rules> GameDriver for Driver<R> {
+    fn name(&self) -> &'static str {
+        R::NAME
+    }
+
+    fn default_data(&self) -> &'static str {
+        R::DEFAULT_DATA
+    }
+
+    fn create(&self, request: NewGame, keyring: &Keyring) -> Result<Vec<u8>> {
+        let game = Game::<R>::create(request, keyring)?;
+        serialize(&game.file)
+    }
+
+    fn apply(&self, bytes: &[u8], keyring: &Keyring, player: &str, move_text: &str) -> Result<(Vec<u8>, MoveOutcome)> {
+        let mut game = parse::<R>(bytes)?;
+        let applied = game.apply(keyring, player, move_text)?;
+        let outcome = MoveOutcome {
+            turn: applied.turn,
+            player: game.file.records.last().map(|r| r.player.clone()).unwrap_or_default(),
+            over: applied.over,
+            to_move: names(&game.names, &game.rules.to_move(&applied.state)),
+            winners: names(&game.names, &game.rules.winners(&applied.state)),
+        };
+        Ok((serialize(&game.file)?, outcome))
+    }
+
+    fn view(&self, bytes: &[u8], viewer: Option<&str>, turn: Option<u64>, keyring: Option<&Keyring>) -> Result<Value> {
+        let game = parse::<R>(bytes)?;
+        let viewer = viewer_of(&game, viewer)?;
+        let seed = seed_for_view(&game, keyring)?;
+        let at = game.state_at(seed.as_ref(), turn)?;
+        let rules = &game.rules;
+        let state = &at.state;
+        let custom = rules.view(state, viewer, &game.names);
+        let scores = rules.scores(state);
+        let players: Vec<Value> = game
+            .names
+            .iter()
+            .enumerate()
+            .map(|(seat, name)| {
+                let mut entry = Map::new();
+                entry.insert("name".into(), json!(name));
+                entry.insert("score".into(), json!(scores.get(seat).copied().unwrap_or(0)));
+                if let Some(extra) = custom.players.get(seat) {
+                    entry.extend(extra.clone());
+                }
+                Value::Object(entry)
+            })
+            .collect();
+        let mut view = Map::new();
+        view.insert("schema".into(), json!(VIEW_SCHEMA));
+        view.insert("game".into(), json!(R::NAME));
+        view.insert("id".into(), json!(game.file.genesis.id));
+        view.insert("turn".into(), json!(at.turn));
+        view.insert("over".into(), json!(rules.is_over(state)));
+        view.insert("to_move".into(), json!(names(&game.names, &rules.to_move(state))));
+        view.insert("winners".into(), json!(names(&game.names, &rules.winners(state))));
+        view.insert("players".into(), Value::Array(players));
+        for (key, value) in custom.fields {
+            view.entry(key).or_insert(value);
+        }
+        Ok(Value::Object(view))
+    }
+
+    fn board(&self, bytes: &[u8], viewer: Option<&str>, turn: Option<u64>, keyring: Option<&Keyring>) -> Result<String> {
+        let game = parse::<R>(bytes)?;
+        let viewer = viewer_of(&game, viewer)?;
+        let seed = seed_for_view(&game, keyring)?;
+        let at = game.state_at(seed.as_ref(), turn)?;
+        Ok(game.rules.board(&at.state, viewer, &game.names))
+    }
+
+    fn legal(&self, bytes: &[u8], player: &str) -> Result<Vec<LegalMove>> {
+        let game = parse::<R>(bytes)?;
+        let seat = game.seat_of(player)?;
+        let state = game.state_at(None, None)?.state;
+        if !game.rules.to_move(&state).contains(&seat) {
+            return Ok(Vec::new());
+        }
+        Ok(game.rules.legal_moves(&state, seat))
+    }
+
+    fn log(&self, bytes: &[u8]) -> Result<String> {
+        let game = parse::<R>(bytes)?;
+        let genesis = &game.file.genesis;
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "game {} ({}), players {}, setup draws {}",
+            genesis.id,
+            genesis.game,
+            game.names.join(", "),
+            draws_text(&genesis.draws)
+        );
+        for record in &game.file.records {
+            let _ = writeln!(
+                out,
+                "turn {:>3}  {:<12} {}  draws {}  hash {}",
+                record.turn,
+                record.player,
+                record.move_text.replace('\n', "; "),
+                draws_text(&record.draws),
+                &record.hash[..16.min(record.hash.len())]
+            );
+        }
+        match &game.file.seed {
+            Some(seed) => {
+                let _ = writeln!(out, "seed revealed: {seed}");
+            }
+            None => {
+                let _ = writeln!(out, "seed committed: {}", genesis.seed_commitment);
+            }
+        }
+        Ok(out)
+    }
+
+    fn audit(&self, bytes: &[u8], keyring: Option<&Keyring>) -> Result<AuditReport> {
+        let game = parse::<R>(bytes)?;
+        Ok(game.audit(keyring))
+    }
+
+    fn reveal(&self, bytes: &[u8], keyring: &Keyring) -> Result<Vec<u8>> {
+        let mut game = parse::<R>(bytes)?;
+        game.reveal(keyring)?;
+        serialize(&game.file)
+    }
+
+    fn pick_move(&self, bytes: &[u8], player: &str, rng: &mut DrawStream) -> Result<String> {
+        let legal = self.legal(bytes, player)?;
+        let count = u32::try_from(legal.len()).unwrap_or(u32::MAX);
+        if count == 0 {
+            return Err(EngineError::Usage(format!("{player} has no legal move now")));
+        }
+        let index = rng.draw(count, Visibility::Public) as usize;
+        Ok(legal[index].text.clone())
+    }
+}
+
+fn names(all: &[String], seats: &[usize]) -> Vec<String> {
+    seats.iter().filter_map(|&seat| all.get(seat).cloned()).collect()
+}
+
+fn draws_text(draws: &[Draw]) -> String {
+    if draws.is_empty() {
+        return "none".to_string();
+    }
+    let parts: Vec<String> = draws
+        .iter()
+        .map(|draw| match draw {
+            Draw::Public { of, pick } => format!("{pick}/{of}"),
+            Draw::Hidden { of, .. } => format!("?/{of}"),
+        })
+        .collect();
+    parts.join(" ")
+}
+
+/// The game named in a file, read without knowing its state type.
+///
+/// # Errors
+/// Not a pbem game file.
+pub fn game_name(bytes: &[u8]) -> Result<String> {
+    #[derive(serde::Deserialize)]
+    struct Peek {
+        genesis: PeekGenesis,
+    }
+    #[derive(serde::Deserialize)]
+    struct PeekGenesis {
+        game: String,
+    }
+    let peek: Peek = serde_json::from_slice(bytes)
+        .map_err(|error| EngineError::Malformed(format!("not a pbem game file ({error})")))?;
+    Ok(peek.genesis.game)
+}

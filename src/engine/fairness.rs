@@ -1,0 +1,195 @@
+//! Seeds, commitments and the draw derivation (`pbem-draw/1`, docs/FAIRNESS.md).
+//!
+//! The seed is committed in genesis before any player input exists. The draws of each
+//! record come from a stream keyed by the seed *and* the previous record's hash, the
+//! moving player's name and their move text, so the referee cannot steer a draw once
+//! the seed is committed, and no player can predict one without the seed.
+
+use super::chance::DrawStream;
+use super::digest::{Fields, Hash};
+use super::file::Draw;
+use super::rules::{Chance, Visibility};
+use crate::engine::digest::{hash_from_hex, to_hex};
+
+/// A game's secret seed. Lives in the referee's keyring until revealed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Seed(pub [u8; 32]);
+
+impl std::fmt::Debug for Seed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print a seed by accident (logs, error messages).
+        f.write_str("Seed(..)")
+    }
+}
+
+impl Seed {
+    /// The public commitment written into genesis.
+    pub fn commitment(&self, game_id: &str) -> Hash {
+        Fields::hash("pbem/v1/seed-commitment")
+            .text(game_id)
+            .fixed(&self.0)
+            .finish()
+    }
+
+    /// The key of the draw stream for one turn. Turn 0 is the setup, anchored on the
+    /// genesis body hash with an empty player and move.
+    pub fn draw_key(&self, game_id: &str, turn: u64, anchor: &Hash, player: &str, move_text: &str) -> Hash {
+        Fields::keyed(&self.0, "pbem/v1/draw")
+            .text(game_id)
+            .u64(turn)
+            .fixed(anchor)
+            .text(player)
+            .text(move_text)
+            .finish()
+    }
+
+    /// The salt of the `index`-th draw of a turn, for hidden draws' commitments.
+    pub fn salt(&self, game_id: &str, turn: u64, index: u32) -> Hash {
+        Fields::keyed(&self.0, "pbem/v1/salt")
+            .text(game_id)
+            .u64(turn)
+            .u32(index)
+            .finish()
+    }
+
+    pub fn to_hex(&self) -> String {
+        to_hex(&self.0)
+    }
+
+    pub fn from_hex(text: &str) -> Option<Seed> {
+        hash_from_hex(text.trim()).map(Seed)
+    }
+}
+
+/// The commitment to a hidden draw's outcome.
+pub fn hidden_commitment(salt: &Hash, of: u32, pick: u32) -> Hash {
+    Fields::hash("pbem/v1/hidden-draw")
+        .fixed(salt)
+        .u32(of)
+        .u32(pick)
+        .finish()
+}
+
+/// Where one turn's draws are coming from and going to.
+pub struct TurnDraws<'a> {
+    pub seed: &'a Seed,
+    pub game_id: &'a str,
+    pub turn: u64,
+}
+
+/// The chance source of a live turn: derives draws from the seed and writes them down.
+pub struct RecordingChance<'a> {
+    turn: TurnDraws<'a>,
+    stream: DrawStream,
+    pub draws: Vec<Draw>,
+}
+
+impl<'a> RecordingChance<'a> {
+    pub fn new(turn: TurnDraws<'a>, anchor: &Hash, player: &str, move_text: &str) -> Self {
+        let key = turn.seed.draw_key(turn.game_id, turn.turn, anchor, player, move_text);
+        RecordingChance {
+            turn,
+            stream: DrawStream::new(key),
+            draws: Vec::new(),
+        }
+    }
+}
+
+impl Chance for RecordingChance<'_> {
+    fn draw(&mut self, n: u32, visibility: Visibility) -> u32 {
+        let pick = self.stream.index(n);
+        let draw = match visibility {
+            Visibility::Public => Draw::Public { of: n, pick },
+            Visibility::Hidden => {
+                let index = self.draws.len() as u32;
+                let salt = self.turn.seed.salt(self.turn.game_id, self.turn.turn, index);
+                Draw::Hidden {
+                    of: n,
+                    commit: to_hex(&hidden_commitment(&salt, n, pick)),
+                }
+            }
+        };
+        self.draws.push(draw);
+        pick
+    }
+}
+
+/// What went wrong when replaying recorded draws.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReplayMismatch {
+    /// The rules asked for more draws than the record holds.
+    Missing { index: usize },
+    /// The rules asked for a range other than the one recorded.
+    Range { index: usize, recorded: u32, asked: u32 },
+    /// A hidden draw, and no seed to open it.
+    Sealed { index: usize },
+    /// A recorded pick outside its range.
+    OutOfRange { index: usize },
+}
+
+/// The chance source of a replay without the seed: hands back the recorded picks.
+///
+/// A chance source cannot fail, so a mismatch is remembered, a harmless 0 returned, and
+/// the caller checks [`ReplayChance::finish`].
+pub struct ReplayChance<'a> {
+    draws: &'a [Draw],
+    seed: Option<(&'a Seed, &'a str, u64)>,
+    next: usize,
+    pub mismatch: Option<ReplayMismatch>,
+}
+
+impl<'a> ReplayChance<'a> {
+    /// `seed` (with game id and turn) opens hidden draws; without it a hidden draw fails.
+    pub fn new(draws: &'a [Draw], seed: Option<(&'a Seed, &'a str, u64)>) -> Self {
+        ReplayChance {
+            draws,
+            seed,
+            next: 0,
+            mismatch: None,
+        }
+    }
+
+    /// `Ok` when every recorded draw was used exactly as recorded.
+    pub fn finish(self) -> Result<(), ReplayMismatch> {
+        match self.mismatch {
+            Some(mismatch) => Err(mismatch),
+            None if self.next < self.draws.len() => Err(ReplayMismatch::Missing { index: self.next }),
+            None => Ok(()),
+        }
+    }
+
+    fn fail(&mut self, mismatch: ReplayMismatch) -> u32 {
+        self.mismatch.get_or_insert(mismatch);
+        0
+    }
+}
+
+impl Chance for ReplayChance<'_> {
+    fn draw(&mut self, n: u32, _visibility: Visibility) -> u32 {
+        let index = self.next;
+        self.next += 1;
+        let Some(draw) = self.draws.get(index) else {
+            return self.fail(ReplayMismatch::Missing { index });
+        };
+        if draw.range() != n {
+            let recorded = draw.range();
+            return self.fail(ReplayMismatch::Range { index, recorded, asked: n });
+        }
+        match draw {
+            Draw::Public { pick, .. } if *pick < n => *pick,
+            Draw::Public { .. } => self.fail(ReplayMismatch::OutOfRange { index }),
+            Draw::Hidden { commit, .. } => {
+                let Some((seed, game_id, turn)) = self.seed else {
+                    return self.fail(ReplayMismatch::Sealed { index });
+                };
+                let salt = seed.salt(game_id, turn, index as u32);
+                // Open the commitment by trying each possible pick: ranges are small.
+                let found = (0..n).find(|&pick| to_hex(&hidden_commitment(&salt, n, pick)) == *commit);
+                match found {
+                    Some(pick) => pick,
+                    None => self.fail(ReplayMismatch::OutOfRange { index }),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! The referee's keyring: the signing key and each game's seed, in PBEM_HOME.
+//!
+//! Layout: `PBEM_HOME/referee.key` (the Ed25519 secret key, hex) and
+//! `PBEM_HOME/seeds/<game-id>.seed` (hex). Files are created readable by their owner
+//! only; nothing from here is ever written into a game file, a log or an error.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use ed25519_dalek::SigningKey;
+
+use super::digest::{hash_from_hex, to_hex};
+use super::fairness::Seed;
+
+/// Problems with the keyring. Messages name files, never their contents.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyringError {
+    #[error("cannot read or write the keyring at {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the keyring file {path} is not 64 hexadecimal digits; restore it from a backup")]
+    Malformed { path: PathBuf },
+    #[error("no seed for game {game_id} in the keyring at {home}; set PBEM_HOME to the keyring that created the game")]
+    NoSeed { game_id: String, home: PathBuf },
+    #[error("a seed for game {game_id} already exists in the keyring; choose another game or keyring")]
+    SeedExists { game_id: String },
+    #[error("no platform data folder is known here; set PBEM_HOME")]
+    NoHome,
+    #[error("the operating system gave no random bytes: {0}")]
+    Entropy(String),
+}
+
+/// The referee's secrets, in one folder.
+#[derive(Debug, Clone)]
+pub struct Keyring {
+    home: PathBuf,
+}
+
+impl Keyring {
+    /// The keyring named by PBEM_HOME, or the platform's data folder.
+    ///
+    /// # Errors
+    /// Neither is known.
+    pub fn from_env() -> Result<Keyring, KeyringError> {
+        match std::env::var_os("PBEM_HOME") {
+            Some(home) if !home.is_empty() => Ok(Keyring::at(home)),
+            _ => dirs::data_dir()
+                .map(|dir| Keyring::at(dir.join("pbem")))
+                .ok_or(KeyringError::NoHome),
+        }
+    }
+
+    pub fn at(home: impl Into<PathBuf>) -> Keyring {
+        Keyring { home: home.into() }
+    }
+
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+
+    fn key_path(&self) -> PathBuf {
+        self.home.join("referee.key")
+    }
+
+    fn seed_path(&self, game_id: &str) -> PathBuf {
+        self.home.join("seeds").join(format!("{game_id}.seed"))
+    }
+
+    /// The referee's signing key, created on first use.
+    ///
+    /// # Errors
+    /// The file cannot be read or created, or is malformed.
+    pub fn signing_key(&self) -> Result<SigningKey, KeyringError> {
+        let path = self.key_path();
+        match read_secret(&path)? {
+            Some(bytes) => Ok(SigningKey::from_bytes(&bytes)),
+            None => {
+                let bytes = random_bytes()?;
+                write_secret(&path, &bytes)?;
+                Ok(SigningKey::from_bytes(&bytes))
+            }
+        }
+    }
+
+    /// The signing key if one exists, without creating it.
+    ///
+    /// # Errors
+    /// The file exists but cannot be read or is malformed.
+    pub fn existing_signing_key(&self) -> Result<Option<SigningKey>, KeyringError> {
+        Ok(read_secret(&self.key_path())?.map(|bytes| SigningKey::from_bytes(&bytes)))
+    }
+
+    /// Stores a new game's seed; refuses to replace one.
+    ///
+    /// # Errors
+    /// A seed for this game exists, or the file cannot be written.
+    pub fn store_seed(&self, game_id: &str, seed: &Seed) -> Result<(), KeyringError> {
+        let path = self.seed_path(game_id);
+        if path.exists() {
+            return Err(KeyringError::SeedExists {
+                game_id: game_id.to_string(),
+            });
+        }
+        write_secret(&path, &seed.0)
+    }
+
+    /// A game's seed.
+    ///
+    /// # Errors
+    /// No seed for this game here, or it cannot be read.
+    pub fn seed(&self, game_id: &str) -> Result<Seed, KeyringError> {
+        match read_secret(&self.seed_path(game_id))? {
+            Some(bytes) => Ok(Seed(bytes)),
+            None => Err(KeyringError::NoSeed {
+                game_id: game_id.to_string(),
+                home: self.home.clone(),
+            }),
+        }
+    }
+
+    /// A game's seed if this keyring has it.
+    ///
+    /// # Errors
+    /// It exists but cannot be read.
+    pub fn seed_if_present(&self, game_id: &str) -> Result<Option<Seed>, KeyringError> {
+        Ok(read_secret(&self.seed_path(game_id))?.map(Seed))
+    }
+}
+
+/// 32 bytes from the operating system.
+///
+/// # Errors
+/// The operating system has none to give.
+pub fn random_bytes() -> Result<[u8; 32], KeyringError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|error| KeyringError::Entropy(error.to_string()))?;
+    Ok(bytes)
+}
+
+fn read_secret(path: &Path) -> Result<Option<[u8; 32]>, KeyringError> {
+    match fs::read_to_string(path) {
+        Ok(text) => hash_from_hex(text.trim())
+            .map(Some)
+            .ok_or_else(|| KeyringError::Malformed {
+                path: path.to_path_buf(),
+            }),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(KeyringError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Creates a new owner-only file and writes the secret durably.
+fn write_secret(path: &Path, bytes: &[u8; 32]) -> Result<(), KeyringError> {
+    let io = |source| KeyringError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        create_private_dir(dir).map_err(io)?;
+    }
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(path).map_err(io)?;
+    file.write_all(format!("{}\n", to_hex(bytes)).as_bytes())
+        .and_then(|()| file.sync_all())
+        .map_err(io)
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
+}

@@ -1,0 +1,16 @@
+//! The game-agnostic core: rules contract, chance source, records, signatures, replay,
+//! audit, the keyring and the file store.
+
+pub mod audit;
+pub mod chance;
+pub mod digest;
+pub mod driver;
+pub mod fairness;
+pub mod file;
+pub mod keyring;
+pub mod rules;
+pub mod session;
+pub mod store;
+
+pub use chance::{index_from_stream, DrawStream};
+pub use rules::{Chance, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer, Visibility};

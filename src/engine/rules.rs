@@ -1,0 +1,197 @@
+//! The contract between the engine and a game.
+//!
+//! The engine knows no game: it stores moves, derives draws and signs records. A game
+//! implements [`Rules`]: pure functions of a state and a move. Rules code never does I/O
+//! and never sees the seed; every random choice goes through [`Chance`].
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// A player's place at the table, 0-based, in the order the players were listed.
+pub type Seat = usize;
+
+/// Options as given on the command line (`--option KEY=VALUE`) over the defaults of
+/// the game's data file. Values stay strings so that the genesis record can hash them
+/// without a JSON canonical form.
+pub type Options = BTreeMap<String, String>;
+
+/// Whether other players may learn the outcome of a draw when it happens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Visibility {
+    /// Recorded in clear in the game file (a tile drawn into a face-up hand).
+    Public,
+    /// Recorded only as a salted commitment until the seed is revealed.
+    Hidden,
+}
+
+/// The only source of randomness a game may use.
+pub trait Chance {
+    /// A uniformly chosen index in `0..n`. `n` must be at least 1.
+    fn draw(&mut self, n: u32, visibility: Visibility) -> u32;
+}
+
+/// Who is looking at a view or a board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Viewer {
+    /// Anyone: the public view, also what the game file holds.
+    Public,
+    /// One player, who may see their own hidden material.
+    Player(Seat),
+    /// The referee, who sees everything.
+    Referee,
+}
+
+/// A refused move or setup: what was wrong, and what would be accepted.
+///
+/// Both parts are shown to a player, so they must be sentences that player can act on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleError {
+    /// What was wrong, lowercase, no trailing period.
+    pub problem: String,
+    /// What would be accepted instead, ideally with an example that is legal right now.
+    pub accepted: String,
+}
+
+impl RuleError {
+    pub fn new(problem: impl Into<String>, accepted: impl Into<String>) -> Self {
+        RuleError {
+            problem: problem.into(),
+            accepted: accepted.into(),
+        }
+    }
+}
+
+impl fmt::Display for RuleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.accepted.is_empty() {
+            write!(f, "{}", self.problem)
+        } else {
+            write!(f, "{}; {}", self.problem, self.accepted)
+        }
+    }
+}
+
+impl std::error::Error for RuleError {}
+
+/// One entry of `pbem legal`: a move text that `apply` accepts as it is.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LegalMove {
+    /// The move text, exactly as a player could send it.
+    #[serde(rename = "move")]
+    pub text: String,
+    /// What sort of move it is ("place", "buy", ...), game-specific.
+    pub kind: String,
+    /// Further facts about the move (cell, cost, profit, ...), game-specific.
+    #[serde(flatten)]
+    pub details: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The game-specific part of `pbem show --format json`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GameView {
+    /// One object per seat, merged into the engine's `{"name", "score"}` entries.
+    pub players: Vec<serde_json::Map<String, serde_json::Value>>,
+    /// Top-level fields ("board", "setup", ...).
+    pub fields: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A game: its rules as pure functions.
+///
+/// Implementations must uphold:
+/// - `apply` validates completely before changing anything and returns a new state, so a
+///   refused move leaves no trace and consumes no draw that matters (the engine discards
+///   the chance source of a refused move);
+/// - the same state, seat, move and draws always give the same result;
+/// - `public_state` removes everything a [`Viewer::Public`] may not see; the game file
+///   stores only that.
+pub trait Rules: Sized {
+    /// The full state, including hidden material where the game has any.
+    type State: Clone + PartialEq + fmt::Debug + Serialize + DeserializeOwned;
+    /// A parsed move: one player's whole turn.
+    type Move: Clone + fmt::Debug;
+
+    /// The name players and files use, such as "right-of-way".
+    const NAME: &'static str;
+    /// The built-in rules data (components and option defaults), `games/<NAME>.toml`.
+    const DEFAULT_DATA: &'static str;
+    /// Whether the state ever holds material some players may not see. When false, the
+    /// stored state is the full state and the engine need not replay to rebuild it.
+    const HAS_HIDDEN_STATE: bool = false;
+
+    /// Builds the rules from a data file's text and the options chosen for a game.
+    ///
+    /// # Errors
+    /// An unknown option, a value out of range or malformed data.
+    fn from_data(data: &str, options: &Options) -> Result<Self, RuleError>;
+
+    /// The options in effect, defaults filled in, as recorded in the genesis record.
+    fn options(&self) -> Options;
+
+    /// The opening state for these players (names in seat order).
+    ///
+    /// # Errors
+    /// A player count the game does not support.
+    fn setup(&self, players: &[String], chance: &mut dyn Chance) -> Result<Self::State, RuleError>;
+
+    /// The seats that may move now; empty when the game is over.
+    fn to_move(&self, state: &Self::State) -> Vec<Seat>;
+
+    /// Whether the game has ended.
+    fn is_over(&self, state: &Self::State) -> bool;
+
+    /// Reads a move text as submitted by the player in `seat`.
+    ///
+    /// # Errors
+    /// Text that is not a move, with what would be accepted.
+    fn parse_move(&self, state: &Self::State, seat: Seat, text: &str) -> Result<Self::Move, RuleError>;
+
+    /// Applies a whole turn, all or nothing.
+    ///
+    /// # Errors
+    /// A move the rules do not allow now; nothing is changed.
+    fn apply(
+        &self,
+        state: &Self::State,
+        seat: Seat,
+        mv: &Self::Move,
+        chance: &mut dyn Chance,
+    ) -> Result<Self::State, RuleError>;
+
+    /// Every legal complete move for `seat` now (may be long).
+    fn legal_moves(&self, state: &Self::State, seat: Seat) -> Vec<LegalMove>;
+
+    /// Current scores by seat.
+    fn scores(&self, state: &Self::State) -> Vec<i64>;
+
+    /// The winning seats once the game is over; empty before.
+    fn winners(&self, state: &Self::State) -> Vec<Seat>;
+
+    /// A random legal move for `seat`, or `None` when it has none. Used by property tests
+    /// and benchmarks that play whole games, so games should make it fast; the default
+    /// picks uniformly from [`Rules::legal_moves`].
+    fn sample_move(
+        &self,
+        state: &Self::State,
+        seat: Seat,
+        rng: &mut dyn Chance,
+    ) -> Option<Self::Move> {
+        let legal = self.legal_moves(state, seat);
+        let count = u32::try_from(legal.len()).ok().filter(|&n| n > 0)?;
+        let entry = &legal[rng.draw(count, Visibility::Public) as usize];
+        self.parse_move(state, seat, &entry.text).ok()
+    }
+
+    /// The state with everything a [`Viewer::Public`] may not see removed.
+    fn public_state(&self, state: &Self::State) -> Self::State {
+        state.clone()
+    }
+
+    /// The game-specific part of the JSON view.
+    fn view(&self, state: &Self::State, viewer: Viewer, names: &[String]) -> GameView;
+
+    /// The ASCII board with its legend and player panels, at most 78 columns wide.
+    fn board(&self, state: &Self::State, viewer: Viewer, names: &[String]) -> String;
+}

@@ -1,0 +1,539 @@
+//! Operations on one game file, generic over the game: create, check, apply, replay,
+//! audit, reveal. No I/O here except through the [`Keyring`] passed in; reading and
+//! writing the file itself is [`crate::engine::store`]'s job.
+
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
+use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
+
+use super::digest::{hash_from_hex, sha256, to_hex, Hash};
+use super::fairness::{RecordingChance, ReplayChance, ReplayMismatch, Seed, TurnDraws};
+use super::file::{hashes, GameFile, Genesis, PlayerEntry, Record, DRAW_ALGORITHM, FORMAT};
+use super::keyring::{random_bytes, Keyring, KeyringError};
+use super::rules::{Options, RuleError, Rules, Seat};
+
+/// Why an operation on a game file failed. Messages say what was wrong and what would
+/// be accepted; none carries a secret.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("{0}")]
+    Refused(#[from] RuleError),
+    #[error("the game file is not valid: {0}")]
+    Malformed(String),
+    #[error("the game file has been altered: {0}; restore it from a copy (every player's mail carries the signed head) and run `pbem audit`")]
+    Tampered(String),
+    #[error("no player is called {name:?}; the players are {players}")]
+    UnknownPlayer { name: String, players: String },
+    #[error("it is not {name}'s turn; waiting for {waiting}")]
+    NotYourTurn { name: String, waiting: String },
+    #[error("the game is over; no more moves are accepted (`pbem show` has the result)")]
+    GameOver,
+    #[error(transparent)]
+    Keyring(#[from] KeyringError),
+    #[error("this keyring's signing key is not the one that signed the game; set PBEM_HOME to the referee's keyring")]
+    WrongKey,
+    #[error("the seed in the keyring does not match the game's commitment; set PBEM_HOME to the keyring that created the game")]
+    WrongSeed,
+    #[error("{0}")]
+    Usage(String),
+}
+
+pub type Result<T, E = EngineError> = std::result::Result<T, E>;
+
+/// What `pbem new` needs.
+#[derive(Debug, Clone, Default)]
+pub struct NewGame {
+    pub players: Vec<PlayerEntry>,
+    pub options: Options,
+    /// A fixed seed (tests, reproducible demos); otherwise one from the operating system.
+    pub seed: Option<Seed>,
+    /// Entropy contributed by players, mixed into every draw.
+    pub entropy: Vec<String>,
+}
+
+/// A game file in memory with its rules.
+pub struct Game<R: Rules> {
+    pub rules: R,
+    pub file: GameFile<R::State>,
+    pub names: Vec<String>,
+}
+
+fn sign(key: &SigningKey, hash: &Hash) -> String {
+    BASE64.encode(key.sign(hash).to_bytes())
+}
+
+fn state_hash<S: serde::Serialize>(state: &S) -> Result<Hash> {
+    let json = serde_json::to_vec(state)
+        .map_err(|error| EngineError::Malformed(format!("the state does not serialize: {error}")))?;
+    Ok(hashes::state(&json))
+}
+
+fn hex_field(what: &str, text: &str) -> Result<Hash> {
+    hash_from_hex(text).ok_or_else(|| EngineError::Malformed(format!("{what} is not 64 hexadecimal digits")))
+}
+
+/// The short prefix of game ids: the initials of the game's name ("row" for
+/// right-of-way).
+pub fn id_prefix(game: &str) -> String {
+    game.split('-').filter_map(|word| word.chars().next()).collect()
+}
+
+impl<R: Rules> Game<R> {
+    /// Starts a game: fixes and commits the seed, runs the setup, signs genesis.
+    ///
+    /// # Errors
+    /// Bad options or player count, or a keyring that cannot be written.
+    pub fn create(request: NewGame, keyring: &Keyring) -> Result<Game<R>> {
+        let rules = R::from_data(R::DEFAULT_DATA, &request.options)?;
+        if request.players.is_empty() {
+            return Err(EngineError::Usage("a game needs players; give each with --player NAME".into()));
+        }
+        check_names(&request.players)?;
+        let seed = match request.seed {
+            Some(seed) => seed,
+            None => Seed(random_bytes()?),
+        };
+        // The id is derived from the seed so a fixed seed gives a reproducible game;
+        // four bytes of a hash reveal nothing usable about the seed.
+        let id_hash = super::digest::Fields::hash("pbem/v1/game-id").fixed(&seed.0).finish();
+        let id = format!("{}-{}", id_prefix(R::NAME), &to_hex(&id_hash)[..8]);
+        let key = keyring.signing_key()?;
+        let referee_key = key.verifying_key().to_bytes();
+        let commitment = seed.commitment(&id);
+        let rules_hash = sha256(R::DEFAULT_DATA.as_bytes());
+        let mut genesis = Genesis {
+            game: R::NAME.to_string(),
+            id: id.clone(),
+            engine: format!("pbem {}", env!("CARGO_PKG_VERSION")),
+            players: request.players,
+            options: rules.options(),
+            rules_hash: to_hex(&rules_hash),
+            rules_data: R::DEFAULT_DATA.to_string(),
+            referee_key: BASE64.encode(referee_key),
+            seed_commitment: to_hex(&commitment),
+            draw_algorithm: DRAW_ALGORITHM.to_string(),
+            entropy: request.entropy,
+            draws: Vec::new(),
+            state_hash: String::new(),
+            hash: String::new(),
+            signature: String::new(),
+        };
+        let body = hashes::genesis_body(&genesis, &referee_key, &commitment, &rules_hash);
+        let names: Vec<String> = genesis.players.iter().map(|p| p.name.clone()).collect();
+        let turn = TurnDraws { seed: &seed, game_id: &id, turn: 0 };
+        let mut chance = RecordingChance::new(turn, &body, "", "");
+        let state = rules.setup(&names, &mut chance)?;
+        let public = rules.public_state(&state);
+        let after = state_hash(&public)?;
+        let hash = hashes::genesis(&body, &chance.draws, &after)
+            .ok_or_else(|| EngineError::Malformed("a setup draw is malformed".into()))?;
+        genesis.draws = chance.draws;
+        genesis.state_hash = to_hex(&after);
+        genesis.hash = to_hex(&hash);
+        genesis.signature = sign(&key, &hash);
+        keyring.store_seed(&id, &seed)?;
+        Ok(Game {
+            rules,
+            names,
+            file: GameFile {
+                format: FORMAT.to_string(),
+                genesis,
+                records: Vec::new(),
+                seed: None,
+                state: public,
+            },
+        })
+    }
+
+    /// Takes a parsed file, builds its rules from the data it carries.
+    ///
+    /// # Errors
+    /// A format this version does not read, rules data that does not match its hash,
+    /// or options the rules refuse.
+    pub fn from_file(file: GameFile<R::State>) -> Result<Game<R>> {
+        if file.format != FORMAT {
+            return Err(EngineError::Malformed(format!(
+                "format {:?} is not one this pbem reads ({FORMAT:?})",
+                file.format
+            )));
+        }
+        let genesis = &file.genesis;
+        if genesis.game != R::NAME {
+            return Err(EngineError::Malformed(format!("the game is {:?}, not {:?}", genesis.game, R::NAME)));
+        }
+        if to_hex(&sha256(genesis.rules_data.as_bytes())) != genesis.rules_hash {
+            return Err(EngineError::Tampered("the rules data does not match its hash in genesis".into()));
+        }
+        let rules = R::from_data(&genesis.rules_data, &genesis.options)?;
+        let names = genesis.players.iter().map(|p| p.name.clone()).collect();
+        Ok(Game { rules, file, names })
+    }
+
+    fn referee_key(&self) -> Result<VerifyingKey> {
+        let bytes: [u8; 32] = BASE64
+            .decode(&self.file.genesis.referee_key)
+            .ok()
+            .and_then(|bytes| bytes.try_into().ok())
+            .ok_or_else(|| EngineError::Malformed("referee_key is not a base64 Ed25519 public key".into()))?;
+        VerifyingKey::from_bytes(&bytes)
+            .map_err(|_| EngineError::Malformed("referee_key is not a valid Ed25519 public key".into()))
+    }
+
+    fn genesis_body(&self) -> Result<Hash> {
+        let genesis = &self.file.genesis;
+        let key = self.referee_key()?.to_bytes();
+        let commitment = hex_field("seed_commitment", &genesis.seed_commitment)?;
+        let rules_hash = hex_field("rules_hash", &genesis.rules_hash)?;
+        Ok(hashes::genesis_body(genesis, &key, &commitment, &rules_hash))
+    }
+
+    /// The seat of a player, by name, ignoring case; "Name <email>" is accepted too.
+    ///
+    /// # Errors
+    /// No such player.
+    pub fn seat_of(&self, name: &str) -> Result<Seat> {
+        let wanted = name.split('<').next().unwrap_or(name).trim();
+        self.names
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(wanted))
+            .ok_or_else(|| EngineError::UnknownPlayer {
+                name: wanted.to_string(),
+                players: self.names.join(", "),
+            })
+    }
+
+    /// The hash of the head: the last record, or genesis.
+    fn head_hash(&self) -> Result<Hash> {
+        match self.file.records.last() {
+            Some(record) => hex_field("a record's hash", &record.hash),
+            None => hex_field("genesis hash", &self.file.genesis.hash),
+        }
+    }
+
+    /// The quick check made before every move: every record's hash matches its
+    /// contents and links to the one before, the head's signature holds (it covers the
+    /// whole chain), and the cached state is the one the head names.
+    ///
+    /// # Errors
+    /// The first thing that does not hold, naming the record.
+    pub fn check_chain(&self) -> Result<()> {
+        let key = self.referee_key()?;
+        let body = self.genesis_body()?;
+        let genesis = &self.file.genesis;
+        let genesis_state = hex_field("genesis state_hash", &genesis.state_hash)?;
+        let genesis_hash = hashes::genesis(&body, &genesis.draws, &genesis_state)
+            .ok_or_else(|| EngineError::Malformed("a genesis draw is malformed".into()))?;
+        if to_hex(&genesis_hash) != genesis.hash {
+            return Err(EngineError::Tampered("genesis does not match its hash".into()));
+        }
+        let mut prev = genesis_hash;
+        for (expected_turn, record) in (1..).zip(&self.file.records) {
+            let computed = self.record_hash(record, expected_turn, &prev)?;
+            if to_hex(&computed) != record.hash {
+                return Err(EngineError::Tampered(format!(
+                    "record {} ({}) does not match its hash",
+                    record.turn, record.player
+                )));
+            }
+            prev = computed;
+        }
+        let signature = match self.file.records.last() {
+            Some(record) => &record.signature,
+            None => &genesis.signature,
+        };
+        if !signature_holds(&key, &prev, signature) {
+            return Err(EngineError::Tampered(match self.file.records.last() {
+                Some(record) => format!("the signature of record {} does not verify", record.turn),
+                None => "the signature of genesis does not verify".to_string(),
+            }));
+        }
+        let head_state = match self.file.records.last() {
+            Some(record) => &record.state_hash,
+            None => &genesis.state_hash,
+        };
+        if to_hex(&state_hash(&self.file.state)?) != *head_state {
+            return Err(EngineError::Tampered("the stored state is not the state the last record names".into()));
+        }
+        Ok(())
+    }
+
+    /// A record's hash from its contents, checking its place in the chain.
+    fn record_hash(&self, record: &Record, expected_turn: u64, prev: &Hash) -> Result<Hash> {
+        if record.turn != expected_turn {
+            return Err(EngineError::Tampered(format!(
+                "record {expected_turn} says it is turn {}",
+                record.turn
+            )));
+        }
+        if hash_from_hex(&record.prev) != Some(*prev) {
+            return Err(EngineError::Tampered(format!(
+                "record {} ({}) does not link to the record before it",
+                record.turn, record.player
+            )));
+        }
+        let after = hex_field("a record's state_hash", &record.state_hash)?;
+        hashes::record(
+            &self.file.genesis.id,
+            record.turn,
+            prev,
+            &record.player,
+            &record.move_text,
+            &record.draws,
+            &after,
+        )
+        .ok_or_else(|| EngineError::Tampered(format!("record {} has a malformed draw", record.turn)))
+    }
+
+    /// The seed, from the file if revealed, else from the keyring, checked against the
+    /// commitment.
+    ///
+    /// # Errors
+    /// Neither has it, or it does not match the commitment.
+    pub fn seed(&self, keyring: Option<&Keyring>) -> Result<Option<Seed>> {
+        let seed = match (&self.file.seed, keyring) {
+            (Some(text), _) => Some(
+                Seed::from_hex(text)
+                    .ok_or_else(|| EngineError::Malformed("the revealed seed is not 64 hexadecimal digits".into()))?,
+            ),
+            (None, Some(keyring)) => keyring.seed_if_present(&self.file.genesis.id)?,
+            (None, None) => None,
+        };
+        if let Some(seed) = &seed {
+            if to_hex(&seed.commitment(&self.file.genesis.id)) != self.file.genesis.seed_commitment {
+                return Err(EngineError::WrongSeed);
+            }
+        }
+        Ok(seed)
+    }
+
+    /// The full current state: the cache when the game hides nothing, else a replay.
+    fn current_state(&self, seed: Option<&Seed>) -> Result<R::State> {
+        if R::HAS_HIDDEN_STATE {
+            let replay = self.replay(seed, None)?;
+            Ok(replay.state)
+        } else {
+            Ok(self.file.state.clone())
+        }
+    }
+
+    /// Applies one player's move and appends the signed record. On any error nothing in
+    /// `self` has changed.
+    ///
+    /// # Errors
+    /// A tampered file, an unknown player, not their turn, a refused move, or a
+    /// keyring that is not the game's.
+    pub fn apply(&mut self, keyring: &Keyring, player: &str, move_text: &str) -> Result<Applied<R::State>> {
+        self.check_chain()?;
+        let seat = self.seat_of(player)?;
+        let key = keyring.signing_key()?;
+        if key.verifying_key() != self.referee_key()? {
+            return Err(EngineError::WrongKey);
+        }
+        let seed = self.seed(Some(keyring))?.ok_or_else(|| {
+            EngineError::Keyring(KeyringError::NoSeed {
+                game_id: self.file.genesis.id.clone(),
+                home: keyring.home().to_path_buf(),
+            })
+        })?;
+        let state = self.current_state(Some(&seed))?;
+        if self.rules.is_over(&state) {
+            return Err(EngineError::GameOver);
+        }
+        let waiting = self.rules.to_move(&state);
+        if !waiting.contains(&seat) {
+            return Err(EngineError::NotYourTurn {
+                name: self.names[seat].clone(),
+                waiting: self.names_of(&waiting),
+            });
+        }
+        let mv = self.rules.parse_move(&state, seat, move_text)?;
+        let turn = self.file.records.len() as u64 + 1;
+        let prev = self.head_hash()?;
+        let name = self.names[seat].clone();
+        let draws = TurnDraws { seed: &seed, game_id: &self.file.genesis.id, turn };
+        let mut chance = RecordingChance::new(draws, &prev, &name, move_text);
+        let next = self.rules.apply(&state, seat, &mv, &mut chance)?;
+        let public = self.rules.public_state(&next);
+        let after = state_hash(&public)?;
+        let draws = chance.draws;
+        let hash = hashes::record(&self.file.genesis.id, turn, &prev, &name, move_text, &draws, &after)
+            .ok_or_else(|| EngineError::Malformed("a draw is malformed".into()))?;
+        let over = self.rules.is_over(&next);
+        self.file.records.push(Record {
+            turn,
+            player: name,
+            move_text: move_text.to_string(),
+            draws,
+            prev: to_hex(&prev),
+            state_hash: to_hex(&after),
+            hash: to_hex(&hash),
+            signature: sign(&key, &hash),
+        });
+        self.file.state = public;
+        if over {
+            // The promise of docs/FAIRNESS.md: at the end everyone can re-derive every draw.
+            self.file.seed = Some(seed.to_hex());
+        }
+        Ok(Applied { turn, over, state: next })
+    }
+
+    /// Names joined for messages.
+    pub fn names_of(&self, seats: &[Seat]) -> String {
+        let names: Vec<&str> = seats.iter().map(|&s| self.names[s].as_str()).collect();
+        if names.is_empty() {
+            "nobody".to_string()
+        } else {
+            names.join(", ")
+        }
+    }
+
+    /// Replays the log from genesis, with recorded draws (and the seed, when given, to
+    /// open hidden ones), stopping after `upto` records if given.
+    ///
+    /// # Errors
+    /// A record whose move or draws no longer replay.
+    pub fn replay(&self, seed: Option<&Seed>, upto: Option<u64>) -> Result<Replayed<R::State>> {
+        let names = &self.names;
+        let id = self.file.genesis.id.as_str();
+        let mut chance = ReplayChance::new(&self.file.genesis.draws, seed.map(|s| (s, id, 0)));
+        let mut state = self.rules.setup(names, &mut chance)?;
+        chance.finish().map_err(|m| replay_error(0, &m))?;
+        let limit = upto.unwrap_or(u64::MAX);
+        let mut turn = 0;
+        for record in self.file.records.iter().take_while(|r| r.turn <= limit) {
+            let seat = self.seat_of(&record.player)?;
+            let mv = self.rules.parse_move(&state, seat, &record.move_text)?;
+            let mut chance = ReplayChance::new(&record.draws, seed.map(|s| (s, id, record.turn)));
+            state = self.rules.apply(&state, seat, &mv, &mut chance)?;
+            chance.finish().map_err(|m| replay_error(record.turn, &m))?;
+            turn = record.turn;
+        }
+        Ok(Replayed { state, turn })
+    }
+
+    /// The state after `turn` records (all when `None`), as `viewer` may need it.
+    ///
+    /// # Errors
+    /// A turn beyond the log, or a replay that fails.
+    pub fn state_at(&self, seed: Option<&Seed>, turn: Option<u64>) -> Result<Replayed<R::State>> {
+        let last = self.file.records.len() as u64;
+        match turn {
+            Some(turn) if turn > last => Err(EngineError::Usage(format!(
+                "turn {turn} has not been played; this game has turns 0 to {last}"
+            ))),
+            Some(turn) if turn < last || R::HAS_HIDDEN_STATE => self.replay(seed, Some(turn)),
+            None if R::HAS_HIDDEN_STATE => self.replay(seed, None),
+            _ => Ok(Replayed {
+                state: self.file.state.clone(),
+                turn: last,
+            }),
+        }
+    }
+
+    /// Reveals the seed into the file (the end of a game does this by itself).
+    ///
+    /// # Errors
+    /// No seed in the keyring, or one that does not match.
+    pub fn reveal(&mut self, keyring: &Keyring) -> Result<()> {
+        self.check_chain()?;
+        let seed = self.seed(Some(keyring))?.ok_or_else(|| {
+            EngineError::Keyring(KeyringError::NoSeed {
+                game_id: self.file.genesis.id.clone(),
+                home: keyring.home().to_path_buf(),
+            })
+        })?;
+        self.file.seed = Some(seed.to_hex());
+        Ok(())
+    }
+
+    /// Checks everything that can be checked and reports turn by turn.
+    pub fn audit(&self, keyring: Option<&Keyring>) -> AuditReport {
+        super::audit::audit(self, keyring)
+    }
+
+    pub(crate) fn verifying_key(&self) -> Result<VerifyingKey> {
+        self.referee_key()
+    }
+
+    pub(crate) fn body_hash(&self) -> Result<Hash> {
+        self.genesis_body()
+    }
+
+    pub(crate) fn hash_of_record(&self, record: &Record, expected_turn: u64, prev: &Hash) -> Result<Hash> {
+        self.record_hash(record, expected_turn, prev)
+    }
+}
+
+/// The result of a move that was applied.
+pub struct Applied<S> {
+    pub turn: u64,
+    pub over: bool,
+    pub state: S,
+}
+
+/// A state rebuilt by replay, and the turn it stands after.
+pub struct Replayed<S> {
+    pub state: S,
+    pub turn: u64,
+}
+
+pub use super::audit::AuditReport;
+
+pub(crate) fn signature_holds(key: &VerifyingKey, hash: &Hash, signature: &str) -> bool {
+    let Some(bytes) = BASE64.decode(signature).ok().and_then(|b| <[u8; 64]>::try_from(b).ok()) else {
+        return false;
+    };
+    key.verify_strict(hash, &Signature::from_bytes(&bytes)).is_ok()
+}
+
+pub(crate) fn state_hash_of<S: serde::Serialize>(state: &S) -> Result<Hash> {
+    state_hash(state)
+}
+
+fn replay_error(turn: u64, mismatch: &ReplayMismatch) -> EngineError {
+    let what = match mismatch {
+        ReplayMismatch::Missing { index } => format!("the rules ask for draw {index}, which is not recorded"),
+        ReplayMismatch::Range { index, recorded, asked } => {
+            format!("draw {index} is recorded out of {recorded}, the rules draw out of {asked}")
+        }
+        ReplayMismatch::Sealed { index } => {
+            format!("draw {index} is hidden and the seed is not revealed")
+        }
+        ReplayMismatch::OutOfRange { index } => format!("draw {index} is not a possible outcome"),
+    };
+    if turn == 0 {
+        EngineError::Tampered(format!("the setup does not replay: {what}"))
+    } else {
+        EngineError::Tampered(format!("record {turn} does not replay: {what}"))
+    }
+}
+
+fn check_names(players: &[PlayerEntry]) -> Result<()> {
+    for (i, player) in players.iter().enumerate() {
+        let name = player.name.trim();
+        if name.is_empty() || name.contains(['<', '>', '\n', ';']) {
+            return Err(EngineError::Usage(format!(
+                "{:?} is not a usable player name; use letters, digits and spaces, as in --player \"Ann <ann@example.org>\"",
+                player.name
+            )));
+        }
+        if players[..i].iter().any(|p| p.name.eq_ignore_ascii_case(name)) {
+            return Err(EngineError::Usage(format!("two players are called {name:?}; names must differ")));
+        }
+    }
+    Ok(())
+}
+
+/// Reads `Name` or `Name <email>`.
+pub fn parse_player(text: &str) -> PlayerEntry {
+    match text.split_once('<') {
+        Some((name, rest)) => PlayerEntry {
+            name: name.trim().to_string(),
+            email: Some(rest.trim_end().trim_end_matches('>').trim().to_string()).filter(|e| !e.is_empty()),
+        },
+        None => PlayerEntry {
+            name: text.trim().to_string(),
+            email: None,
+        },
+    }
+}

@@ -1,0 +1,5 @@
+//! pbem: a turn processor for board games played by email.
+
+pub mod engine;
+pub mod games;
+pub mod grid;
