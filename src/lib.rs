@@ -3,3 +3,5 @@
 pub mod engine;
 pub mod games;
 pub mod grid;
+pub mod ops;
+pub mod cli;

@@ -57,7 +57,7 @@ impl AuditReport {
 /// Where a turn's draws come from in an audit: derived from the seed (and compared with
 /// the record), or taken from the record when the seed is still secret.
 enum AuditChance<'a> {
-    Derived(RecordingChance<'a>),
+    Derived(Box<RecordingChance<'a>>),
     Recorded(ReplayChance<'a>),
 }
 
@@ -106,12 +106,12 @@ fn chance_for<'a>(
     recorded: &'a [Draw],
 ) -> AuditChance<'a> {
     match seed {
-        Some(seed) => AuditChance::Derived(RecordingChance::new(
+        Some(seed) => AuditChance::Derived(Box::new(RecordingChance::new(
             TurnDraws { seed, game_id, turn },
             anchor,
             player,
             move_text,
-        )),
+        ))),
         None => AuditChance::Recorded(ReplayChance::new(recorded, None)),
     }
 }

@@ -1,0 +1,46 @@
+use std::io::Read;
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use crate::ops;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    file: super::FileArg,
+    /// The player making the move
+    #[arg(long, value_name = "NAME")]
+    player: String,
+    /// The whole turn: actions separated by ';' or new lines; '-' reads standard input
+    #[arg(long = "move", value_name = "TEXT")]
+    move_text: String,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let move_text = if args.move_text == "-" {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).context("cannot read the move from standard input")?;
+        text
+    } else {
+        args.move_text
+    };
+    let keyring = super::keyring()?;
+    let outcome = ops::apply_move(&args.file.file, &keyring, &args.player, &move_text)?;
+    if outcome.over {
+        println!(
+            "turn {}: {} moved; the game is over; winners: {}",
+            outcome.turn,
+            outcome.player,
+            outcome.winners.join(", ")
+        );
+    } else {
+        println!(
+            "turn {}: {} moved; to move: {}",
+            outcome.turn,
+            outcome.player,
+            outcome.to_move.join(", ")
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

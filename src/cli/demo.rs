@@ -1,0 +1,86 @@
+//! A complete game between two built-in players, through the same operations a referee
+//! uses (real files, locks, signatures), ending with the audit. Needs no mail server.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use crate::engine::chance::DrawStream;
+use crate::engine::fairness::Seed;
+use crate::engine::keyring::Keyring;
+use crate::engine::session::{parse_player, NewGame};
+use crate::ops;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The game to play
+    #[arg(long, default_value = "right-of-way")]
+    game: String,
+    /// The game's seed (64 hex digits); a fixed one by default, so the demo repeats
+    #[arg(long, value_name = "HEX64")]
+    seed: Option<String>,
+    /// Which choices the built-in players make (any number)
+    #[arg(long, default_value_t = 1)]
+    players_seed: u64,
+    /// Keep the game file and keyring in this folder (default: a fresh temporary one)
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Show the board every N turns (0: only at the start and the end)
+    #[arg(long, default_value_t = 20)]
+    every: u64,
+}
+
+const DEMO_SEED: &str = "5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed";
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let dir = match args.dir {
+        Some(dir) => dir,
+        None => std::env::temp_dir().join(format!("pbem-demo-{}", std::process::id())),
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    // The demo has its own keyring, so it never touches the referee's real one.
+    let keyring = Keyring::at(dir.join("keyring"));
+    let file = dir.join(format!("{}.json", args.game));
+    if file.exists() {
+        anyhow::bail!("{} exists; pass an empty --dir", file.display());
+    }
+    let seed = Seed::from_hex(args.seed.as_deref().unwrap_or(DEMO_SEED))
+        .context("--seed takes exactly 64 hexadecimal digits")?;
+    let request = NewGame {
+        players: vec![parse_player("Ann <ann@example.org>"), parse_player("Bob <bob@example.org>")],
+        seed: Some(seed),
+        ..NewGame::default()
+    };
+    ops::new_game(&args.game, request, &keyring, &file)?;
+    println!("A demo game of {} in {}\n", args.game, file.display());
+    print!("{}", ops::board(&file, None, None, None)?);
+
+    let mut players = DrawStream::for_testing(args.players_seed);
+    loop {
+        let view = ops::view(&file, None, None, None)?;
+        if view["over"] == serde_json::Value::Bool(true) {
+            break;
+        }
+        let Some(player) = view["to_move"].get(0).and_then(|p| p.as_str()).map(str::to_string) else {
+            anyhow::bail!("the game is not over but nobody is to move");
+        };
+        let (bytes, driver) = ops::load(&file)?;
+        let move_text = driver.pick_move(&bytes, &player, &mut players)?;
+        let outcome = ops::apply_move(&file, &keyring, &player, &move_text)?;
+        println!("turn {:>3}: {:<4} {}", outcome.turn, player, move_text.replace('\n', "; "));
+        if args.every > 0 && outcome.turn % args.every == 0 && !outcome.over {
+            println!();
+            print!("{}", ops::board(&file, None, None, None)?);
+            println!();
+        }
+    }
+    println!("\nThe final position:\n");
+    print!("{}", ops::board(&file, None, None, None)?);
+    let view = ops::view(&file, None, None, None)?;
+    println!("\nwinners: {}\n", super::new::names(&view["winners"]));
+    println!("The audit, as any player could run it from the file alone:\n");
+    let report = ops::audit(&file, None)?;
+    print!("{}", report.render());
+    Ok(if report.passed() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}

@@ -1,0 +1,77 @@
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+
+use crate::engine::fairness::Seed;
+use crate::engine::session::{parse_player, NewGame};
+use crate::engine::Options;
+use crate::ops;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The game to play (right-of-way)
+    game: String,
+    /// A player, as NAME or "Name <email>", in seat order; repeat for each player
+    #[arg(long = "player", value_name = "NAME", required = true)]
+    players: Vec<String>,
+    /// A rule option, KEY=VALUE (see games/GAME.toml); repeat as needed
+    #[arg(long = "option", value_name = "KEY=VALUE")]
+    options: Vec<String>,
+    /// Fix the game's seed (64 hex digits) instead of taking one from the system
+    #[arg(long, value_name = "HEX64")]
+    seed: Option<String>,
+    /// Entropy contributed by a player, mixed into every draw; repeat as needed
+    #[arg(long = "entropy", value_name = "TEXT")]
+    entropy: Vec<String>,
+    /// Where to write the new game file (must not exist)
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut options = Options::new();
+    for option in &args.options {
+        let Some((key, value)) = option.split_once('=') else {
+            bail!("--option {option:?} is not KEY=VALUE; for example --option setup=draft");
+        };
+        options.insert(key.trim().to_string(), value.trim().to_string());
+    }
+    let seed = match &args.seed {
+        Some(text) => Some(Seed::from_hex(text).with_context(|| {
+            "--seed takes exactly 64 hexadecimal digits (32 bytes), for example --seed 00112233…".to_string()
+        })?),
+        None => None,
+    };
+    let request = NewGame {
+        players: args.players.iter().map(|p| parse_player(p)).collect(),
+        options,
+        seed,
+        entropy: args.entropy,
+    };
+    let keyring = super::keyring()?;
+    ops::new_game(&args.game, request, &keyring, &args.out)?;
+    let (bytes, driver) = ops::load(&args.out)?;
+    let view = driver.view(&bytes, None, None, None)?;
+    println!(
+        "created {} game {} in {}; to move: {}",
+        driver.name(),
+        view["id"].as_str().unwrap_or("?"),
+        args.out.display(),
+        names(&view["to_move"])
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A JSON list of names, joined for people.
+pub(super) fn names(list: &serde_json::Value) -> String {
+    let names: Vec<&str> = list
+        .as_array()
+        .map(|items| items.iter().filter_map(|v| v.as_str()).collect())
+        .unwrap_or_default();
+    if names.is_empty() {
+        "nobody".to_string()
+    } else {
+        names.join(", ")
+    }
+}

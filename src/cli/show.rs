@@ -1,0 +1,37 @@
+use std::process::ExitCode;
+
+use crate::ops;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    file: super::FileArg,
+    /// ascii: the board for people; json: the exact record of the position
+    #[arg(long, value_enum, default_value = "ascii")]
+    format: super::ShowFormat,
+    /// Show what this player may see
+    #[arg(long = "as", value_name = "NAME")]
+    viewer: Option<String>,
+    /// Show the position after this many records (0: the setup)
+    #[arg(long, value_name = "N")]
+    turn: Option<u64>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let keyring = super::keyring_if_any();
+    let path = &args.file.file;
+    match args.format {
+        super::ShowFormat::Json => {
+            let view = ops::view(path, args.viewer.as_deref(), args.turn, keyring.as_ref())?;
+            super::print_json(&view)?;
+        }
+        super::ShowFormat::Ascii => {
+            let board = ops::board(path, args.viewer.as_deref(), args.turn, keyring.as_ref())?;
+            print!("{board}");
+            if !board.ends_with('\n') {
+                println!();
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,131 @@
+//! One function per thing a referee does to a game file on disk. The CLI (and later the
+//! mail intake) build their inputs and call these; the engine does the work.
+
+use std::path::Path;
+
+use crate::engine::driver::{game_name, GameDriver, MoveOutcome};
+use crate::engine::keyring::Keyring;
+use crate::engine::session::{AuditReport, EngineError, NewGame};
+use crate::engine::store::{self, StoreError};
+use crate::engine::LegalMove;
+use crate::games;
+
+/// Anything a referee's command can run into.
+#[derive(Debug, thiserror::Error)]
+pub enum OpsError {
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("there is no game called {name:?}; pbem plays {known}")]
+    UnknownGame { name: String, known: String },
+}
+
+pub type Result<T, E = OpsError> = std::result::Result<T, E>;
+
+/// The driver of a game by name.
+///
+/// # Errors
+/// No such game.
+pub fn driver(name: &str) -> Result<&'static dyn GameDriver> {
+    let wanted = name.trim().to_ascii_lowercase().replace(['_', ' '], "-");
+    games::find(&wanted).ok_or_else(|| OpsError::UnknownGame {
+        name: name.to_string(),
+        known: games::names().join(", "),
+    })
+}
+
+/// A game file's bytes and its driver.
+///
+/// # Errors
+/// The file cannot be read, is not a game file, or names an unknown game.
+pub fn load(path: &Path) -> Result<(Vec<u8>, &'static dyn GameDriver)> {
+    let bytes = store::read(path)?;
+    let name = game_name(&bytes)?;
+    Ok((bytes, driver(&name)?))
+}
+
+/// `pbem new`: creates the game file at `out` (which must not exist).
+///
+/// # Errors
+/// Unknown game, bad request, keyring trouble, or `out` exists.
+pub fn new_game(game: &str, request: NewGame, keyring: &Keyring, out: &Path) -> Result<()> {
+    let driver = driver(game)?;
+    if out.exists() {
+        return Err(StoreError::Exists { path: out.to_path_buf() }.into());
+    }
+    let bytes = driver.create(request, keyring)?;
+    let _lock = store::lock(out)?;
+    store::create_new(out, &bytes)?;
+    Ok(())
+}
+
+/// `pbem apply`: one move, under the file's lock; the file is replaced atomically or
+/// not at all.
+///
+/// # Errors
+/// Anything that refuses the move; the file is then byte-for-byte unchanged.
+pub fn apply_move(path: &Path, keyring: &Keyring, player: &str, move_text: &str) -> Result<MoveOutcome> {
+    let _lock = store::lock(path)?;
+    let (bytes, driver) = load(path)?;
+    let (updated, outcome) = driver.apply(&bytes, keyring, player, move_text)?;
+    store::write_atomic(path, &updated)?;
+    Ok(outcome)
+}
+
+/// `pbem reveal`: writes the seed into the file.
+///
+/// # Errors
+/// As for [`apply_move`].
+pub fn reveal(path: &Path, keyring: &Keyring) -> Result<()> {
+    let _lock = store::lock(path)?;
+    let (bytes, driver) = load(path)?;
+    let updated = driver.reveal(&bytes, keyring)?;
+    store::write_atomic(path, &updated)?;
+    Ok(())
+}
+
+/// `pbem show --format json`.
+///
+/// # Errors
+/// Unreadable file, unknown viewer or turn.
+pub fn view(path: &Path, viewer: Option<&str>, turn: Option<u64>, keyring: Option<&Keyring>) -> Result<serde_json::Value> {
+    let (bytes, driver) = load(path)?;
+    Ok(driver.view(&bytes, viewer, turn, keyring)?)
+}
+
+/// `pbem show --format ascii`.
+///
+/// # Errors
+/// As for [`view`].
+pub fn board(path: &Path, viewer: Option<&str>, turn: Option<u64>, keyring: Option<&Keyring>) -> Result<String> {
+    let (bytes, driver) = load(path)?;
+    Ok(driver.board(&bytes, viewer, turn, keyring)?)
+}
+
+/// `pbem legal`.
+///
+/// # Errors
+/// Unreadable file or unknown player.
+pub fn legal(path: &Path, player: &str) -> Result<Vec<LegalMove>> {
+    let (bytes, driver) = load(path)?;
+    Ok(driver.legal(&bytes, player)?)
+}
+
+/// `pbem log`.
+///
+/// # Errors
+/// Unreadable file.
+pub fn log(path: &Path) -> Result<String> {
+    let (bytes, driver) = load(path)?;
+    Ok(driver.log(&bytes)?)
+}
+
+/// `pbem audit`.
+///
+/// # Errors
+/// A file too broken to audit at all (a failed audit is a report, not an error).
+pub fn audit(path: &Path, keyring: Option<&Keyring>) -> Result<AuditReport> {
+    let (bytes, driver) = load(path)?;
+    Ok(driver.audit(&bytes, keyring)?)
+}
