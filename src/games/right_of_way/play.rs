@@ -1,0 +1,889 @@
+//! Setup, applying a turn, building cost and profit, and scoring.
+
+use super::moves::{Action, DiscardItem, Move};
+use super::state::{Cell, City, FaceDown, Highway, PlayerState, State};
+use super::{RightOfWay, SetupKind, HAND_SIZE, NO_CELL};
+use crate::engine::rules::{Chance, RuleError, Seat, Visibility};
+use crate::grid::hex::opposite;
+
+/// What a turn did, for `legal_moves` details and for writing the canonical text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct TurnReport {
+    pub cost: i64,
+    pub profit: i64,
+    /// The discards actually made to cover a loss, explicit.
+    pub discards: Vec<DiscardItem>,
+    /// The purchase as made: (tile, paying).
+    pub bought: Option<(u8, Vec<u8>)>,
+    /// Whether tiles were drawn before a purchase that came after the placement (then
+    /// the purchase's default tile depends on the draw and is left to `apply`).
+    pub drew_before_buy: bool,
+}
+
+/// A chance source for dry runs: always the first index. Its draws are never kept.
+struct FirstIndex;
+
+impl Chance for FirstIndex {
+    fn draw(&mut self, _n: u32, _visibility: Visibility) -> u32 {
+        0
+    }
+}
+
+fn draw_tile(player: &mut PlayerState, chance: &mut dyn Chance) -> bool {
+    let Ok(len) = u32::try_from(player.stack.len()) else {
+        return false;
+    };
+    if len == 0 {
+        return false;
+    }
+    let index = chance.draw(len, Visibility::Public) as usize;
+    let kind = player.stack.remove(index.min(player.stack.len() - 1));
+    player.add_to_hand(kind);
+    true
+}
+
+/// The topmost face-down tile of `me` on a cell that may be discarded: the tile bought
+/// this turn (the top of the bought cell's stack) may not.
+fn row_position(c: &Cell, me: u8, cell: u16, bought: Option<u16>) -> Option<usize> {
+    let len = c.row.len();
+    (0..len)
+        .rev()
+        .find(|&p| c.row[p].owner == me && !(Some(cell) == bought && p + 1 == len))
+}
+
+impl RightOfWay {
+    pub(crate) fn setup_game(
+        &self,
+        players: usize,
+        chance: &mut dyn Chance,
+    ) -> Result<State, RuleError> {
+        if !(2..=4).contains(&players) {
+            return Err(RuleError::new(
+                format!("right-of-way is for 2 to 4 players, not {players}"),
+                "two players (the rulebook's count), or three or four (a ruling)",
+            ));
+        }
+        let mut cells = vec![Cell::empty(); self.hexes.len()];
+        let mut state = State {
+            cells: Vec::new(),
+            players: (0..players)
+                .map(|_| PlayerState {
+                    stack: self.stack_template.clone(),
+                    hand: Vec::new(),
+                    discards: 0,
+                })
+                .collect(),
+            city_stack: Vec::new(),
+            drawn_city: None,
+            setup: false,
+            to_move: 0,
+            first: 0,
+            ended_by: None,
+            final_turns: 0,
+            passes: 0,
+            over: false,
+            turn: 0,
+        };
+        match &self.setup {
+            SetupKind::Map(cities) => {
+                for (cell, &city) in cells.iter_mut().zip(cities) {
+                    cell.city = city;
+                }
+            }
+            SetupKind::Hexagon | SetupKind::Draft => {
+                // The city stack in canonical order: dollar tiles first, then plain,
+                // without the centre tile (placed first, by itself).
+                let mut dollar = self.dollar_tiles;
+                let mut plain = self.city_tiles - self.dollar_tiles;
+                if self.centre_dollar {
+                    dollar -= 1;
+                } else {
+                    plain -= 1;
+                }
+                let mut stack: Vec<bool> = std::iter::repeat_n(true, dollar as usize)
+                    .chain(std::iter::repeat_n(false, plain as usize))
+                    .collect();
+                cells[self.centre as usize].city = if self.centre_dollar {
+                    City::Dollar
+                } else {
+                    City::Plain
+                };
+                if self.setup == SetupKind::Hexagon {
+                    for (i, cell) in cells.iter_mut().enumerate() {
+                        if i == self.centre as usize || stack.is_empty() {
+                            continue;
+                        }
+                        let pick = chance.draw(stack.len() as u32, Visibility::Public) as usize;
+                        cell.city = if stack.remove(pick) {
+                            City::Dollar
+                        } else {
+                            City::Plain
+                        };
+                    }
+                } else {
+                    state.setup = true;
+                    if !stack.is_empty() {
+                        let pick = chance.draw(stack.len() as u32, Visibility::Public) as usize;
+                        state.drawn_city = Some(stack.remove(pick));
+                    }
+                    state.city_stack = stack;
+                }
+            }
+        }
+        state.cells = cells;
+        if !state.setup || state.drawn_city.is_none() {
+            state.setup = false;
+            self.deal(&mut state, chance);
+        }
+        Ok(state)
+    }
+
+    /// Hands of five, seat by seat, then the first player by the rulebook's order.
+    fn deal(&self, state: &mut State, chance: &mut dyn Chance) {
+        for p in &mut state.players {
+            for _ in 0..HAND_SIZE {
+                draw_tile(p, chance);
+            }
+        }
+        let keys: Vec<Vec<u32>> = state
+            .players
+            .iter()
+            .map(|p| self.first_player_key(&p.hand))
+            .collect();
+        let best = keys.iter().min().cloned().unwrap_or_default();
+        let tied: Vec<usize> = (0..keys.len()).filter(|&i| keys[i] == best).collect();
+        let first = if tied.len() > 1 {
+            // A full tie: a public draw among the tied players (a ruling).
+            tied[chance.draw(tied.len() as u32, Visibility::Public) as usize % tied.len()]
+        } else {
+            tied.first().copied().unwrap_or(0)
+        };
+        state.first = first as u8;
+        state.to_move = first as u8;
+    }
+
+    /// Lower is earlier: the sum of connections, then the count of sixes, fives, ...
+    pub fn first_player_key(&self, hand: &[u8]) -> Vec<u32> {
+        let mut key = vec![0u32; 7];
+        for &k in hand {
+            let c = self.kinds[k as usize].connections();
+            key[0] += c;
+            key[(7 - c as usize).min(6)] += 1;
+        }
+        key
+    }
+
+    /// Building cost and profit of a highway with `edges` on `cell`, before it is placed.
+    pub fn cost_profit(&self, state: &State, cell: u16, edges: u8) -> (i64, i64) {
+        let c = &state.cells[cell as usize];
+        let cost = if c.is_dollar() {
+            i64::from(edges.count_ones())
+        } else {
+            0
+        };
+        let mut profit = 0;
+        let nbs = &self.neighbours[cell as usize];
+        for (i, &n) in nbs.iter().enumerate() {
+            if edges & (1 << i) == 0 || n == NO_CELL {
+                continue;
+            }
+            let other = &state.cells[n as usize];
+            if other.is_dollar() {
+                profit += 1;
+            }
+            if other
+                .highway
+                .is_some_and(|h| h.edges & (1 << opposite(i)) != 0)
+            {
+                profit += 1;
+            }
+        }
+        (cost, profit)
+    }
+
+    /// Whether every connection of the highway on `cell` meets a neighbour's connection.
+    pub fn fully_connected(&self, state: &State, cell: u16) -> bool {
+        let Some(h) = state.cells[cell as usize].highway else {
+            return false;
+        };
+        let nbs = &self.neighbours[cell as usize];
+        (0..6).all(|i| {
+            h.edges & (1 << i) == 0
+                || (nbs[i] != NO_CELL
+                    && state.cells[nbs[i] as usize]
+                        .highway
+                        .is_some_and(|o| o.edges & (1 << opposite(i)) != 0))
+        })
+    }
+
+    pub(crate) fn victory_points(&self, state: &State) -> Vec<i64> {
+        let mut scores = vec![0i64; state.players.len()];
+        for (i, c) in state.cells.iter().enumerate() {
+            if let Some(h) = c.highway {
+                if self.fully_connected(state, i as u16) {
+                    scores[h.owner as usize] += i64::from(h.edges.count_ones());
+                }
+            }
+        }
+        scores
+    }
+
+    /// Whether `seat` may put a highway on `cell` (ignoring the hand).
+    pub(crate) fn placeable(&self, state: &State, seat: u8, cell: usize) -> bool {
+        let c = &state.cells[cell];
+        c.is_city() && c.highway.is_none() && c.row_holder().is_none_or(|o| o == seat)
+    }
+
+    pub(crate) fn has_placement(&self, state: &State, seat: u8) -> bool {
+        !state.players[seat as usize].hand.is_empty()
+            && (0..state.cells.len()).any(|i| self.placeable(state, seat, i))
+    }
+
+    /// Whether a draft tile may go on `cell`: an empty frame cell next to the city.
+    pub(crate) fn city_spot(&self, state: &State, cell: usize) -> bool {
+        !state.cells[cell].is_city()
+            && self.neighbours[cell]
+                .iter()
+                .any(|&n| n != NO_CELL && state.cells[n as usize].is_city())
+    }
+
+    /// A move that is legal now, for error messages: the first placement in cell order
+    /// with the first hand tile, discards included.
+    pub(crate) fn example(&self, state: &State, seat: Seat) -> String {
+        if state.over {
+            return "nothing: the game is over".into();
+        }
+        if state.setup {
+            return (0..state.cells.len())
+                .find(|&i| self.city_spot(state, i))
+                .map_or_else(
+                    || "pass".into(),
+                    |i| format!("city {}", self.label(i as u16)),
+                );
+        }
+        let s = seat.min(state.players.len().saturating_sub(1)) as u8;
+        let Some(&kind) = state.players[s as usize].hand.first() else {
+            return "pass".into();
+        };
+        match (0..state.cells.len()).find(|&i| self.placeable(state, s, i)) {
+            Some(cell) => {
+                let mv = Move::Turn(vec![Action::Place {
+                    cell: cell as u16,
+                    edges: self.kinds[kind as usize].mask,
+                }]);
+                let mv = self.resolve(state, seat, mv.clone()).unwrap_or(mv);
+                self.move_text(&mv)
+            }
+            None => "pass".into(),
+        }
+    }
+
+    /// Fills in the documented defaults (face-down tile, price, discards) by a dry run,
+    /// so the canonical text is explicit. Refuses what `apply` would refuse.
+    pub(crate) fn resolve(&self, state: &State, seat: Seat, mv: Move) -> Result<Move, RuleError> {
+        let Move::Turn(actions) = mv else {
+            let mut dry = state.clone();
+            self.play(&mut dry, seat, &mv, None)?;
+            return Ok(mv);
+        };
+        let mut dry = state.clone();
+        let report = self.play(&mut dry, seat, &Move::Turn(actions.clone()), None)?;
+        let mut out = Vec::new();
+        let mut placed = false;
+        for a in actions {
+            match a {
+                Action::Discard(_) => {}
+                Action::Buy { cell, .. } => {
+                    if placed && report.drew_before_buy {
+                        out.push(a);
+                    } else if let Some((tile, paying)) = &report.bought {
+                        out.push(Action::Buy {
+                            cell,
+                            tile: Some(*tile),
+                            paying: Some(paying.clone()),
+                        });
+                    }
+                }
+                Action::Place { .. } => {
+                    placed = true;
+                    out.push(a);
+                    if !report.discards.is_empty() {
+                        out.push(Action::Discard(report.discards.clone()));
+                    }
+                }
+            }
+        }
+        Ok(Move::Turn(out))
+    }
+
+    /// Applies a move to `state` in place. With `chance` absent (a dry run) draws take
+    /// the first index; the caller throws that state away. On error `state` may be
+    /// half-changed: callers work on a clone.
+    pub(crate) fn play(
+        &self,
+        state: &mut State,
+        seat: Seat,
+        mv: &Move,
+        chance: Option<&mut dyn Chance>,
+    ) -> Result<TurnReport, RuleError> {
+        let mut first = FirstIndex;
+        let chance: &mut dyn Chance = match chance {
+            Some(c) => c,
+            None => &mut first,
+        };
+        if state.over {
+            return Err(RuleError::new(
+                "the game is over",
+                "no more moves; `pbem show` has the final scores",
+            ));
+        }
+        if seat >= state.players.len() || seat != state.to_move as usize {
+            return Err(RuleError::new(
+                format!("it is not seat {seat}'s turn"),
+                format!("a move from seat {}, whose turn it is", state.to_move),
+            ));
+        }
+        let me = seat as u8;
+        match mv {
+            Move::City(cell) => self
+                .play_city(state, *cell, chance)
+                .map(|()| TurnReport::default()),
+            Move::Pass => {
+                if state.setup {
+                    return Err(RuleError::new(
+                        "nobody passes while the city is being built",
+                        format!(
+                            "place the drawn city tile, e.g. `{}`",
+                            self.example(state, seat)
+                        ),
+                    ));
+                }
+                if self.has_placement(state, me) {
+                    return Err(RuleError::new(
+                        "you may only pass when no placement is legal",
+                        format!(
+                            "a placement such as `{}`; see `pbem legal`",
+                            self.example(state, seat)
+                        ),
+                    ));
+                }
+                state.passes += 1;
+                self.end_turn(state, me, chance, false);
+                Ok(TurnReport::default())
+            }
+            Move::Turn(actions) => {
+                if state.setup {
+                    return Err(RuleError::new(
+                        "the city is still being built",
+                        format!(
+                            "place the drawn city tile, e.g. `{}`",
+                            self.example(state, seat)
+                        ),
+                    ));
+                }
+                let report = self.play_turn(state, me, actions, chance)?;
+                state.passes = 0;
+                self.end_turn(state, me, chance, true);
+                Ok(report)
+            }
+        }
+    }
+
+    fn play_city(
+        &self,
+        state: &mut State,
+        cell: u16,
+        chance: &mut dyn Chance,
+    ) -> Result<(), RuleError> {
+        if !state.setup {
+            return Err(RuleError::new(
+                "the city is complete",
+                format!(
+                    "a highway turn such as `{}`",
+                    self.example(state, state.to_move as usize)
+                ),
+            ));
+        }
+        let i = cell as usize;
+        if i >= state.cells.len() || !self.city_spot(state, i) {
+            return Err(RuleError::new(
+                format!("{} is not a free cell next to the city", self.label(cell)),
+                format!(
+                    "an empty cell within {} steps of the centre that touches a city tile, e.g. `{}`",
+                    self.radius,
+                    self.example(state, state.to_move as usize)
+                ),
+            ));
+        }
+        let dollar = state.drawn_city.take().unwrap_or(false);
+        state.cells[i].city = if dollar { City::Dollar } else { City::Plain };
+        if state.city_stack.is_empty() {
+            state.setup = false;
+            self.deal(state, chance);
+        } else {
+            let pick = chance.draw(state.city_stack.len() as u32, Visibility::Public) as usize;
+            state.drawn_city = Some(
+                state
+                    .city_stack
+                    .remove(pick.min(state.city_stack.len() - 1)),
+            );
+            state.to_move = ((state.to_move as usize + 1) % state.players.len()) as u8;
+        }
+        Ok(())
+    }
+
+    fn play_turn(
+        &self,
+        state: &mut State,
+        me: u8,
+        actions: &[Action],
+        chance: &mut dyn Chance,
+    ) -> Result<TurnReport, RuleError> {
+        let seat = me as usize;
+        let places = actions
+            .iter()
+            .filter(|a| matches!(a, Action::Place { .. }))
+            .count();
+        let buys = actions
+            .iter()
+            .filter(|a| matches!(a, Action::Buy { .. }))
+            .count();
+        if places != 1 {
+            return Err(RuleError::new(
+                if places == 0 {
+                    "a turn must place exactly one highway tile"
+                } else {
+                    "a turn places only one highway tile"
+                },
+                format!(
+                    "one placement, with at most one purchase before or after it, e.g. `{}`",
+                    self.example(state, seat)
+                ),
+            ));
+        }
+        if buys > 1 {
+            return Err(RuleError::new(
+                "a turn buys at most one right-of-way",
+                format!(
+                    "one purchase, e.g. `buy {} with {}`",
+                    self.label(self.centre),
+                    self.kinds[0].name
+                ),
+            ));
+        }
+        let wanted: Vec<DiscardItem> = actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Discard(items) => Some(items.clone()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let mut report = TurnReport::default();
+        let mut bought_cell = None;
+        for action in actions {
+            match action {
+                Action::Buy { cell, tile, paying } => {
+                    report.bought = Some(self.buy(state, me, *cell, *tile, paying.as_deref())?);
+                    bought_cell = Some(*cell);
+                }
+                Action::Place { cell, edges } => {
+                    let (cost, profit) = self.place(state, me, *cell, *edges)?;
+                    report.cost = cost;
+                    report.profit = profit;
+                    let net = profit - cost;
+                    if net < 0 {
+                        report.discards = self.cover_loss(
+                            state,
+                            me,
+                            (-net) as usize,
+                            &wanted,
+                            *cell,
+                            bought_cell,
+                        )?;
+                    } else {
+                        if !wanted.is_empty() {
+                            return Err(RuleError::new(
+                                format!("this placement has no loss (result ${net}), so nothing is discarded"),
+                                format!("the same turn without `discard`: `{}`", self.move_text(&Move::Turn(vec![action.clone()]))),
+                            ));
+                        }
+                        for _ in 0..net {
+                            if draw_tile(&mut state.players[seat], chance) {
+                                report.drew_before_buy = true;
+                            }
+                        }
+                    }
+                }
+                Action::Discard(_) => {}
+            }
+        }
+        Ok(report)
+    }
+
+    fn buy(
+        &self,
+        state: &mut State,
+        me: u8,
+        cell: u16,
+        tile: Option<u8>,
+        paying: Option<&[u8]>,
+    ) -> Result<(u8, Vec<u8>), RuleError> {
+        let seat = me as usize;
+        let example_buy = |state: &State| -> String {
+            (0..state.cells.len())
+                .find(|&i| {
+                    let c = &state.cells[i];
+                    c.is_city() && c.highway.is_none() && c.row.is_empty()
+                })
+                .map_or_else(
+                    || "no purchase".to_string(),
+                    |i| {
+                        format!(
+                            "`buy {} with {}`",
+                            self.label(i as u16),
+                            state.players[seat]
+                                .hand
+                                .first()
+                                .map_or("?", |&k| self.kinds[k as usize].name.as_str())
+                        )
+                    },
+                )
+        };
+        let c = &state.cells[cell as usize];
+        if !c.is_city() {
+            return Err(RuleError::new(
+                format!("{} is not a city tile", self.label(cell)),
+                format!(
+                    "a free city tile or another player's right-of-way, e.g. {}",
+                    example_buy(state)
+                ),
+            ));
+        }
+        if c.highway.is_some() {
+            return Err(RuleError::new(
+                format!("{} already has a highway", self.label(cell)),
+                format!(
+                    "a free city tile or another player's right-of-way, e.g. {}",
+                    example_buy(state)
+                ),
+            ));
+        }
+        if c.row_holder() == Some(me) {
+            return Err(RuleError::new(
+                format!("you already hold the right-of-way on {}", self.label(cell)),
+                format!(
+                    "a free city tile or another player's right-of-way, e.g. {}",
+                    example_buy(state)
+                ),
+            ));
+        }
+        let height = c.row.len();
+        let hand = &state.players[seat].hand;
+        if hand.len() < height + 2 {
+            return Err(RuleError::new(
+                format!(
+                    "buying {} takes {} tile(s) from your hand and may not use your last one; you hold {}",
+                    self.label(cell),
+                    height + 1,
+                    hand.len()
+                ),
+                format!("a purchase you can afford keeping one tile, e.g. {}, or no purchase", example_buy(state)),
+            ));
+        }
+        let mut remaining = hand.clone();
+        let take = |remaining: &mut Vec<u8>, k: u8, what: &str| -> Result<(), RuleError> {
+            match remaining.iter().position(|&h| h == k) {
+                Some(i) => {
+                    remaining.remove(i);
+                    Ok(())
+                }
+                None => Err(RuleError::new(
+                    format!(
+                        "you have no {} left in hand for {what}",
+                        self.kinds[k as usize].name
+                    ),
+                    format!(
+                        "tiles from your hand ({})",
+                        self.hand_text(&state.players[seat].hand)
+                    ),
+                )),
+            }
+        };
+        let tile = match tile {
+            Some(k) => {
+                take(&mut remaining, k, "the face-down tile")?;
+                k
+            }
+            None => {
+                // Default: the hand tile with the fewest connections (kinds are in data
+                // order, which lists fewer connections first).
+                let k = self.cheapest(&remaining);
+                take(&mut remaining, k, "the face-down tile")?;
+                k
+            }
+        };
+        let price: Vec<u8> = match paying {
+            Some(p) => {
+                if p.len() != height {
+                    return Err(RuleError::new(
+                        format!("the right-of-way on {} costs {height} discarded tile(s), {} given", self.label(cell), p.len()),
+                        format!("exactly {height} tile(s) after `paying` (or none named, for the default)"),
+                    ));
+                }
+                for &k in p {
+                    take(&mut remaining, k, "the price")?;
+                }
+                p.to_vec()
+            }
+            None => {
+                let mut p = Vec::new();
+                for _ in 0..height {
+                    let k = self.cheapest(&remaining);
+                    take(&mut remaining, k, "the price")?;
+                    p.push(k);
+                }
+                p
+            }
+        };
+        let player = &mut state.players[seat];
+        player.hand = remaining;
+        player.discards += height as u32;
+        state.cells[cell as usize].row.push(FaceDown {
+            owner: me,
+            kind: tile,
+        });
+        Ok((tile, price))
+    }
+
+    /// The kind with the fewest connections in a list (first in data order on ties).
+    fn cheapest(&self, tiles: &[u8]) -> u8 {
+        tiles
+            .iter()
+            .copied()
+            .min_by_key(|&k| (self.kinds[k as usize].connections(), k))
+            .unwrap_or(0)
+    }
+
+    pub(crate) fn hand_text(&self, hand: &[u8]) -> String {
+        if hand.is_empty() {
+            return "empty".into();
+        }
+        hand.iter()
+            .map(|&k| self.kinds[k as usize].name.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn place(
+        &self,
+        state: &mut State,
+        me: u8,
+        cell: u16,
+        edges: u8,
+    ) -> Result<(i64, i64), RuleError> {
+        let seat = me as usize;
+        let label = self.label(cell);
+        let Some(kind) = self.kind_of_edges(edges) else {
+            return Err(RuleError::new(
+                format!("no highway tile has the edges {}", Self::edges_text(edges)),
+                format!(
+                    "edges of a tile in your hand ({}), e.g. `{}`",
+                    self.hand_text(&state.players[seat].hand),
+                    self.example(state, seat)
+                ),
+            ));
+        };
+        let c = &state.cells[cell as usize];
+        let refuse = |problem: String| {
+            Err(RuleError::new(
+                problem,
+                format!("a free city tile or one where you hold the right-of-way, e.g. `{}`; see `pbem legal`", self.example(state, seat)),
+            ))
+        };
+        if !c.is_city() {
+            return refuse(format!("{label} is not a city tile"));
+        }
+        if c.highway.is_some() {
+            return refuse(format!("{label} already has a highway"));
+        }
+        if let Some(holder) = c.row_holder().filter(|&h| h != me) {
+            return refuse(format!("seat {holder} holds the right-of-way on {label}"));
+        }
+        if !state.players[seat].hand.contains(&kind) {
+            return Err(RuleError::new(
+                format!(
+                    "the edges {} need a {} tile and your hand is {}",
+                    Self::edges_text(edges),
+                    self.kinds[kind as usize].name,
+                    self.hand_text(&state.players[seat].hand)
+                ),
+                format!(
+                    "edges one of your tiles can take, e.g. `{}`; see `pbem legal`",
+                    self.example(state, seat)
+                ),
+            ));
+        }
+        let (cost, profit) = self.cost_profit(state, cell, edges);
+        state.players[seat].take_from_hand(kind);
+        // Building on one's own right-of-way: the face-down tiles go to their owners'
+        // discard stacks.
+        let row = std::mem::take(&mut state.cells[cell as usize].row);
+        for t in row {
+            state.players[t.owner as usize].discards += 1;
+        }
+        state.cells[cell as usize].highway = Some(Highway {
+            owner: me,
+            kind,
+            edges,
+        });
+        Ok((cost, profit))
+    }
+
+    /// Discards `need` tiles: the ones asked for first, then the default order: hand
+    /// tiles with the fewest connections, then face-down tiles (cell order), then placed
+    /// highways (cell order); never the tiles placed or bought this turn. What cannot be
+    /// covered lapses (a ruling).
+    fn cover_loss(
+        &self,
+        state: &mut State,
+        me: u8,
+        need: usize,
+        wanted: &[DiscardItem],
+        placed: u16,
+        bought: Option<u16>,
+    ) -> Result<Vec<DiscardItem>, RuleError> {
+        let seat = me as usize;
+        if wanted.len() > need {
+            return Err(RuleError::new(
+                format!(
+                    "the loss is ${need} but {} discards are named",
+                    wanted.len()
+                ),
+                format!(
+                    "at most {need} discard(s), e.g. `discard {}`",
+                    self.hand_text(
+                        &state.players[seat].hand[..need.min(state.players[seat].hand.len())]
+                    )
+                    .replace(' ', ",")
+                ),
+            ));
+        }
+        let mut done = Vec::new();
+        for &item in wanted {
+            self.discard_one(state, me, item, placed, bought)?;
+            done.push(item);
+        }
+        while done.len() < need {
+            let Some(item) = self.default_discard(state, me, placed, bought) else {
+                break;
+            };
+            self.discard_one(state, me, item, placed, bought)?;
+            done.push(item);
+        }
+        Ok(done)
+    }
+
+    fn default_discard(
+        &self,
+        state: &State,
+        me: u8,
+        placed: u16,
+        bought: Option<u16>,
+    ) -> Option<DiscardItem> {
+        let hand = &state.players[me as usize].hand;
+        if !hand.is_empty() {
+            return Some(DiscardItem::Hand(self.cheapest(hand)));
+        }
+        for (i, c) in state.cells.iter().enumerate() {
+            if row_position(c, me, i as u16, bought).is_some() {
+                return Some(DiscardItem::Row(i as u16));
+            }
+        }
+        for (i, c) in state.cells.iter().enumerate() {
+            if i as u16 != placed && c.highway.is_some_and(|h| h.owner == me) {
+                return Some(DiscardItem::Placed(i as u16));
+            }
+        }
+        None
+    }
+
+    fn discard_one(
+        &self,
+        state: &mut State,
+        me: u8,
+        item: DiscardItem,
+        placed: u16,
+        bought: Option<u16>,
+    ) -> Result<(), RuleError> {
+        let seat = me as usize;
+        match item {
+            DiscardItem::Hand(k) => {
+                if !state.players[seat].take_from_hand(k) {
+                    return Err(RuleError::new(
+                        format!(
+                            "you have no {} in hand to discard",
+                            self.kinds[k as usize].name
+                        ),
+                        format!(
+                            "tiles from your hand ({}), `placed <CELL>` or `row <CELL>`",
+                            self.hand_text(&state.players[seat].hand)
+                        ),
+                    ));
+                }
+            }
+            DiscardItem::Placed(cell) => {
+                let c = &mut state.cells[cell as usize];
+                if cell == placed || c.highway.is_none_or(|h| h.owner != me) {
+                    return Err(RuleError::new(
+                        format!("you cannot discard a highway on {}", self.label(cell)),
+                        "one of your highways placed in an earlier turn, e.g. `discard placed <CELL>`",
+                    ));
+                }
+                c.highway = None;
+            }
+            DiscardItem::Row(cell) => {
+                let c = &mut state.cells[cell as usize];
+                let Some(pos) = row_position(c, me, cell, bought) else {
+                    return Err(RuleError::new(
+                        format!("you have no face-down tile on {} that you may discard", self.label(cell)),
+                        "a face-down tile of yours placed in an earlier turn, e.g. `discard row <CELL>`",
+                    ));
+                };
+                c.row.remove(pos);
+            }
+        }
+        state.players[seat].discards += 1;
+        Ok(())
+    }
+
+    /// The end of a turn: an empty hand draws one tile; a used-up player starts the
+    /// final turns; the turn passes on.
+    fn end_turn(&self, state: &mut State, me: u8, chance: &mut dyn Chance, placed: bool) {
+        let n = state.players.len();
+        let seat = me as usize;
+        if placed {
+            state.turn += 1;
+        }
+        if state.players[seat].hand.is_empty() {
+            draw_tile(&mut state.players[seat], chance);
+        }
+        let used_up = state.players[seat].hand.is_empty() && state.players[seat].stack.is_empty();
+        if state.ended_by.is_some() {
+            state.final_turns = state.final_turns.saturating_sub(1);
+            if state.final_turns == 0 {
+                state.over = true;
+            }
+        } else if used_up {
+            state.ended_by = Some(me);
+            state.final_turns = (n - 1) as u8;
+        }
+        // Nobody can place: every player passed in a row (a ruling).
+        if state.passes as usize >= n {
+            state.over = true;
+        }
+        if !state.over {
+            state.to_move = ((seat + 1) % n) as u8;
+        }
+    }
+}

@@ -1,0 +1,4 @@
+//! Board geometry shared by the games: coordinates, neighbours, rotation, ASCII canvas.
+
+pub mod canvas;
+pub mod hex;
