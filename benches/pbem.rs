@@ -1,1 +1,172 @@
-fn main(){}
+//! `cargo bench`: the figures the project promises.
+//!
+//! - `apply/pbem-apply-process`: one whole `pbem apply` process on a mid-game file, next
+//!   to `apply/dd-fsync-floor`, a process that only reads the same file and writes it
+//!   back durably (`dd conv=fsync`): the physical floor. Target: within 1.5x.
+//! - `audit/pbem-audit-process`: the audit of a complete game. Target: within 3x of one
+//!   apply.
+//! - `random-games/right-of-way`: complete random games on one core. Target: at least
+//!   2,000 per second.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+
+use pbem::engine::chance::DrawStream;
+use pbem::engine::fairness::Seed;
+use pbem::engine::keyring::Keyring;
+use pbem::engine::session::{parse_player, NewGame};
+use pbem::engine::{Options, Rules};
+use pbem::games::right_of_way::RightOfWay;
+use pbem::ops;
+
+const PBEM: &str = env!("CARGO_BIN_EXE_pbem");
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    mid_game: PathBuf,
+    complete: PathBuf,
+    next_player: String,
+    next_move: String,
+}
+
+/// Plays `turns` random turns (all of them when `None`) of a new game in `dir`.
+fn play(dir: &Path, keyring: &Keyring, name: &str, seed_byte: u8, turns: Option<usize>) -> PathBuf {
+    let file = dir.join(name);
+    let request = NewGame {
+        players: vec![parse_player("Ann"), parse_player("Bob")],
+        seed: Some(Seed([seed_byte; 32])),
+        ..NewGame::default()
+    };
+    ops::new_game("right-of-way", request, keyring, &file).expect("a new game");
+    let mut picker = DrawStream::for_testing(u64::from(seed_byte));
+    let mut played = 0;
+    while turns.is_none_or(|limit| played < limit) {
+        let view = ops::view(&file, None, None, None).expect("view");
+        if view["over"] == true {
+            break;
+        }
+        let player = view["to_move"][0].as_str().expect("a player").to_string();
+        let (bytes, driver) = ops::load(&file).expect("load");
+        let text = driver.pick_move(&bytes, &player, &mut picker).expect("a move");
+        ops::apply_move(&file, keyring, &player, &text).expect("apply");
+        played += 1;
+    }
+    file
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir_in(std::env::var_os("PBEM_BENCH_DIR").unwrap_or_else(|| ".".into()))
+        .expect("a temporary folder");
+    let home = dir.path().join("keyring");
+    let keyring = Keyring::at(&home);
+    let mid_game = play(dir.path(), &keyring, "mid.json", 1, Some(60));
+    let complete = play(dir.path(), &keyring, "complete.json", 2, None);
+    let view = ops::view(&mid_game, None, None, None).expect("view");
+    let next_player = view["to_move"][0].as_str().expect("a player").to_string();
+    let next_move = ops::legal(&mid_game, &next_player).expect("legal")[0].text.clone();
+    Fixture {
+        _dir: dir,
+        home,
+        mid_game,
+        complete,
+        next_player,
+        next_move,
+    }
+}
+
+fn run(command: &mut Command) {
+    let status = command.stdout(Stdio::null()).stderr(Stdio::null()).status().expect("runs");
+    assert!(status.success());
+}
+
+fn bench_apply(c: &mut Criterion, fixture: &Fixture) {
+    let mut group = c.benchmark_group("apply");
+    group.measurement_time(Duration::from_secs(8));
+    let work = fixture.mid_game.with_file_name("work.json");
+    let copy = fixture.mid_game.with_file_name("copy.json");
+    let size = std::fs::metadata(&fixture.mid_game).expect("size").len();
+    eprintln!("mid-game file: {size} bytes");
+    group.bench_function("dd-fsync-floor", |b| {
+        b.iter(|| {
+            run(Command::new("dd")
+                .arg(format!("if={}", fixture.mid_game.display()))
+                .arg(format!("of={}", copy.display()))
+                .arg("conv=fsync")
+                .arg("status=none"));
+        });
+    });
+    group.bench_function("pbem-apply-process", |b| {
+        b.iter_batched(
+            || std::fs::copy(&fixture.mid_game, &work).expect("copy"),
+            |_| {
+                run(Command::new(PBEM)
+                    .env("PBEM_HOME", &fixture.home)
+                    .arg("apply")
+                    .arg(&work)
+                    .args(["--player", &fixture.next_player, "--move", &fixture.next_move]));
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.finish();
+}
+
+fn bench_audit(c: &mut Criterion, fixture: &Fixture) {
+    let mut group = c.benchmark_group("audit");
+    group.measurement_time(Duration::from_secs(8));
+    let records = ops::view(&fixture.complete, None, None, None).expect("view")["turn"].clone();
+    eprintln!("complete game: {records} records, {} bytes", std::fs::metadata(&fixture.complete).expect("size").len());
+    group.bench_function("pbem-audit-process", |b| {
+        b.iter(|| run(Command::new(PBEM).arg("audit").arg("--public").arg(&fixture.complete)));
+    });
+    group.bench_function("audit-in-process", |b| {
+        b.iter(|| {
+            let report = ops::audit(&fixture.complete, None).expect("audit");
+            assert!(report.passed());
+        });
+    });
+    group.finish();
+}
+
+fn random_game(rules: &RightOfWay, seed: u64) -> usize {
+    let mut chance = DrawStream::for_testing(seed);
+    let mut players = DrawStream::for_testing(seed ^ 0x5eed);
+    let names = ["Ann".to_string(), "Bob".to_string()];
+    let mut state = rules.setup(&names, &mut chance).expect("setup");
+    let mut turns = 0;
+    while !rules.is_over(&state) {
+        let seat = rules.to_move(&state)[0];
+        let mv = rules.sample_move(&state, seat, &mut players).expect("a legal move");
+        state = rules.apply(&state, seat, &mv, &mut chance).expect("a sampled move is legal");
+        turns += 1;
+    }
+    turns
+}
+
+fn bench_random_games(c: &mut Criterion) {
+    let rules = RightOfWay::from_data(RightOfWay::DEFAULT_DATA, &Options::new()).expect("rules");
+    let mut group = c.benchmark_group("random-games");
+    group.throughput(Throughput::Elements(1));
+    let mut seed = 0;
+    group.bench_function("right-of-way", |b| {
+        b.iter(|| {
+            seed += 1;
+            random_game(&rules, seed)
+        });
+    });
+    group.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    let fixture = fixture();
+    bench_random_games(c);
+    bench_apply(c, &fixture);
+    bench_audit(c, &fixture);
+}
+
+criterion_group!(pbem_benches, benches);
+criterion_main!(pbem_benches);

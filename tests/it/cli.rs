@@ -1,0 +1,566 @@
+//! The command line as other tools use it: real processes, real files, a real keyring
+//! in a temporary PBEM_HOME.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const SEED: &str = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+
+/// A temporary folder with a keyring and a game file path.
+pub struct Table {
+    pub dir: tempfile::TempDir,
+}
+
+impl Table {
+    pub fn new() -> Table {
+        Table {
+            dir: tempfile::tempdir().expect("a temporary folder"),
+        }
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("keyring")
+    }
+
+    pub fn file(&self) -> PathBuf {
+        self.dir.path().join("game.json")
+    }
+
+    pub fn pbem(&self) -> Command {
+        let mut command = Command::cargo_bin("pbem").expect("the pbem binary");
+        command
+            .env("PBEM_HOME", self.home())
+            .current_dir(self.dir.path());
+        command
+    }
+
+    /// A two-player right-of-way game with a fixed seed.
+    pub fn new_game(&self, seed: &str) -> &Table {
+        self.pbem()
+            .args([
+                "new",
+                "right-of-way",
+                "--player",
+                "Ann <ann@example.org>",
+                "--player",
+                "Bob",
+            ])
+            .args(["--seed", seed, "--out"])
+            .arg(self.file())
+            .assert()
+            .success();
+        self
+    }
+
+    pub fn view(&self) -> Value {
+        let output = self
+            .pbem()
+            .arg("show")
+            .arg(self.file())
+            .args(["--format", "json"])
+            .output()
+            .expect("runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).expect("the view is JSON")
+    }
+
+    pub fn legal(&self, player: &str) -> Vec<Value> {
+        let output = self
+            .pbem()
+            .arg("legal")
+            .arg(self.file())
+            .args(["--player", player, "--format", "json"])
+            .output()
+            .expect("runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let list: Value = serde_json::from_slice(&output.stdout).expect("legal is JSON");
+        list.as_array().expect("a list").clone()
+    }
+
+    /// Applies a move; returns (success, stderr).
+    pub fn apply(&self, player: &str, text: &str) -> (bool, String) {
+        let output = self
+            .pbem()
+            .arg("apply")
+            .arg(self.file())
+            .args(["--player", player, "--move", text])
+            .output()
+            .expect("runs");
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    }
+
+    pub fn audit(&self, public: bool) -> (bool, String) {
+        let mut command = self.pbem();
+        command.arg("audit").arg(self.file());
+        if public {
+            command.arg("--public");
+        }
+        let output = command.output().expect("runs");
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    }
+}
+
+fn bytes(path: &Path) -> Vec<u8> {
+    std::fs::read(path).expect("the file exists")
+}
+
+fn to_move(view: &Value) -> String {
+    view["to_move"][0]
+        .as_str()
+        .expect("someone is to move")
+        .to_string()
+}
+
+#[test]
+fn new_writes_a_view_with_the_contracted_fields() {
+    let table = Table::new();
+    table.new_game(SEED);
+    let view = table.view();
+    assert_eq!(view["schema"], "pbem.view/1");
+    assert_eq!(view["game"], "right-of-way");
+    assert!(view["id"].as_str().expect("an id").starts_with("row-"));
+    assert_eq!(view["turn"], 0);
+    assert_eq!(view["over"], false);
+    assert_eq!(view["winners"], Value::Array(vec![]));
+    assert_eq!(view["to_move"].as_array().expect("a list").len(), 1);
+    let players = view["players"].as_array().expect("players");
+    assert_eq!(players.len(), 2);
+    assert_eq!(players[0]["name"], "Ann");
+    assert_eq!(players[1]["name"], "Bob");
+    for player in players {
+        assert!(player["score"].is_i64());
+        assert_eq!(player["hand"].as_array().expect("a hand").len(), 5);
+        assert_eq!(player["stack"], 49);
+        assert_eq!(player["discards"], 0);
+    }
+    let board = view["board"].as_array().expect("a board");
+    assert_eq!(board.len(), 61);
+    let dollars = board.iter().filter(|cell| cell["dollar"] == true).count();
+    assert_eq!(dollars, 31);
+}
+
+#[test]
+fn the_game_file_holds_no_secret_and_the_keyring_is_private() {
+    let table = Table::new();
+    table.new_game(SEED);
+    let text = String::from_utf8(bytes(&table.file())).expect("utf-8");
+    assert!(
+        !text.contains(SEED),
+        "the seed must not be in the file before the reveal"
+    );
+    let key = std::fs::read_to_string(table.home().join("referee.key")).expect("a key");
+    assert!(
+        !text.contains(key.trim()),
+        "the signing key must never be in the file"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(table.home().join("referee.key"))
+            .expect("key")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o077, 0, "the key is readable by its owner only");
+        let seeds = table.home().join("seeds");
+        for entry in std::fs::read_dir(seeds).expect("seeds") {
+            let mode = entry
+                .expect("entry")
+                .metadata()
+                .expect("meta")
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o077, 0, "seeds are readable by their owner only");
+        }
+    }
+}
+
+#[test]
+fn refusals_leave_the_file_byte_for_byte_unchanged() {
+    let table = Table::new();
+    table.new_game(SEED);
+    let before = bytes(&table.file());
+    let view = table.view();
+    let mover = to_move(&view);
+    let other = if mover == "Ann" { "Bob" } else { "Ann" };
+    let legal = table.legal(&mover);
+    let good = legal[0]["move"].as_str().expect("a move text").to_string();
+
+    for (player, text, says) in [
+        (other, good.as_str(), "not"),
+        ("Carol", good.as_str(), "no player is called"),
+        (mover.as_str(), "fly to the moon", ""),
+        (mover.as_str(), "", ""),
+        (mover.as_str(), "place E,W at Z99", ""),
+    ] {
+        let (ok, stderr) = table.apply(player, text);
+        assert!(!ok, "{player} {text:?} must be refused");
+        assert!(stderr.starts_with("error: "), "{stderr}");
+        assert!(stderr.contains(says), "{stderr}");
+        assert_eq!(
+            bytes(&table.file()),
+            before,
+            "{player} {text:?} changed the file"
+        );
+    }
+    // A refusal of a move text says what would be accepted, with an example.
+    let (_, stderr) = table.apply(&mover, "fly to the moon");
+    assert!(
+        stderr.contains("place") || stderr.contains("buy"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn tampering_is_caught_and_named() {
+    let table = Table::new();
+    table.new_game(SEED);
+    for _ in 0..3 {
+        let mover = to_move(&table.view());
+        let text = table.legal(&mover)[0]["move"]
+            .as_str()
+            .expect("text")
+            .to_string();
+        assert!(table.apply(&mover, &text).0);
+    }
+    let (ok, report) = table.audit(false);
+    assert!(ok, "{report}");
+    let original = bytes(&table.file());
+    let text = String::from_utf8(original.clone()).expect("utf-8");
+    let mut file: Value = serde_json::from_str(&text).expect("json");
+    // Rewrite the move of record 2.
+    let moved = file["records"][1]["move"]
+        .as_str()
+        .expect("move")
+        .to_string();
+    file["records"][1]["move"] = Value::String(format!("{moved} "));
+    std::fs::write(
+        table.file(),
+        serde_json::to_vec_pretty(&file).expect("json"),
+    )
+    .expect("write");
+    let (ok, report) = table.audit(false);
+    assert!(!ok, "a rewritten move must fail the audit");
+    assert!(report.contains("turn 2"), "{report}");
+    let tampered = bytes(&table.file());
+    let mover = to_move(&table.view());
+    let (ok, stderr) = table.apply(&mover, "place E,W at E5");
+    assert!(!ok);
+    assert!(stderr.contains("altered"), "{stderr}");
+    assert_eq!(bytes(&table.file()), tampered);
+
+    // Any single changed byte inside the records is caught.
+    let records_at = text.find("\"records\"").expect("records");
+    let state_at = text.rfind("\"state\"").expect("state");
+    let mut caught = 0;
+    let mut tried = 0;
+    for position in (records_at + 12..state_at).step_by(97) {
+        let byte = original[position];
+        if !byte.is_ascii_alphanumeric() {
+            continue;
+        }
+        let mut changed = original.clone();
+        changed[position] = if byte == b'1' { b'2' } else { b'1' };
+        std::fs::write(table.file(), &changed).expect("write");
+        tried += 1;
+        if !table.audit(true).0 {
+            caught += 1;
+        }
+    }
+    assert!(tried > 5);
+    assert_eq!(caught, tried, "every changed byte must fail the audit");
+}
+
+#[test]
+fn complete_random_games_through_the_cli_only() {
+    for (game, seed) in [
+        SEED,
+        "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let table = Table::new();
+        table.new_game(seed);
+        let mut picker = pbem::engine::DrawStream::for_testing(game as u64);
+        let mut turns = 0;
+        loop {
+            let view = table.view();
+            check_invariants(&view);
+            if view["over"] == true {
+                let winners = view["winners"].as_array().expect("winners");
+                assert!(!winners.is_empty());
+                let players = view["players"].as_array().expect("players");
+                let top = players
+                    .iter()
+                    .map(|p| p["score"].as_i64().expect("score"))
+                    .max()
+                    .expect("a score");
+                for winner in winners {
+                    let entry = players
+                        .iter()
+                        .find(|p| p["name"] == *winner)
+                        .expect("a winner is a player");
+                    assert_eq!(
+                        entry["score"].as_i64(),
+                        Some(top),
+                        "winners hold the top score"
+                    );
+                }
+                break;
+            }
+            let mover = to_move(&view);
+            let legal = table.legal(&mover);
+            assert!(
+                !legal.is_empty(),
+                "{mover} is to move and has no legal move"
+            );
+            for entry in legal.iter().filter(|e| e["kind"] == "place") {
+                check_cost_and_profit(&view, entry);
+            }
+            let pick = picker.index(legal.len() as u32) as usize;
+            let text = legal[pick]["move"].as_str().expect("text").to_string();
+            let (ok, stderr) = table.apply(&mover, &text);
+            assert!(ok, "a listed move was refused: {text:?}: {stderr}");
+            turns += 1;
+            assert!(turns < 400, "the game must end");
+        }
+        let (ok, report) = table.audit(true);
+        assert!(ok, "{report}");
+        assert!(
+            report.contains("re-derived"),
+            "the seed is revealed at the end: {report}"
+        );
+    }
+}
+
+/// Tiles are never created or lost: hand + stack + discards + highways + right-of-way
+/// tiles is 54 for each player.
+fn check_invariants(view: &Value) {
+    let board = view["board"].as_array().expect("board");
+    for player in view["players"].as_array().expect("players") {
+        let name = &player["name"];
+        let on_board = board
+            .iter()
+            .filter(|cell| cell["highway"]["owner"] == *name)
+            .count();
+        let face_down: usize = board
+            .iter()
+            .map(|cell| {
+                cell["right_of_way"]
+                    .as_array()
+                    .map_or(0, |stack| stack.iter().filter(|o| *o == name).count())
+            })
+            .sum();
+        let hand = player["hand"].as_array().expect("hand").len();
+        let total = hand
+            + on_board
+            + face_down
+            + player["stack"].as_u64().expect("stack") as usize
+            + player["discards"].as_u64().expect("discards") as usize;
+        assert_eq!(total, 54, "{name}: tiles created or lost");
+    }
+}
+
+const DIRS: [(i64, i64); 6] = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)];
+
+/// The seed's cost and profit, computed from the JSON view alone.
+fn check_cost_and_profit(view: &Value, entry: &Value) {
+    let board = view["board"].as_array().expect("board");
+    let cell_at = |q: i64, r: i64| board.iter().find(|c| c["q"] == q && c["r"] == r);
+    let cell = board
+        .iter()
+        .find(|c| c["label"] == entry["cell"])
+        .expect("the cell exists");
+    let (q, r) = (
+        cell["q"].as_i64().expect("q"),
+        cell["r"].as_i64().expect("r"),
+    );
+    let edges: Vec<usize> = entry["edges"]
+        .as_array()
+        .expect("edges")
+        .iter()
+        .map(|e| e.as_u64().expect("edge") as usize)
+        .collect();
+    let cost = if cell["dollar"] == true {
+        edges.len() as i64
+    } else {
+        0
+    };
+    let mut profit = 0;
+    for &edge in &edges {
+        let (dq, dr) = DIRS[edge];
+        if let Some(next) = cell_at(q + dq, r + dr) {
+            if next["dollar"] == true {
+                profit += 1;
+            }
+            let facing = (edge + 3) % 6;
+            let connects = next["highway"]["edges"]
+                .as_array()
+                .is_some_and(|e| e.iter().any(|x| x.as_u64() == Some(facing as u64)));
+            if connects {
+                profit += 1;
+            }
+        }
+    }
+    assert_eq!(entry["cost"].as_i64(), Some(cost), "{entry}");
+    assert_eq!(entry["profit"].as_i64(), Some(profit), "{entry}");
+}
+
+#[test]
+fn two_moves_at_once_apply_exactly_one() {
+    let table = Table::new();
+    table.new_game(SEED);
+    let mover = to_move(&table.view());
+    let text = table.legal(&mover)[0]["move"]
+        .as_str()
+        .expect("text")
+        .to_string();
+    let children: Vec<_> = (0..2)
+        .map(|_| {
+            let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("pbem"));
+            command
+                .env("PBEM_HOME", table.home())
+                .arg("apply")
+                .arg(table.file())
+                .args(["--player", &mover, "--move", &text])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null());
+            command.spawn().expect("spawns")
+        })
+        .collect();
+    let successes = children
+        .into_iter()
+        .map(|mut child| child.wait().expect("waits").success())
+        .filter(|&ok| ok)
+        .count();
+    assert_eq!(
+        successes, 1,
+        "the second must find it is no longer that player's turn"
+    );
+    assert_eq!(table.view()["turn"], 1);
+    assert!(table.audit(false).0);
+}
+
+#[test]
+fn show_turn_replays_history_and_log_lists_records() {
+    let table = Table::new();
+    table.new_game(SEED);
+    let opening = table.view();
+    let mover = to_move(&opening);
+    let text = table.legal(&mover)[0]["move"]
+        .as_str()
+        .expect("text")
+        .to_string();
+    assert!(table.apply(&mover, &text).0);
+    let output = table
+        .pbem()
+        .arg("show")
+        .arg(table.file())
+        .args(["--format", "json", "--turn", "0"])
+        .output()
+        .expect("runs");
+    let replayed: Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(replayed, opening);
+    let output = table
+        .pbem()
+        .arg("log")
+        .arg(table.file())
+        .output()
+        .expect("runs");
+    let log = String::from_utf8(output.stdout).expect("utf-8");
+    assert!(log.contains(&text), "{log}");
+    assert!(log.contains("seed committed"), "{log}");
+    let output = table
+        .pbem()
+        .arg("show")
+        .arg(table.file())
+        .args(["--turn", "5"])
+        .output()
+        .expect("runs");
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("has not been played"));
+}
+
+#[test]
+fn reveal_needs_the_end_or_force() {
+    let table = Table::new();
+    table.new_game(SEED);
+    let before = bytes(&table.file());
+    let output = table
+        .pbem()
+        .arg("reveal")
+        .arg(table.file())
+        .output()
+        .expect("runs");
+    assert!(!output.status.success());
+    assert_eq!(bytes(&table.file()), before);
+    table
+        .pbem()
+        .arg("reveal")
+        .arg(table.file())
+        .arg("--force")
+        .assert()
+        .success();
+    let text = String::from_utf8(bytes(&table.file())).expect("utf-8");
+    assert!(text.contains(SEED));
+    let (ok, report) = table.audit(true);
+    assert!(ok && report.contains("revealed in the file"), "{report}");
+}
+
+#[test]
+fn a_wrong_keyring_cannot_move() {
+    let table = Table::new();
+    table.new_game(SEED);
+    let before = bytes(&table.file());
+    let mover = to_move(&table.view());
+    let text = table.legal(&mover)[0]["move"]
+        .as_str()
+        .expect("text")
+        .to_string();
+    let other = tempfile::tempdir().expect("dir");
+    let output = table
+        .pbem()
+        .env("PBEM_HOME", other.path())
+        .arg("apply")
+        .arg(table.file())
+        .args(["--player", &mover, "--move", &text])
+        .output()
+        .expect("runs");
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("PBEM_HOME"));
+    assert_eq!(bytes(&table.file()), before);
+}
+
+#[test]
+fn the_opening_board_is_stable() {
+    let table = Table::new();
+    table.new_game(SEED);
+    let output = table
+        .pbem()
+        .arg("show")
+        .arg(table.file())
+        .output()
+        .expect("runs");
+    let board = String::from_utf8(output.stdout).expect("utf-8");
+    for line in board.lines() {
+        assert!(line.chars().count() <= 78, "too wide: {line:?}");
+        assert_eq!(line, line.trim_end(), "trailing spaces: {line:?}");
+    }
+    insta::assert_snapshot!(board);
+}

@@ -1,0 +1,5 @@
+//! One integration-test binary (faster to build than one per file).
+
+mod cli;
+mod fairness;
+mod right_of_way;
