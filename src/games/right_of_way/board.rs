@@ -109,7 +109,7 @@ impl RightOfWay {
         };
         line(
             &mut cv,
-            "Cells: row letter + column number (margins). $ / . = city tile with / without $.",
+            "Cells: row letter + column number; $ / . = city tile with / without $.",
         );
         line(
             &mut cv,
@@ -117,7 +117,7 @@ impl RightOfWay {
         );
         line(
             &mut cv,
-            "  - E and W, / NE and SW, \\ NW and SE.  #B2 = right-of-way stack of 2, B on top.",
+            "  - E,W  / NE,SW  \\ NW,SE.   #B2 = right-of-way stack of 2 tiles, B's on top.",
         );
         let kinds: Vec<String> = self
             .kinds

@@ -145,13 +145,8 @@ impl RightOfWay {
                 draw_tile(p, chance);
             }
         }
-        let keys: Vec<Vec<u32>> = state
-            .players
-            .iter()
-            .map(|p| self.first_player_key(&p.hand))
-            .collect();
-        let best = keys.iter().min().cloned().unwrap_or_default();
-        let tied: Vec<usize> = (0..keys.len()).filter(|&i| keys[i] == best).collect();
+        let hands: Vec<Vec<u8>> = state.players.iter().map(|p| p.hand.clone()).collect();
+        let tied = self.first_player_candidates(&hands);
         let first = if tied.len() > 1 {
             // A full tie: a public draw among the tied players (a ruling).
             tied[chance.draw(tied.len() as u32, Visibility::Public) as usize % tied.len()]
@@ -160,6 +155,14 @@ impl RightOfWay {
         };
         state.first = first as u8;
         state.to_move = first as u8;
+    }
+
+    /// The seats that may start by the rulebook's order: the lowest sum of connections,
+    /// then the fewest sixes, fives, and so on. More than one only on a full tie.
+    pub fn first_player_candidates(&self, hands: &[Vec<u8>]) -> Vec<usize> {
+        let keys: Vec<Vec<u32>> = hands.iter().map(|h| self.first_player_key(h)).collect();
+        let best = keys.iter().min().cloned().unwrap_or_default();
+        (0..keys.len()).filter(|&i| keys[i] == best).collect()
     }
 
     /// Lower is earlier: the sum of connections, then the count of sixes, fives, ...

@@ -1,0 +1,908 @@
+//! Right of Way: the rulebook's worked examples, refusals, the move language, random
+//! whole games (proptest) and board snapshots.
+
+use pbem::engine::{Chance, DrawStream, Options, Rules, Viewer, Visibility};
+use pbem::games::right_of_way::{Cell, City, Highway, Move, RightOfWay, State};
+use pbem::grid::hex::{opposite, Hex, DIRS};
+use proptest::prelude::*;
+
+fn names() -> Vec<String> {
+    vec!["red".to_string(), "blue".to_string()]
+}
+
+fn rules() -> RightOfWay {
+    RightOfWay::standard().expect("built-in data is valid")
+}
+
+fn rules_with(pairs: &[(&str, &str)]) -> RightOfWay {
+    let options: Options = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    RightOfWay::from_data(RightOfWay::DEFAULT_DATA, &options).expect("valid options")
+}
+
+/// A test position: a hexagon city of unmarked tiles, no highways, red (seat 0) to move;
+/// hands are emptied into the stacks so `hand` can deal exactly what a test needs while
+/// every tile stays accounted for.
+struct Pos {
+    rules: RightOfWay,
+    s: State,
+}
+
+impl Pos {
+    fn new() -> Self {
+        let rules = rules();
+        let mut s = rules
+            .setup(&names(), &mut DrawStream::for_testing(7))
+            .unwrap();
+        for c in &mut s.cells {
+            *c = Cell {
+                city: City::Plain,
+                highway: None,
+                row: Vec::new(),
+            };
+        }
+        for p in &mut s.players {
+            p.stack = (0..rules.kinds().len() as u8)
+                .flat_map(|k| std::iter::repeat_n(k, rules.kinds()[k as usize].count as usize))
+                .collect();
+            p.hand.clear();
+        }
+        s.to_move = 0;
+        Pos { rules, s }
+    }
+
+    fn cell(&self, label: &str) -> u16 {
+        self.rules
+            .cell_index(label)
+            .unwrap_or_else(|| panic!("no cell {label}"))
+    }
+
+    fn kind(&self, name: &str) -> u8 {
+        self.rules.kind_by_name(name).unwrap()
+    }
+
+    fn take(&mut self, seat: usize, kind: u8) {
+        let stack = &mut self.s.players[seat].stack;
+        let at = stack
+            .iter()
+            .position(|&k| k == kind)
+            .expect("tile left in stack");
+        stack.remove(at);
+    }
+
+    /// Moves tiles by name from the stack into the hand.
+    fn hand(&mut self, seat: usize, tiles: &[&str]) -> &mut Self {
+        for t in tiles {
+            let k = self.kind(t);
+            self.take(seat, k);
+            self.s.players[seat].add_to_hand(k);
+        }
+        self
+    }
+
+    fn dollar(&mut self, labels: &[&str]) -> &mut Self {
+        for l in labels {
+            let c = self.cell(l);
+            self.s.cells[c as usize].city = City::Dollar;
+        }
+        self
+    }
+
+    /// A highway of `seat` with these board edges (digits) on a cell.
+    fn road(&mut self, seat: usize, label: &str, edges: &[usize]) -> &mut Self {
+        let mask = edges.iter().fold(0u8, |m, &e| m | 1 << e);
+        let kind = self
+            .rules
+            .kind_of_edges(mask)
+            .expect("a tile has these edges");
+        self.take(seat, kind);
+        let c = self.cell(label);
+        self.s.cells[c as usize].highway = Some(Highway {
+            owner: seat as u8,
+            kind,
+            edges: mask,
+        });
+        self
+    }
+
+    /// The label of the neighbour of `label` across `edge`.
+    fn next_to(&self, label: &str, edge: usize) -> String {
+        let hex = self.rules.hex(self.cell(label)).neighbour(edge);
+        let cell = self.rules.hex_index(hex).expect("inside the frame");
+        self.rules.label(cell).to_string()
+    }
+
+    fn cost_profit(&self, label: &str, edges: &[usize]) -> (i64, i64) {
+        let mask = edges.iter().fold(0u8, |m, &e| m | 1 << e);
+        self.rules.cost_profit(&self.s, self.cell(label), mask)
+    }
+
+    fn apply(&self, seat: usize, text: &str) -> Result<State, pbem::engine::RuleError> {
+        let mv = self.rules.parse_move(&self.s, seat, text)?;
+        self.rules
+            .apply(&self.s, seat, &mv, &mut DrawStream::for_testing(99))
+    }
+
+    fn check_conservation(&self, s: &State) {
+        for seat in 0..s.players.len() {
+            assert_eq!(s.tiles_of(seat as u8), 54, "seat {seat} in {s:?}");
+        }
+    }
+}
+
+const CENTRE: &str = "E9";
+
+// ---- The rulebook's worked examples (seed 000's captions) ----
+
+#[test]
+fn first_player_equal_sums_fewer_fives_goes_first() {
+    // "Equal sums, but blue has fewer fives and the first turn."
+    let p = Pos::new();
+    let k = |n: &str| p.kind(n);
+    let red = vec![k("P"), k("P"), k("I"), k("I"), k("C")]; // 5+5+2+2+2 = 16, two fives
+    let blue = vec![k("P"), k("X"), k("Y"), k("I"), k("C")]; // 5+4+3+2+2 = 16, one five
+    assert_eq!(
+        p.rules
+            .first_player_candidates(&[red.clone(), blue.clone()]),
+        vec![1]
+    );
+    // The sum decides before the sixes: a six in a lower sum still goes first.
+    let low = vec![k("H"), k("I"), k("I"), k("V"), k("C")]; // 6+2+2+2+2 = 14
+    assert_eq!(
+        p.rules.first_player_candidates(&[red.clone(), low]),
+        vec![1]
+    );
+    // Equal sums and equal fives: fewer sixes first.
+    let six = vec![k("H"), k("Y"), k("I"), k("I"), k("I")]; // 6+3+2+2+2 = 15
+    let fours = vec![k("X"), k("X"), k("Y"), k("I"), k("I")]; // 4+4+3+2+2 = 15
+    assert_eq!(p.rules.first_player_candidates(&[six, fours]), vec![1]);
+    // A full tie: both remain candidates and setup breaks it with a public draw.
+    assert_eq!(
+        p.rules.first_player_candidates(&[red.clone(), red]),
+        vec![0, 1]
+    );
+}
+
+#[test]
+fn setup_gives_the_first_turn_by_the_hands() {
+    for seed in 0..20 {
+        let rules = rules();
+        let s = rules
+            .setup(&names(), &mut DrawStream::for_testing(seed))
+            .unwrap();
+        let hands: Vec<Vec<u8>> = s.players.iter().map(|p| p.hand.clone()).collect();
+        assert!(rules
+            .first_player_candidates(&hands)
+            .contains(&(s.first as usize)));
+        assert_eq!(s.to_move, s.first);
+        assert!(s
+            .players
+            .iter()
+            .all(|p| p.hand.len() == 5 && p.stack.len() == 49));
+        let dollars = s.cells.iter().filter(|c| c.city == City::Dollar).count();
+        assert_eq!((s.cells.len(), dollars), (61, 31));
+        assert_eq!(
+            s.cells[rules.cell_index(CENTRE).unwrap() as usize].city,
+            City::Plain
+        );
+    }
+}
+
+#[test]
+fn building_cost_is_connections_on_dollar_tiles_only() {
+    let mut p = Pos::new();
+    p.dollar(&[CENTRE]);
+    // "Building cost: $2", "$4", "$5"; "No building cost on unmarked city tiles".
+    assert_eq!(p.cost_profit(CENTRE, &[0, 3]).0, 2);
+    assert_eq!(p.cost_profit(CENTRE, &[0, 1, 3, 4]).0, 4);
+    assert_eq!(p.cost_profit(CENTRE, &[0, 1, 2, 3, 4]).0, 5);
+    assert_eq!(p.cost_profit("E7", &[0, 1, 2, 3, 4]).0, 0);
+}
+
+#[test]
+fn building_profit_is_one_per_connection_facing_a_dollar_tile() {
+    let mut p = Pos::new();
+    let e = p.next_to(CENTRE, 0);
+    let ne = p.next_to(CENTRE, 1);
+    let w = p.next_to(CENTRE, 3);
+    let sw = p.next_to(CENTRE, 4);
+    p.dollar(&[&e, &ne, &w]);
+    // "Building profit: $1": a bend with one end towards a $ tile.
+    assert_eq!(p.cost_profit(CENTRE, &[0, 2]), (0, 1));
+    // "Building profit: $2": a straight between two $ tiles.
+    assert_eq!(p.cost_profit(CENTRE, &[0, 3]), (0, 2));
+    // "Building profit: $3": a junction towards three $ tiles.
+    assert_eq!(p.cost_profit(CENTRE, &[0, 1, 3]), (0, 3));
+    // "No building profit": connections towards unmarked tiles only.
+    assert_eq!(p.cost_profit(CENTRE, &[2, 4]), (0, 0));
+    // A $ tile beside the highway but not faced by a connection adds nothing.
+    assert_eq!(p.cost_profit(CENTRE, &[4, 5]), (0, 0));
+    let _ = sw;
+}
+
+#[test]
+fn extra_profit_two_for_two_connections() {
+    // "Extra profit: $2 for two connections".
+    let mut p = Pos::new();
+    let e = p.next_to(CENTRE, 0);
+    let w = p.next_to(CENTRE, 3);
+    p.road(1, &e, &[3, 0]).road(0, &w, &[0, 1]);
+    assert_eq!(p.cost_profit(CENTRE, &[0, 3]), (0, 2));
+}
+
+#[test]
+fn extra_profit_only_for_a_connection_that_meets_one() {
+    // "Extra profit: $1 for the connection to the yellow highway tile. The blue junction
+    // is adjacent, but not connected. It doesn't add profit."
+    let mut p = Pos::new();
+    let e = p.next_to(CENTRE, 0);
+    let ne = p.next_to(CENTRE, 1);
+    // Yellow (seat 0) connects back across E; the blue junction NE has no SW road.
+    p.road(0, &e, &[3, 5]).road(1, &ne, &[0, 2, 3]);
+    assert_eq!(p.cost_profit(CENTRE, &[0, 1]), (0, 1));
+}
+
+#[test]
+fn overall_result_three_draws_three() {
+    // "Building cost: 0 (unmarked city tile). Building profit: $3 (one $ city tile and two
+    // highways connected). Overall result: $3 (3 - 0). Draw three new ... tiles."
+    let mut p = Pos::new();
+    let e = p.next_to(CENTRE, 0);
+    let w = p.next_to(CENTRE, 3);
+    let ne = p.next_to(CENTRE, 1);
+    p.dollar(&[&ne]);
+    p.road(1, &e, &[3, 4]).road(0, &w, &[0, 1]);
+    p.hand(0, &["FL", "I", "C"]).hand(1, &["I"]);
+    assert_eq!(p.cost_profit(CENTRE, &[0, 1, 3]), (0, 3));
+    let before = p.s.players[0].clone();
+    let after = p.apply(0, "place E,NE,W at E9").unwrap();
+    let now = &after.players[0];
+    assert_eq!(now.stack.len(), before.stack.len() - 3);
+    assert_eq!(now.hand.len(), before.hand.len() - 1 + 3);
+    assert_eq!(now.discards, before.discards);
+    assert_eq!(after.to_move, 1);
+    p.check_conservation(&after);
+}
+
+#[test]
+fn overall_result_minus_one_discards_one() {
+    // "Building cost: $5 ($ city tile). Building profit: $4 (three $ city tiles and one
+    // highway connection). Overall result: -$1 (4 - 5). Discard one hand ... tile of your
+    // choice."
+    let mut p = Pos::new();
+    let n: Vec<String> = (0..6).map(|i| p.next_to(CENTRE, i)).collect();
+    p.dollar(&[CENTRE, &n[0], &n[1], &n[2]]);
+    p.road(1, &n[3], &[0, 5]);
+    p.hand(0, &["P", "I", "H", "C"]).hand(1, &["I"]);
+    assert_eq!(p.cost_profit(CENTRE, &[0, 1, 2, 3, 4]), (5, 4));
+    // The player's choice: the hub.
+    let chosen = p.apply(0, "place E NE NW W SW at E9; discard H").unwrap();
+    assert_eq!(chosen.players[0].hand, vec![p.kind("I"), p.kind("C")]);
+    assert_eq!(chosen.players[0].discards, 1);
+    assert_eq!(chosen.players[0].stack.len(), p.s.players[0].stack.len());
+    p.check_conservation(&chosen);
+    // Without a choice the default gives up the tile with the fewest connections, and
+    // the canonical text says which.
+    let mv = p.rules.parse_move(&p.s, 0, "build 01234 e9").unwrap();
+    assert_eq!(
+        p.rules.move_text(&mv),
+        "place E,NE,NW,W,SW at E9; discard I"
+    );
+    let default = p
+        .rules
+        .apply(&p.s, 0, &mv, &mut DrawStream::for_testing(1))
+        .unwrap();
+    assert_eq!(default.players[0].hand, vec![p.kind("C"), p.kind("H")]);
+}
+
+#[test]
+fn a_loss_beyond_the_hand_takes_placed_and_face_down_tiles() {
+    let mut p = Pos::new();
+    p.dollar(&[CENTRE]);
+    p.road(0, "A5", &[0, 3]);
+    p.hand(0, &["H", "I"]).hand(1, &["I"]);
+    let row_cell = p.cell("I9");
+    let fd = p.kind("C");
+    p.take(0, fd);
+    p.s.cells[row_cell as usize]
+        .row
+        .push(pbem::games::right_of_way::FaceDown { owner: 0, kind: fd });
+    // Cost 6 (hub on a $ tile), profit 0: a loss of 6. Hand after placing: I (1 tile),
+    // then the face-down tile on I9, then the highway on A5; the rest lapses.
+    let mv = p.rules.parse_move(&p.s, 0, "place H rot 0 at E9").unwrap();
+    assert_eq!(
+        p.rules.move_text(&mv),
+        "place E,NE,NW,W,SW,SE at E9; discard I,row I9,placed A5"
+    );
+    let after = p
+        .rules
+        .apply(&p.s, 0, &mv, &mut DrawStream::for_testing(1))
+        .unwrap();
+    assert!(after.cells[row_cell as usize].row.is_empty());
+    assert!(after.cells[p.cell("A5") as usize].highway.is_none());
+    assert!(after.cells[p.cell(CENTRE) as usize].highway.is_some());
+    // The hand was emptied, so one tile is drawn at the end of the turn.
+    assert_eq!(after.players[0].hand.len(), 1);
+    p.check_conservation(&after);
+    // The tile placed this turn may never be discarded.
+    let err = p
+        .apply(0, "place H rot 0 at E9; discard placed E9")
+        .unwrap_err();
+    assert!(err.problem.contains("E9"), "{err}");
+}
+
+#[test]
+fn victory_points_for_fully_connected_tiles() {
+    // The victory example: tiles scoring 2, 2, 4, 2 (a junction with bends around it),
+    // next to a junction with a loose end that scores nothing.
+    let mut p = Pos::new();
+    let e = p.next_to(CENTRE, 0);
+    let ne = p.next_to(CENTRE, 1);
+    let nw = p.next_to(CENTRE, 2);
+    let w = p.next_to(CENTRE, 3);
+    p.road(0, CENTRE, &[0, 1, 2, 3]); // 4
+    p.road(0, &e, &[3, 2]); // 2: back to the centre and up to NE
+    p.road(0, &ne, &[4, 5]); // 2: centre and E
+    p.road(0, &w, &[0, 1]); // 2: centre and NW
+    p.road(0, &nw, &[5, 4, 1]); // centre, W, and a loose end towards NE: 0
+    let full: Vec<bool> = [CENTRE, &e, &ne, &w, &nw]
+        .iter()
+        .map(|l| p.rules.fully_connected(&p.s, p.cell(l)))
+        .collect();
+    assert_eq!(full, vec![true, true, true, true, false]);
+    assert_eq!(p.rules.scores(&p.s), vec![10, 0]);
+    // Neighbours whose roads do not face each other are not connected.
+    p.road(1, "A5", &[0, 3]);
+    assert_eq!(p.rules.scores(&p.s), vec![10, 0]);
+}
+
+// ---- Right-of-way ----
+
+#[test]
+fn buying_right_of_way_and_stacks() {
+    let mut p = Pos::new();
+    p.hand(0, &["I", "C", "Y", "X"])
+        .hand(1, &["I", "C", "V", "Y", "P"]);
+    // Red buys E9 with a face-down C, then builds elsewhere.
+    let s1 = p.apply(0, "buy E9 with C; place E,W at A5").unwrap();
+    let c = p.cell(CENTRE) as usize;
+    assert_eq!(s1.cells[c].row.len(), 1);
+    assert_eq!(s1.cells[c].row_holder(), Some(0));
+    p.check_conservation(&s1);
+    // Blue may not build there...
+    let mut q = Pos {
+        rules: rules(),
+        s: s1.clone(),
+    };
+    let err = q.apply(1, "place E,W at E9").unwrap_err();
+    assert!(err.problem.contains("right-of-way"), "{err}");
+    assert!(err.accepted.contains("e.g."), "{err}");
+    // ...but may buy it for one discarded tile plus one face-down, then build on it.
+    let s2 = q
+        .apply(1, "purchase e9 using V paying C; lay NE SW on E9")
+        .unwrap();
+    assert!(s2.cells[c].row.is_empty(), "building clears the stack");
+    assert_eq!(s2.cells[c].highway.map(|h| h.owner), Some(1));
+    assert_eq!(
+        s2.players[0].discards,
+        s1.players[0].discards + 1,
+        "red's face-down tile"
+    );
+    assert_eq!(
+        s2.players[1].discards,
+        s1.players[1].discards + 2,
+        "the price and blue's own"
+    );
+    q.check_conservation(&s2);
+    // A stack of two costs two discards; the last hand tile may not be used.
+    q.s = s1;
+    q.s.to_move = 1;
+    q.s.players[1].hand = vec![q.kind("I"), q.kind("C")];
+    let err = q
+        .apply(1, "buy E9 with I paying C; place E,W at A5")
+        .unwrap_err();
+    assert!(err.problem.contains("last"), "{err}");
+}
+
+#[test]
+fn legal_buy_entries_apply_as_written() {
+    let mut p = Pos::new();
+    p.hand(0, &["I", "C", "Y"]).hand(1, &["I"]);
+    let legal = p.rules.legal_moves(&p.s, 0);
+    let buys: Vec<_> = legal.iter().filter(|m| m.kind == "buy").collect();
+    assert_eq!(buys.len(), 61, "every free city tile");
+    for m in buys.iter().take(5) {
+        let s = p
+            .apply(0, &m.text)
+            .unwrap_or_else(|e| panic!("{}: {e}", m.text));
+        p.check_conservation(&s);
+        assert_eq!(m.details["price"], 0);
+    }
+    assert_eq!(buys[0].text, "buy A5 with I; place E,NW at A7");
+}
+
+// ---- Refusals and the move language ----
+
+#[test]
+fn refusals_change_nothing_and_name_a_legal_move() {
+    let mut p = Pos::new();
+    p.dollar(&[CENTRE]);
+    p.road(1, "A5", &[0, 3]);
+    p.hand(0, &["I", "C", "Y"]).hand(1, &["I"]);
+    let before = p.s.clone();
+    let bad = [
+        "fly to the moon",
+        "place E,W at A5",
+        "place E,W at Z99",
+        "place E,NE,NW at E9",
+        "place E,W",
+        "buy E7 with I; place E,NE,NW at E9",
+        "buy E7 with H; place E,W at E9",
+        "place E,W at E9; place E,W at E7",
+        "buy E7 with I",
+        "place E,W at E7; discard C",
+        "pass",
+        "city E7",
+    ];
+    for text in bad {
+        let err = match p.rules.parse_move(&p.s, 0, text) {
+            Err(e) => e,
+            Ok(mv) => p
+                .rules
+                .apply(&p.s, 0, &mv, &mut DrawStream::for_testing(3))
+                .expect_err(text),
+        };
+        assert_eq!(p.s, before, "{text} changed the state");
+        assert!(
+            !err.problem.is_empty() && !err.accepted.is_empty(),
+            "{text}: {err:?}"
+        );
+        // Every example between backticks that looks like a full move must be legal.
+        for example in err.accepted.split('`').skip(1).step_by(2) {
+            if example.starts_with("place ") && !example.contains('<') {
+                p.apply(0, example)
+                    .unwrap_or_else(|e| panic!("{text}: example `{example}` refused: {e}"));
+            }
+        }
+    }
+    // All or nothing: a good purchase followed by a bad placement leaves no purchase.
+    let err = p.apply(0, "buy E7 with I; place E,W at A5").unwrap_err();
+    assert!(err.problem.contains("A5"), "{err}");
+    assert_eq!(p.s, before);
+}
+
+#[test]
+fn the_move_language_is_forgiving() {
+    let mut p = Pos::new();
+    p.hand(0, &["I", "FL", "Y"]).hand(1, &["I"]);
+    let canonical = "place E,NE,W at E9";
+    for text in [
+        "place E,NE,W at E9",
+        "PLACE e ne w ON e9",
+        "build ENEW e9",
+        "lay 0 1 3 at E9",
+        "put 013 e9",
+        "place FL rot 0 at E9",
+        "place fl at e9 rotation 0",
+        "  E, NE, W  E9 ",
+    ] {
+        let mv = p
+            .rules
+            .parse_move(&p.s, 0, text)
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(p.rules.move_text(&mv), canonical, "{text}");
+    }
+    // Rotation: FL (E,NE,W) turned two steps is NW,W,E (edges 2,3,5 -> 2,3,5).
+    let mv = p.rules.parse_move(&p.s, 0, "place FL rot 2 at E9").unwrap();
+    assert_eq!(p.rules.move_text(&mv), "place NW,W,SE at E9");
+    // Several actions on separate lines, synonyms, a purchase after the placement.
+    let mv = p
+        .rules
+        .parse_move(&p.s, 0, "Build E W at A5\nPurchase E9 with Y")
+        .unwrap();
+    assert_eq!(p.rules.move_text(&mv), "place E,W at A5; buy E9 with Y");
+    let reparsed = p
+        .rules
+        .parse_move(&p.s, 0, &p.rules.move_text(&mv))
+        .unwrap();
+    assert_eq!(reparsed, mv);
+    // An unknown word is named along with what would be accepted.
+    let err = p.rules.parse_move(&p.s, 0, "teleport E9").unwrap_err();
+    assert!(err.problem.contains("teleport"), "{err}");
+    assert!(err.accepted.contains("place"), "{err}");
+    assert!(matches!(
+        p.rules.parse_move(&p.s, 0, "place I rot 1 at E9").unwrap(),
+        Move::Turn(_)
+    ));
+}
+
+#[test]
+fn no_legal_placement_means_pass_and_all_passing_ends_the_game() {
+    let mut p = Pos::new();
+    p.hand(0, &["I", "C"]).hand(1, &["I", "C"]);
+    // Fill every cell with blue highways except one held by blue's right-of-way.
+    let labels: Vec<String> = (0..p.s.cells.len())
+        .map(|i| p.rules.label(i as u16).to_string())
+        .collect();
+    for (i, l) in labels.iter().enumerate() {
+        if i == 0 {
+            continue;
+        }
+        let kind = p.kind("P");
+        let c = p.cell(l) as usize;
+        p.s.cells[c].highway = Some(Highway {
+            owner: (i % 2) as u8,
+            kind,
+            edges: 0b11111,
+        });
+    }
+    p.s.cells[0]
+        .row
+        .push(pbem::games::right_of_way::FaceDown { owner: 1, kind: 0 });
+    let legal = p.rules.legal_moves(&p.s, 0);
+    assert_eq!(legal.len(), 1);
+    assert_eq!(legal[0].text, "pass");
+    let s1 = p
+        .rules
+        .apply(&p.s, 0, &Move::Pass, &mut DrawStream::for_testing(1))
+        .unwrap();
+    assert_eq!(s1.to_move, 1);
+    assert!(!s1.over);
+    // Blue can still build on its right-of-way, so blue may not pass.
+    let err = p
+        .rules
+        .apply(&s1, 1, &Move::Pass, &mut DrawStream::for_testing(1))
+        .unwrap_err();
+    assert!(err.problem.contains("pass"), "{err}");
+    let mut s2 = s1.clone();
+    s2.cells[0].row.clear();
+    s2.cells[0].highway = Some(Highway {
+        owner: 1,
+        kind: 0,
+        edges: 0b1001,
+    });
+    let s3 = p
+        .rules
+        .apply(&s2, 1, &Move::Pass, &mut DrawStream::for_testing(1))
+        .unwrap();
+    assert!(s3.over);
+}
+
+#[test]
+fn the_game_ends_one_turn_after_a_player_runs_out() {
+    let mut p = Pos::new();
+    p.hand(0, &["I"]).hand(1, &["I", "C"]);
+    p.s.players[0].discards = p.s.players[0].stack.len() as u32;
+    p.s.players[0].stack.clear();
+    let s1 = p.apply(0, "place E,W at E7").unwrap();
+    assert_eq!(s1.ended_by, Some(0));
+    assert!(!s1.over && s1.to_move == 1);
+    let q = Pos {
+        rules: rules(),
+        s: s1,
+    };
+    let s2 = q.apply(1, "place E,W at A5").unwrap();
+    assert!(s2.over);
+    assert!(q.rules.to_move(&s2).is_empty());
+    assert_eq!(q.rules.winners(&s2), vec![0, 1], "no points: a shared win");
+}
+
+// ---- Setups and options ----
+
+#[test]
+fn data_and_options() {
+    let r = rules();
+    assert_eq!(r.tiles_per_player(), 54);
+    assert_eq!(r.kinds().len(), 12);
+    let canon: std::collections::BTreeSet<u8> = r
+        .kinds()
+        .iter()
+        .map(|k| pbem::grid::hex::canonical_mask(k.mask))
+        .collect();
+    assert_eq!(
+        canon.len(),
+        12,
+        "twelve rotation classes, eleven patterns up to mirroring"
+    );
+    assert_eq!(
+        r.options().get("setup").map(String::as_str),
+        Some("hexagon")
+    );
+    let err = RightOfWay::from_data(
+        RightOfWay::DEFAULT_DATA,
+        &[("colour".to_string(), "red".to_string())].into(),
+    )
+    .unwrap_err();
+    assert!(err.problem.contains("colour") && err.accepted.contains("setup"));
+    let m = rules_with(&[("setup", "map")]);
+    let s = m.setup(&names(), &mut DrawStream::for_testing(1)).unwrap();
+    assert_eq!(s.cells.iter().filter(|c| c.city != City::Empty).count(), 61);
+    assert_eq!(
+        s.cells.iter().filter(|c| c.city == City::Dollar).count(),
+        31
+    );
+    let d = rules_with(&[("setup", "hexagon"), ("centre", "dollar")]);
+    let s = d.setup(&names(), &mut DrawStream::for_testing(1)).unwrap();
+    assert_eq!(
+        s.cells[d.cell_index(CENTRE).unwrap() as usize].city,
+        City::Dollar
+    );
+    assert_eq!(
+        s.cells.iter().filter(|c| c.city == City::Dollar).count(),
+        31
+    );
+}
+
+#[test]
+fn the_draft_builds_the_city_tile_by_tile() {
+    let r = rules_with(&[("setup", "draft")]);
+    let mut chance = DrawStream::for_testing(5);
+    let mut s = r.setup(&names(), &mut chance).unwrap();
+    assert!(s.setup);
+    assert_eq!(s.cells.iter().filter(|c| c.city != City::Empty).count(), 1);
+    let view = r.view(&s, Viewer::Public, &names());
+    assert_eq!(view.fields["setup"], true);
+    let legal = r.legal_moves(&s, 0);
+    assert_eq!(legal.len(), 6);
+    assert!(legal.iter().all(|m| m.kind == "city"));
+    let err = r.parse_move(&s, 0, "city F11").unwrap_err();
+    assert!(err.problem.contains("F11"), "{err}");
+    let mut turns = 0;
+    while s.setup {
+        let seat = s.to_move as usize;
+        assert_eq!(seat, turns % 2, "seat 0 first, then in turn");
+        let mv = r.sample_move(&s, seat, &mut chance).unwrap();
+        s = r.apply(&s, seat, &mv, &mut chance).unwrap();
+        turns += 1;
+    }
+    assert_eq!(turns, 60);
+    assert_eq!(s.cells.iter().filter(|c| c.city != City::Empty).count(), 61);
+    assert_eq!(
+        s.cells.iter().filter(|c| c.city == City::Dollar).count(),
+        31
+    );
+    assert!(s.players.iter().all(|p| p.hand.len() == 5));
+}
+
+// ---- Random whole games ----
+
+/// Independent cost and profit from the public view's board, for cross-checking.
+fn independent_cost_profit(r: &RightOfWay, s: &State, cell: u16, edges: &[u8]) -> (i64, i64) {
+    let here = r.hex(cell);
+    let at = |h: Hex| r.hex_index(h).map(|i| &s.cells[i as usize]);
+    let cost = if s.cells[cell as usize].city == City::Dollar {
+        edges.len() as i64
+    } else {
+        0
+    };
+    let mut profit = 0;
+    for &e in edges {
+        let (dq, dr) = DIRS[e as usize];
+        if let Some(n) = at(Hex::new(here.q + dq, here.r + dr)) {
+            profit += i64::from(n.city == City::Dollar);
+            profit += i64::from(
+                n.highway
+                    .is_some_and(|h| h.edges & (1 << opposite(e as usize)) != 0),
+            );
+        }
+    }
+    (cost, profit)
+}
+
+fn play_game(r: &RightOfWay, seed: u64, check_legal_every: usize) -> State {
+    let mut chance = DrawStream::for_testing(seed);
+    let mut s = r.setup(&names(), &mut chance).unwrap();
+    let mut moves = 0;
+    while !r.is_over(&s) {
+        let seat = r.to_move(&s)[0];
+        if check_legal_every > 0 && moves % check_legal_every == 3 && !s.setup {
+            check_legal(r, &s, seat, &mut chance);
+        }
+        let mv = r
+            .sample_move(&s, seat, &mut chance)
+            .expect("a move while not over");
+        let next = r
+            .apply(&s, seat, &mv, &mut chance)
+            .unwrap_or_else(|e| panic!("sampled `{}` refused: {e}", r.move_text(&mv)));
+        if !next.setup {
+            for p in 0..2 {
+                assert_eq!(next.tiles_of(p), 54, "tile conservation, seat {p}");
+            }
+        }
+        let json = serde_json::to_string(&next).unwrap();
+        let back: State = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, next, "serde round trip");
+        s = next;
+        moves += 1;
+        assert!(moves < 1000, "the game must end");
+    }
+    let scores = r.scores(&s);
+    let best = *scores.iter().max().unwrap();
+    let winners = r.winners(&s);
+    assert!(!winners.is_empty());
+    assert!(winners.iter().all(|&w| scores[w] == best));
+    assert!((0..2).all(|p| winners.contains(&p) || scores[p] < best));
+    s
+}
+
+fn check_legal(r: &RightOfWay, s: &State, seat: usize, chance: &mut dyn Chance) {
+    let legal = r.legal_moves(s, seat);
+    assert!(!legal.is_empty());
+    // A sample of entries (all of them is slow in debug builds): every one must parse and
+    // apply as written, with the cost and profit it announces.
+    let step = 1 + legal.len() / 40;
+    let offset = chance.draw(step as u32, Visibility::Public) as usize;
+    for m in legal.iter().skip(offset).step_by(step) {
+        let mv = r
+            .parse_move(s, seat, &m.text)
+            .unwrap_or_else(|e| panic!("`{}`: {e}", m.text));
+        let after = r
+            .apply(s, seat, &mv, &mut DrawStream::for_testing(11))
+            .unwrap_or_else(|e| panic!("`{}`: {e}", m.text));
+        assert_eq!(r.move_text(&mv), m.text, "listed texts are canonical");
+        if m.kind != "place" {
+            continue;
+        }
+        let cell = r.cell_index(m.details["cell"].as_str().unwrap()).unwrap();
+        let edges: Vec<u8> = m.details["edges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e.as_u64().unwrap() as u8)
+            .collect();
+        let (cost, profit) = independent_cost_profit(r, s, cell, &edges);
+        assert_eq!(
+            (
+                m.details["cost"].as_i64().unwrap(),
+                m.details["profit"].as_i64().unwrap()
+            ),
+            (cost, profit),
+            "{}",
+            m.text
+        );
+        let net = profit - cost;
+        let (p0, p1) = (&s.players[seat], &after.players[seat]);
+        if net > 0 {
+            let drawn = (net as usize).min(p0.stack.len());
+            assert_eq!(p1.stack.len(), p0.stack.len() - drawn, "{}", m.text);
+        } else if net < 0 && p0.hand.len() > (-net) as usize {
+            let under = s.cells[cell as usize]
+                .row
+                .iter()
+                .filter(|t| t.owner as usize == seat)
+                .count();
+            assert_eq!(
+                p1.discards,
+                p0.discards + (-net) as u32 + under as u32,
+                "{}",
+                m.text
+            );
+            let left = p0.hand.len() - 1 - (-net) as usize;
+            // An empty hand draws one tile at the end of the turn.
+            let refill = usize::from(left == 0 && !p0.stack.is_empty());
+            assert_eq!(p1.hand.len(), left + refill, "{}", m.text);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_games_keep_the_invariants(seed in any::<u64>()) {
+        play_game(&rules(), seed, 0);
+    }
+
+    #[test]
+    fn legal_moves_apply_as_listed(seed in any::<u64>()) {
+        play_game(&rules(), seed, 25);
+    }
+
+    #[test]
+    fn draft_and_map_games_end(seed in any::<u64>()) {
+        play_game(&rules_with(&[("setup", "draft")]), seed, 0);
+        play_game(&rules_with(&[("setup", "map")]), seed, 0);
+    }
+}
+
+#[test]
+fn a_random_game_is_fast() {
+    let r = rules();
+    let start = std::time::Instant::now();
+    let games = 50;
+    for seed in 0..games {
+        let mut chance = DrawStream::for_testing(seed);
+        let mut s = r.setup(&names(), &mut chance).unwrap();
+        while !r.is_over(&s) {
+            let seat = r.to_move(&s)[0];
+            let mv = r.sample_move(&s, seat, &mut chance).unwrap();
+            s = r.apply(&s, seat, &mv, &mut chance).unwrap();
+        }
+    }
+    let per_game = start.elapsed() / games as u32;
+    eprintln!("right-of-way: {per_game:?} per random game");
+    // Debug builds are much slower than the release benchmark; this only catches a
+    // gross regression (an enumeration sneaking into sample_move or apply).
+    assert!(
+        per_game < std::time::Duration::from_millis(50),
+        "{per_game:?}"
+    );
+}
+
+// ---- Boards ----
+
+fn assert_fits(board: &str) {
+    for line in board.lines() {
+        assert!(line.chars().count() <= 78, "too wide: {line:?}");
+        assert_eq!(line, line.trim_end(), "trailing spaces");
+    }
+}
+
+#[test]
+fn board_opening() {
+    let r = rules();
+    let s = r
+        .setup(&names(), &mut DrawStream::for_testing(2026))
+        .unwrap();
+    let board = r.board(&s, Viewer::Player(0), &names());
+    assert_fits(&board);
+    insta::assert_snapshot!(board);
+}
+
+#[test]
+fn board_mid_game_with_right_of_way() {
+    let r = rules();
+    let mut chance = DrawStream::for_testing(8);
+    let mut s = r.setup(&names(), &mut chance).unwrap();
+    for _ in 0..30 {
+        let seat = s.to_move as usize;
+        let mv = r.sample_move(&s, seat, &mut chance).unwrap();
+        s = r.apply(&s, seat, &mv, &mut chance).unwrap();
+    }
+    // Make sure stacks of height one and two are on the board.
+    let free: Vec<u16> = (0..s.cells.len() as u16)
+        .filter(|&i| {
+            let c = &s.cells[i as usize];
+            c.highway.is_none() && c.row.is_empty()
+        })
+        .collect();
+    let a = free[0];
+    let b = free[free.len() - 1];
+    for (cell, owner) in [(a, 0u8), (b, 1), (b, 0)] {
+        let kind = s.players[owner as usize].stack.pop().unwrap();
+        s.cells[cell as usize]
+            .row
+            .push(pbem::games::right_of_way::FaceDown { owner, kind });
+    }
+    let board = r.board(&s, Viewer::Public, &names());
+    assert_fits(&board);
+    assert!(board.contains("#A1") && board.contains("#A2"), "{board}");
+    insta::assert_snapshot!(board);
+    let view = r.view(&s, Viewer::Public, &names());
+    let cells = view.fields["board"].as_array().unwrap();
+    assert_eq!(cells.len(), 61);
+    let stacked = cells.iter().find(|c| c["label"] == r.label(b)).unwrap();
+    assert_eq!(stacked["right_of_way"], serde_json::json!(["blue", "red"]));
+    assert!(view.players[0]["hand"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t["edges"].is_array() && t["tile"].is_string()));
+}
+
+#[test]
+fn board_draft_in_progress() {
+    let r = rules_with(&[("setup", "draft")]);
+    let mut chance = DrawStream::for_testing(3);
+    let mut s = r.setup(&names(), &mut chance).unwrap();
+    for _ in 0..20 {
+        let seat = s.to_move as usize;
+        let mv = r.sample_move(&s, seat, &mut chance).unwrap();
+        s = r.apply(&s, seat, &mv, &mut chance).unwrap();
+    }
+    let board = r.board(&s, Viewer::Public, &names());
+    assert_fits(&board);
+    insta::assert_snapshot!(board);
+}
