@@ -906,3 +906,19 @@ fn board_draft_in_progress() {
     assert_fits(&board);
     insta::assert_snapshot!(board);
 }
+
+#[test]
+fn a_default_purchase_keeps_the_tile_the_placement_needs() {
+    let mut p = Pos::new();
+    p.hand(0, &["I", "C", "H"]).hand(1, &["I"]);
+    let mv = p
+        .rules
+        .parse_move(&p.s, 0, "buy E7; place E,W at E9")
+        .unwrap();
+    assert_eq!(p.rules.move_text(&mv), "buy E7 with C; place E,W at E9");
+    let mv = p
+        .rules
+        .parse_move(&p.s, 0, "place E,W at E9; buy E7")
+        .unwrap();
+    assert_eq!(p.rules.move_text(&mv), "place E,W at E9; buy E7 with C");
+}

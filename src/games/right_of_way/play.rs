@@ -484,13 +484,22 @@ impl RightOfWay {
             .collect();
         let mut report = TurnReport::default();
         let mut bought_cell = None;
+        let mut placed = false;
         for action in actions {
             match action {
                 Action::Buy { cell, tile, paying } => {
-                    report.bought = Some(self.buy(state, me, *cell, *tile, paying.as_deref())?);
+                    // A purchase before the placement leaves the placement's tile alone
+                    // when it picks default tiles.
+                    let reserve = actions.iter().find_map(|a| match a {
+                        Action::Place { edges, .. } if !placed => self.kind_of_edges(*edges),
+                        _ => None,
+                    });
+                    report.bought =
+                        Some(self.buy(state, me, *cell, *tile, paying.as_deref(), reserve)?);
                     bought_cell = Some(*cell);
                 }
                 Action::Place { cell, edges } => {
+                    placed = true;
                     let (cost, profit) = self.place(state, me, *cell, *edges)?;
                     report.cost = cost;
                     report.profit = profit;
@@ -531,6 +540,7 @@ impl RightOfWay {
         cell: u16,
         tile: Option<u8>,
         paying: Option<&[u8]>,
+        reserve: Option<u8>,
     ) -> Result<(u8, Vec<u8>), RuleError> {
         let seat = me as usize;
         let example_buy = |state: &State| -> String {
@@ -595,6 +605,14 @@ impl RightOfWay {
             ));
         }
         let mut remaining = hand.clone();
+        // Defaults choose among the hand without one tile of the reserved kind.
+        let pool = |remaining: &Vec<u8>| -> Vec<u8> {
+            let mut pool = remaining.clone();
+            if let Some(p) = reserve.and_then(|k| pool.iter().position(|&h| h == k)) {
+                pool.remove(p);
+            }
+            pool
+        };
         let take = |remaining: &mut Vec<u8>, k: u8, what: &str| -> Result<(), RuleError> {
             match remaining.iter().position(|&h| h == k) {
                 Some(i) => {
@@ -621,7 +639,7 @@ impl RightOfWay {
             None => {
                 // Default: the hand tile with the fewest connections (kinds are in data
                 // order, which lists fewer connections first).
-                let k = self.cheapest(&remaining);
+                let k = self.cheapest(&pool(&remaining));
                 take(&mut remaining, k, "the face-down tile")?;
                 k
             }
@@ -642,7 +660,7 @@ impl RightOfWay {
             None => {
                 let mut p = Vec::new();
                 for _ in 0..height {
-                    let k = self.cheapest(&remaining);
+                    let k = self.cheapest(&pool(&remaining));
                     take(&mut remaining, k, "the price")?;
                     p.push(k);
                 }
