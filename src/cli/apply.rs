@@ -20,7 +20,9 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let move_text = if args.move_text == "-" {
         let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text).context("cannot read the move from standard input")?;
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("cannot read the move from standard input")?;
         text
     } else {
         args.move_text

@@ -12,8 +12,16 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let keyring = if args.public { None } else { super::keyring_if_any() };
+    let keyring = if args.public {
+        None
+    } else {
+        super::keyring_if_any()
+    };
     let report = ops::audit(&args.file.file, keyring.as_ref())?;
-    print!("{}", report.render());
-    Ok(if report.passed() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    super::emit(&report.render())?;
+    Ok(if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

@@ -48,7 +48,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let seed = Seed::from_hex(args.seed.as_deref().unwrap_or(DEMO_SEED))
         .context("--seed takes exactly 64 hexadecimal digits")?;
     let request = NewGame {
-        players: vec![parse_player("Ann <ann@example.org>"), parse_player("Bob <bob@example.org>")],
+        players: vec![
+            parse_player("Ann <ann@example.org>"),
+            parse_player("Bob <bob@example.org>"),
+        ],
         seed: Some(seed),
         ..NewGame::default()
     };
@@ -62,13 +65,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if view["over"] == serde_json::Value::Bool(true) {
             break;
         }
-        let Some(player) = view["to_move"].get(0).and_then(|p| p.as_str()).map(str::to_string) else {
+        let Some(player) = view["to_move"]
+            .get(0)
+            .and_then(|p| p.as_str())
+            .map(str::to_string)
+        else {
             anyhow::bail!("the game is not over but nobody is to move");
         };
         let (bytes, driver) = ops::load(&file)?;
         let move_text = driver.pick_move(&bytes, &player, &mut players)?;
         let outcome = ops::apply_move(&file, &keyring, &player, &move_text)?;
-        println!("turn {:>3}: {:<4} {}", outcome.turn, player, move_text.replace('\n', "; "));
+        println!(
+            "turn {:>3}: {:<4} {}",
+            outcome.turn,
+            player,
+            move_text.replace('\n', "; ")
+        );
         if args.every > 0 && outcome.turn % args.every == 0 && !outcome.over {
             println!();
             print!("{}", ops::board(&file, None, None, None)?);
@@ -82,5 +94,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     println!("The audit, as any player could run it from the file alone:\n");
     let report = ops::audit(&file, None)?;
     print!("{}", report.render());
-    Ok(if report.passed() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

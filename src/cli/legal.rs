@@ -19,12 +19,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.format {
         super::ListFormat::Json => super::print_json(&moves)?,
         super::ListFormat::Text => {
+            let mut text = String::new();
             if moves.is_empty() {
-                println!("{} has no move to make now", args.player);
+                text = format!("{} has no move to make now\n", args.player);
             }
             for entry in &moves {
-                println!("{}", entry.text);
+                text.push_str(&entry.text);
+                text.push('\n');
             }
+            super::emit(&text)?;
         }
     }
     Ok(ExitCode::SUCCESS)

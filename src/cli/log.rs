@@ -9,6 +9,6 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    print!("{}", ops::log(&args.file.file)?);
+    super::emit(&ops::log(&args.file.file)?)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -24,6 +24,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let keyring = super::keyring()?;
     ops::reveal(path, &keyring)?;
-    println!("seed revealed in {}; anyone can now re-derive every draw with `pbem audit`", path.display());
+    println!(
+        "seed revealed in {}; anyone can now re-derive every draw with `pbem audit`",
+        path.display()
+    );
     Ok(ExitCode::SUCCESS)
 }

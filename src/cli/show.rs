@@ -27,10 +27,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         super::ShowFormat::Ascii => {
             let board = ops::board(path, args.viewer.as_deref(), args.turn, keyring.as_ref())?;
-            print!("{board}");
-            if !board.ends_with('\n') {
-                println!();
-            }
+            let newline = if board.ends_with('\n') { "" } else { "\n" };
+            super::emit(&format!("{board}{newline}"))?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -80,7 +80,10 @@ impl AuditChance<'_> {
                 describe(recorded),
                 describe(&chance.draws)
             )),
-            AuditChance::Recorded(chance) => chance.finish().err().map(|m| format!("its draws do not replay: {m:?}")),
+            AuditChance::Recorded(chance) => chance
+                .finish()
+                .err()
+                .map(|m| format!("its draws do not replay: {m:?}")),
         }
     }
 }
@@ -107,7 +110,11 @@ fn chance_for<'a>(
 ) -> AuditChance<'a> {
     match seed {
         Some(seed) => AuditChance::Derived(Box::new(RecordingChance::new(
-            TurnDraws { seed, game_id, turn },
+            TurnDraws {
+                seed,
+                game_id,
+                turn,
+            },
             anchor,
             player,
             move_text,
@@ -124,7 +131,11 @@ pub(crate) fn audit<R: Rules>(game: &Game<R>, keyring: Option<&Keyring>) -> Audi
     report
 }
 
-fn audit_into<R: Rules>(game: &Game<R>, keyring: Option<&Keyring>, report: &mut AuditReport) -> Result<(), EngineError> {
+fn audit_into<R: Rules>(
+    game: &Game<R>,
+    keyring: Option<&Keyring>,
+    report: &mut AuditReport,
+) -> Result<(), EngineError> {
     let file = &game.file;
     let genesis = &file.genesis;
     let id = genesis.id.as_str();
@@ -138,8 +149,14 @@ fn audit_into<R: Rules>(game: &Game<R>, keyring: Option<&Keyring>, report: &mut 
 
     let seed = match game.seed(keyring) {
         Ok(Some(seed)) => {
-            let source = if file.seed.is_some() { "revealed in the file" } else { "from the referee's keyring" };
-            report.ok(format!("seed {source}: matches the commitment; every draw is re-derived"));
+            let source = if file.seed.is_some() {
+                "revealed in the file"
+            } else {
+                "from the referee's keyring"
+            };
+            report.ok(format!(
+                "seed {source}: matches the commitment; every draw is re-derived"
+            ));
             report.draws_derived = true;
             Some(seed)
         }
@@ -176,7 +193,12 @@ fn audit_into<R: Rules>(game: &Game<R>, keyring: Option<&Keyring>, report: &mut 
     if !signature_holds(&key, &prev, &genesis.signature) {
         problems.push("the referee's signature does not verify".into());
     }
-    conclude(report, "genesis", &format!("{} setup draw(s)", genesis.draws.len()), problems);
+    conclude(
+        report,
+        "genesis",
+        &format!("{} setup draw(s)", genesis.draws.len()),
+        problems,
+    );
 
     for (expected_turn, record) in (1..).zip(&file.records) {
         let mut problems = Vec::new();
@@ -195,7 +217,15 @@ fn audit_into<R: Rules>(game: &Game<R>, keyring: Option<&Keyring>, report: &mut 
             problems.push("the referee's signature does not verify".into());
         }
         let seat = game.seat_of(&record.player)?;
-        let mut chance = chance_for(seed.as_ref(), id, record.turn, &prev, &record.player, &record.move_text, &record.draws);
+        let mut chance = chance_for(
+            seed.as_ref(),
+            id,
+            record.turn,
+            &prev,
+            &record.player,
+            &record.move_text,
+            &record.draws,
+        );
         let next = game
             .rules
             .parse_move(&state, seat, &record.move_text)

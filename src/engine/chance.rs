@@ -91,6 +91,9 @@ mod tests {
         for _ in 0..7000 {
             seen[stream.index(7) as usize] += 1;
         }
-        assert!(seen.iter().all(|&count| count > 850 && count < 1150), "{seen:?}");
+        assert!(
+            seen.iter().all(|&count| count > 850 && count < 1150),
+            "{seen:?}"
+        );
     }
 }

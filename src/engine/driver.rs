@@ -42,17 +42,35 @@ pub trait GameDriver: Sync {
     ///
     /// # Errors
     /// Anything that refuses the move; the input bytes are then all there is.
-    fn apply(&self, bytes: &[u8], keyring: &Keyring, player: &str, move_text: &str) -> Result<(Vec<u8>, MoveOutcome)>;
+    fn apply(
+        &self,
+        bytes: &[u8],
+        keyring: &Keyring,
+        player: &str,
+        move_text: &str,
+    ) -> Result<(Vec<u8>, MoveOutcome)>;
     /// The JSON view.
     ///
     /// # Errors
     /// A malformed file, an unknown viewer or turn.
-    fn view(&self, bytes: &[u8], viewer: Option<&str>, turn: Option<u64>, keyring: Option<&Keyring>) -> Result<Value>;
+    fn view(
+        &self,
+        bytes: &[u8],
+        viewer: Option<&str>,
+        turn: Option<u64>,
+        keyring: Option<&Keyring>,
+    ) -> Result<Value>;
     /// The ASCII board.
     ///
     /// # Errors
     /// As for [`GameDriver::view`].
-    fn board(&self, bytes: &[u8], viewer: Option<&str>, turn: Option<u64>, keyring: Option<&Keyring>) -> Result<String>;
+    fn board(
+        &self,
+        bytes: &[u8],
+        viewer: Option<&str>,
+        turn: Option<u64>,
+        keyring: Option<&Keyring>,
+    ) -> Result<String>;
     /// Every legal move of a player now.
     ///
     /// # Errors
@@ -115,7 +133,10 @@ fn viewer_of<R: Rules>(game: &Game<R>, name: Option<&str>) -> Result<Viewer> {
     }
 }
 
-fn seed_for_view<R: Rules>(game: &Game<R>, keyring: Option<&Keyring>) -> Result<Option<super::fairness::Seed>> {
+fn seed_for_view<R: Rules>(
+    game: &Game<R>,
+    keyring: Option<&Keyring>,
+) -> Result<Option<super::fairness::Seed>> {
     // Only games with hidden state need the seed to show a position.
     if R::HAS_HIDDEN_STATE {
         game.seed(keyring)
@@ -138,12 +159,23 @@ impl<R: Rules> GameDriver for Driver<R> {
         serialize(&game.file)
     }
 
-    fn apply(&self, bytes: &[u8], keyring: &Keyring, player: &str, move_text: &str) -> Result<(Vec<u8>, MoveOutcome)> {
+    fn apply(
+        &self,
+        bytes: &[u8],
+        keyring: &Keyring,
+        player: &str,
+        move_text: &str,
+    ) -> Result<(Vec<u8>, MoveOutcome)> {
         let mut game = parse::<R>(bytes)?;
         let applied = game.apply(keyring, player, move_text)?;
         let outcome = MoveOutcome {
             turn: applied.turn,
-            player: game.file.records.last().map(|r| r.player.clone()).unwrap_or_default(),
+            player: game
+                .file
+                .records
+                .last()
+                .map(|r| r.player.clone())
+                .unwrap_or_default(),
             over: applied.over,
             to_move: names(&game.names, &game.rules.to_move(&applied.state)),
             winners: names(&game.names, &game.rules.winners(&applied.state)),
@@ -151,7 +183,13 @@ impl<R: Rules> GameDriver for Driver<R> {
         Ok((serialize(&game.file)?, outcome))
     }
 
-    fn view(&self, bytes: &[u8], viewer: Option<&str>, turn: Option<u64>, keyring: Option<&Keyring>) -> Result<Value> {
+    fn view(
+        &self,
+        bytes: &[u8],
+        viewer: Option<&str>,
+        turn: Option<u64>,
+        keyring: Option<&Keyring>,
+    ) -> Result<Value> {
         let game = parse::<R>(bytes)?;
         let viewer = viewer_of(&game, viewer)?;
         let seed = seed_for_view(&game, keyring)?;
@@ -167,7 +205,10 @@ impl<R: Rules> GameDriver for Driver<R> {
             .map(|(seat, name)| {
                 let mut entry = Map::new();
                 entry.insert("name".into(), json!(name));
-                entry.insert("score".into(), json!(scores.get(seat).copied().unwrap_or(0)));
+                entry.insert(
+                    "score".into(),
+                    json!(scores.get(seat).copied().unwrap_or(0)),
+                );
                 if let Some(extra) = custom.players.get(seat) {
                     entry.extend(extra.clone());
                 }
@@ -180,8 +221,14 @@ impl<R: Rules> GameDriver for Driver<R> {
         view.insert("id".into(), json!(game.file.genesis.id));
         view.insert("turn".into(), json!(at.turn));
         view.insert("over".into(), json!(rules.is_over(state)));
-        view.insert("to_move".into(), json!(names(&game.names, &rules.to_move(state))));
-        view.insert("winners".into(), json!(names(&game.names, &rules.winners(state))));
+        view.insert(
+            "to_move".into(),
+            json!(names(&game.names, &rules.to_move(state))),
+        );
+        view.insert(
+            "winners".into(),
+            json!(names(&game.names, &rules.winners(state))),
+        );
         view.insert("players".into(), Value::Array(players));
         for (key, value) in custom.fields {
             view.entry(key).or_insert(value);
@@ -189,7 +236,13 @@ impl<R: Rules> GameDriver for Driver<R> {
         Ok(Value::Object(view))
     }
 
-    fn board(&self, bytes: &[u8], viewer: Option<&str>, turn: Option<u64>, keyring: Option<&Keyring>) -> Result<String> {
+    fn board(
+        &self,
+        bytes: &[u8],
+        viewer: Option<&str>,
+        turn: Option<u64>,
+        keyring: Option<&Keyring>,
+    ) -> Result<String> {
         let game = parse::<R>(bytes)?;
         let viewer = viewer_of(&game, viewer)?;
         let seed = seed_for_view(&game, keyring)?;
@@ -256,7 +309,9 @@ impl<R: Rules> GameDriver for Driver<R> {
         let legal = self.legal(bytes, player)?;
         let count = u32::try_from(legal.len()).unwrap_or(u32::MAX);
         if count == 0 {
-            return Err(EngineError::Usage(format!("{player} has no legal move now")));
+            return Err(EngineError::Usage(format!(
+                "{player} has no legal move now"
+            )));
         }
         let index = rng.draw(count, Visibility::Public) as usize;
         Ok(legal[index].text.clone())
@@ -264,7 +319,10 @@ impl<R: Rules> GameDriver for Driver<R> {
 }
 
 fn names(all: &[String], seats: &[usize]) -> Vec<String> {
-    seats.iter().filter_map(|&seat| all.get(seat).cloned()).collect()
+    seats
+        .iter()
+        .filter_map(|&seat| all.get(seat).cloned())
+        .collect()
 }
 
 fn draws_text(draws: &[Draw]) -> String {
@@ -283,9 +341,16 @@ fn draws_text(draws: &[Draw]) -> String {
 
 /// The game named in a file, read without knowing its state type.
 ///
+/// pbem writes `genesis.game` as the first string after `"genesis"`, so a short scan
+/// finds it without parsing the whole file twice; anything unexpected falls back to a
+/// full parse. A wrong answer cannot slip through: the typed parse checks the name.
+///
 /// # Errors
 /// Not a pbem game file.
 pub fn game_name(bytes: &[u8]) -> Result<String> {
+    if let Some(name) = scan_game_name(bytes) {
+        return Ok(name);
+    }
     #[derive(serde::Deserialize)]
     struct Peek {
         genesis: PeekGenesis,
@@ -297,4 +362,16 @@ pub fn game_name(bytes: &[u8]) -> Result<String> {
     let peek: Peek = serde_json::from_slice(bytes)
         .map_err(|error| EngineError::Malformed(format!("not a pbem game file ({error})")))?;
     Ok(peek.genesis.game)
+}
+
+fn scan_game_name(bytes: &[u8]) -> Option<String> {
+    let head = &bytes[..bytes.len().min(4096)];
+    let text = std::str::from_utf8(head).ok()?;
+    let after = &text[text.find("\"genesis\"")?..];
+    let after = after[after.find('{')? + 1..].trim_start();
+    let after = after.strip_prefix("\"game\"")?.trim_start().strip_prefix(':')?.trim_start();
+    let name = after.strip_prefix('"')?;
+    let end = name.find('"')?;
+    let name = &name[..end];
+    name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-').then(|| name.to_string())
 }

@@ -33,7 +33,14 @@ impl Seed {
 
     /// The key of the draw stream for one turn. Turn 0 is the setup, anchored on the
     /// genesis body hash with an empty player and move.
-    pub fn draw_key(&self, game_id: &str, turn: u64, anchor: &Hash, player: &str, move_text: &str) -> Hash {
+    pub fn draw_key(
+        &self,
+        game_id: &str,
+        turn: u64,
+        anchor: &Hash,
+        player: &str,
+        move_text: &str,
+    ) -> Hash {
         Fields::keyed(&self.0, "pbem/v1/draw")
             .text(game_id)
             .u64(turn)
@@ -86,7 +93,9 @@ pub struct RecordingChance<'a> {
 
 impl<'a> RecordingChance<'a> {
     pub fn new(turn: TurnDraws<'a>, anchor: &Hash, player: &str, move_text: &str) -> Self {
-        let key = turn.seed.draw_key(turn.game_id, turn.turn, anchor, player, move_text);
+        let key = turn
+            .seed
+            .draw_key(turn.game_id, turn.turn, anchor, player, move_text);
         RecordingChance {
             turn,
             stream: DrawStream::new(key),
@@ -102,7 +111,10 @@ impl Chance for RecordingChance<'_> {
             Visibility::Public => Draw::Public { of: n, pick },
             Visibility::Hidden => {
                 let index = self.draws.len() as u32;
-                let salt = self.turn.seed.salt(self.turn.game_id, self.turn.turn, index);
+                let salt = self
+                    .turn
+                    .seed
+                    .salt(self.turn.game_id, self.turn.turn, index);
                 Draw::Hidden {
                     of: n,
                     commit: to_hex(&hidden_commitment(&salt, n, pick)),
@@ -120,7 +132,11 @@ pub enum ReplayMismatch {
     /// The rules asked for more draws than the record holds.
     Missing { index: usize },
     /// The rules asked for a range other than the one recorded.
-    Range { index: usize, recorded: u32, asked: u32 },
+    Range {
+        index: usize,
+        recorded: u32,
+        asked: u32,
+    },
     /// A hidden draw, and no seed to open it.
     Sealed { index: usize },
     /// A recorded pick outside its range.
@@ -153,7 +169,9 @@ impl<'a> ReplayChance<'a> {
     pub fn finish(self) -> Result<(), ReplayMismatch> {
         match self.mismatch {
             Some(mismatch) => Err(mismatch),
-            None if self.next < self.draws.len() => Err(ReplayMismatch::Missing { index: self.next }),
+            None if self.next < self.draws.len() => {
+                Err(ReplayMismatch::Missing { index: self.next })
+            }
             None => Ok(()),
         }
     }
@@ -173,7 +191,11 @@ impl Chance for ReplayChance<'_> {
         };
         if draw.range() != n {
             let recorded = draw.range();
-            return self.fail(ReplayMismatch::Range { index, recorded, asked: n });
+            return self.fail(ReplayMismatch::Range {
+                index,
+                recorded,
+                asked: n,
+            });
         }
         match draw {
             Draw::Public { pick, .. } if *pick < n => *pick,
@@ -184,7 +206,8 @@ impl Chance for ReplayChance<'_> {
                 };
                 let salt = seed.salt(game_id, turn, index as u32);
                 // Open the commitment by trying each possible pick: ranges are small.
-                let found = (0..n).find(|&pick| to_hex(&hidden_commitment(&salt, n, pick)) == *commit);
+                let found =
+                    (0..n).find(|&pick| to_hex(&hidden_commitment(&salt, n, pick)) == *commit);
                 match found {
                     Some(pick) => pick,
                     None => self.fail(ReplayMismatch::OutOfRange { index }),

@@ -126,7 +126,12 @@ pub mod hashes {
 
     /// The genesis body: everything in genesis but draws, state, hash and signature.
     /// Setup draws are keyed by it, so it cannot depend on them.
-    pub fn genesis_body(genesis: &Genesis, referee_key: &[u8; 32], commitment: &Hash, rules_hash: &Hash) -> Hash {
+    pub fn genesis_body(
+        genesis: &Genesis,
+        referee_key: &[u8; 32],
+        commitment: &Hash,
+        rules_hash: &Hash,
+    ) -> Hash {
         let mut fields = Fields::hash("pbem/v1/genesis-body")
             .text(FORMAT)
             .text(&genesis.game)

@@ -26,7 +26,9 @@ pub enum KeyringError {
     Malformed { path: PathBuf },
     #[error("no seed for game {game_id} in the keyring at {home}; set PBEM_HOME to the keyring that created the game")]
     NoSeed { game_id: String, home: PathBuf },
-    #[error("a seed for game {game_id} already exists in the keyring; choose another game or keyring")]
+    #[error(
+        "a seed for game {game_id} already exists in the keyring; choose another game or keyring"
+    )]
     SeedExists { game_id: String },
     #[error("no platform data folder is known here; set PBEM_HOME")]
     NoHome,

@@ -146,7 +146,12 @@ pub trait Rules: Sized {
     ///
     /// # Errors
     /// Text that is not a move, with what would be accepted.
-    fn parse_move(&self, state: &Self::State, seat: Seat, text: &str) -> Result<Self::Move, RuleError>;
+    fn parse_move(
+        &self,
+        state: &Self::State,
+        seat: Seat,
+        text: &str,
+    ) -> Result<Self::Move, RuleError>;
 
     /// Applies a whole turn, all or nothing.
     ///

@@ -63,19 +63,23 @@ fn sign(key: &SigningKey, hash: &Hash) -> String {
 }
 
 fn state_hash<S: serde::Serialize>(state: &S) -> Result<Hash> {
-    let json = serde_json::to_vec(state)
-        .map_err(|error| EngineError::Malformed(format!("the state does not serialize: {error}")))?;
+    let json = serde_json::to_vec(state).map_err(|error| {
+        EngineError::Malformed(format!("the state does not serialize: {error}"))
+    })?;
     Ok(hashes::state(&json))
 }
 
 fn hex_field(what: &str, text: &str) -> Result<Hash> {
-    hash_from_hex(text).ok_or_else(|| EngineError::Malformed(format!("{what} is not 64 hexadecimal digits")))
+    hash_from_hex(text)
+        .ok_or_else(|| EngineError::Malformed(format!("{what} is not 64 hexadecimal digits")))
 }
 
 /// The short prefix of game ids: the initials of the game's name ("row" for
 /// right-of-way).
 pub fn id_prefix(game: &str) -> String {
-    game.split('-').filter_map(|word| word.chars().next()).collect()
+    game.split('-')
+        .filter_map(|word| word.chars().next())
+        .collect()
 }
 
 impl<R: Rules> Game<R> {
@@ -86,7 +90,9 @@ impl<R: Rules> Game<R> {
     pub fn create(request: NewGame, keyring: &Keyring) -> Result<Game<R>> {
         let rules = R::from_data(R::DEFAULT_DATA, &request.options)?;
         if request.players.is_empty() {
-            return Err(EngineError::Usage("a game needs players; give each with --player NAME".into()));
+            return Err(EngineError::Usage(
+                "a game needs players; give each with --player NAME".into(),
+            ));
         }
         check_names(&request.players)?;
         let seed = match request.seed {
@@ -95,7 +101,9 @@ impl<R: Rules> Game<R> {
         };
         // The id is derived from the seed so a fixed seed gives a reproducible game;
         // four bytes of a hash reveal nothing usable about the seed.
-        let id_hash = super::digest::Fields::hash("pbem/v1/game-id").fixed(&seed.0).finish();
+        let id_hash = super::digest::Fields::hash("pbem/v1/game-id")
+            .fixed(&seed.0)
+            .finish();
         let id = format!("{}-{}", id_prefix(R::NAME), &to_hex(&id_hash)[..8]);
         let key = keyring.signing_key()?;
         let referee_key = key.verifying_key().to_bytes();
@@ -120,7 +128,11 @@ impl<R: Rules> Game<R> {
         };
         let body = hashes::genesis_body(&genesis, &referee_key, &commitment, &rules_hash);
         let names: Vec<String> = genesis.players.iter().map(|p| p.name.clone()).collect();
-        let turn = TurnDraws { seed: &seed, game_id: &id, turn: 0 };
+        let turn = TurnDraws {
+            seed: &seed,
+            game_id: &id,
+            turn: 0,
+        };
         let mut chance = RecordingChance::new(turn, &body, "", "");
         let state = rules.setup(&names, &mut chance)?;
         let public = rules.public_state(&state);
@@ -159,10 +171,16 @@ impl<R: Rules> Game<R> {
         }
         let genesis = &file.genesis;
         if genesis.game != R::NAME {
-            return Err(EngineError::Malformed(format!("the game is {:?}, not {:?}", genesis.game, R::NAME)));
+            return Err(EngineError::Malformed(format!(
+                "the game is {:?}, not {:?}",
+                genesis.game,
+                R::NAME
+            )));
         }
         if to_hex(&sha256(genesis.rules_data.as_bytes())) != genesis.rules_hash {
-            return Err(EngineError::Tampered("the rules data does not match its hash in genesis".into()));
+            return Err(EngineError::Tampered(
+                "the rules data does not match its hash in genesis".into(),
+            ));
         }
         let rules = R::from_data(&genesis.rules_data, &genesis.options)?;
         let names = genesis.players.iter().map(|p| p.name.clone()).collect();
@@ -174,9 +192,12 @@ impl<R: Rules> Game<R> {
             .decode(&self.file.genesis.referee_key)
             .ok()
             .and_then(|bytes| bytes.try_into().ok())
-            .ok_or_else(|| EngineError::Malformed("referee_key is not a base64 Ed25519 public key".into()))?;
-        VerifyingKey::from_bytes(&bytes)
-            .map_err(|_| EngineError::Malformed("referee_key is not a valid Ed25519 public key".into()))
+            .ok_or_else(|| {
+                EngineError::Malformed("referee_key is not a base64 Ed25519 public key".into())
+            })?;
+        VerifyingKey::from_bytes(&bytes).map_err(|_| {
+            EngineError::Malformed("referee_key is not a valid Ed25519 public key".into())
+        })
     }
 
     fn genesis_body(&self) -> Result<Hash> {
@@ -184,7 +205,12 @@ impl<R: Rules> Game<R> {
         let key = self.referee_key()?.to_bytes();
         let commitment = hex_field("seed_commitment", &genesis.seed_commitment)?;
         let rules_hash = hex_field("rules_hash", &genesis.rules_hash)?;
-        Ok(hashes::genesis_body(genesis, &key, &commitment, &rules_hash))
+        Ok(hashes::genesis_body(
+            genesis,
+            &key,
+            &commitment,
+            &rules_hash,
+        ))
     }
 
     /// The seat of a player, by name, ignoring case; "Name <email>" is accepted too.
@@ -224,7 +250,9 @@ impl<R: Rules> Game<R> {
         let genesis_hash = hashes::genesis(&body, &genesis.draws, &genesis_state)
             .ok_or_else(|| EngineError::Malformed("a genesis draw is malformed".into()))?;
         if to_hex(&genesis_hash) != genesis.hash {
-            return Err(EngineError::Tampered("genesis does not match its hash".into()));
+            return Err(EngineError::Tampered(
+                "genesis does not match its hash".into(),
+            ));
         }
         let mut prev = genesis_hash;
         for (expected_turn, record) in (1..).zip(&self.file.records) {
@@ -252,7 +280,9 @@ impl<R: Rules> Game<R> {
             None => &genesis.state_hash,
         };
         if to_hex(&state_hash(&self.file.state)?) != *head_state {
-            return Err(EngineError::Tampered("the stored state is not the state the last record names".into()));
+            return Err(EngineError::Tampered(
+                "the stored state is not the state the last record names".into(),
+            ));
         }
         Ok(())
     }
@@ -281,7 +311,9 @@ impl<R: Rules> Game<R> {
             &record.draws,
             &after,
         )
-        .ok_or_else(|| EngineError::Tampered(format!("record {} has a malformed draw", record.turn)))
+        .ok_or_else(|| {
+            EngineError::Tampered(format!("record {} has a malformed draw", record.turn))
+        })
     }
 
     /// The seed, from the file if revealed, else from the keyring, checked against the
@@ -291,15 +323,15 @@ impl<R: Rules> Game<R> {
     /// Neither has it, or it does not match the commitment.
     pub fn seed(&self, keyring: Option<&Keyring>) -> Result<Option<Seed>> {
         let seed = match (&self.file.seed, keyring) {
-            (Some(text), _) => Some(
-                Seed::from_hex(text)
-                    .ok_or_else(|| EngineError::Malformed("the revealed seed is not 64 hexadecimal digits".into()))?,
-            ),
+            (Some(text), _) => Some(Seed::from_hex(text).ok_or_else(|| {
+                EngineError::Malformed("the revealed seed is not 64 hexadecimal digits".into())
+            })?),
             (None, Some(keyring)) => keyring.seed_if_present(&self.file.genesis.id)?,
             (None, None) => None,
         };
         if let Some(seed) = &seed {
-            if to_hex(&seed.commitment(&self.file.genesis.id)) != self.file.genesis.seed_commitment {
+            if to_hex(&seed.commitment(&self.file.genesis.id)) != self.file.genesis.seed_commitment
+            {
                 return Err(EngineError::WrongSeed);
             }
         }
@@ -322,7 +354,12 @@ impl<R: Rules> Game<R> {
     /// # Errors
     /// A tampered file, an unknown player, not their turn, a refused move, or a
     /// keyring that is not the game's.
-    pub fn apply(&mut self, keyring: &Keyring, player: &str, move_text: &str) -> Result<Applied<R::State>> {
+    pub fn apply(
+        &mut self,
+        keyring: &Keyring,
+        player: &str,
+        move_text: &str,
+    ) -> Result<Applied<R::State>> {
         self.check_chain()?;
         let seat = self.seat_of(player)?;
         let key = keyring.signing_key()?;
@@ -350,14 +387,26 @@ impl<R: Rules> Game<R> {
         let turn = self.file.records.len() as u64 + 1;
         let prev = self.head_hash()?;
         let name = self.names[seat].clone();
-        let draws = TurnDraws { seed: &seed, game_id: &self.file.genesis.id, turn };
+        let draws = TurnDraws {
+            seed: &seed,
+            game_id: &self.file.genesis.id,
+            turn,
+        };
         let mut chance = RecordingChance::new(draws, &prev, &name, move_text);
         let next = self.rules.apply(&state, seat, &mv, &mut chance)?;
         let public = self.rules.public_state(&next);
         let after = state_hash(&public)?;
         let draws = chance.draws;
-        let hash = hashes::record(&self.file.genesis.id, turn, &prev, &name, move_text, &draws, &after)
-            .ok_or_else(|| EngineError::Malformed("a draw is malformed".into()))?;
+        let hash = hashes::record(
+            &self.file.genesis.id,
+            turn,
+            &prev,
+            &name,
+            move_text,
+            &draws,
+            &after,
+        )
+        .ok_or_else(|| EngineError::Malformed("a draw is malformed".into()))?;
         let over = self.rules.is_over(&next);
         self.file.records.push(Record {
             turn,
@@ -374,7 +423,11 @@ impl<R: Rules> Game<R> {
             // The promise of docs/FAIRNESS.md: at the end everyone can re-derive every draw.
             self.file.seed = Some(seed.to_hex());
         }
-        Ok(Applied { turn, over, state: next })
+        Ok(Applied {
+            turn,
+            over,
+            state: next,
+        })
     }
 
     /// Names joined for messages.
@@ -459,7 +512,12 @@ impl<R: Rules> Game<R> {
         self.genesis_body()
     }
 
-    pub(crate) fn hash_of_record(&self, record: &Record, expected_turn: u64, prev: &Hash) -> Result<Hash> {
+    pub(crate) fn hash_of_record(
+        &self,
+        record: &Record,
+        expected_turn: u64,
+        prev: &Hash,
+    ) -> Result<Hash> {
         self.record_hash(record, expected_turn, prev)
     }
 }
@@ -480,10 +538,15 @@ pub struct Replayed<S> {
 pub use super::audit::AuditReport;
 
 pub(crate) fn signature_holds(key: &VerifyingKey, hash: &Hash, signature: &str) -> bool {
-    let Some(bytes) = BASE64.decode(signature).ok().and_then(|b| <[u8; 64]>::try_from(b).ok()) else {
+    let Some(bytes) = BASE64
+        .decode(signature)
+        .ok()
+        .and_then(|b| <[u8; 64]>::try_from(b).ok())
+    else {
         return false;
     };
-    key.verify_strict(hash, &Signature::from_bytes(&bytes)).is_ok()
+    key.verify_strict(hash, &Signature::from_bytes(&bytes))
+        .is_ok()
 }
 
 pub(crate) fn state_hash_of<S: serde::Serialize>(state: &S) -> Result<Hash> {
@@ -492,8 +555,14 @@ pub(crate) fn state_hash_of<S: serde::Serialize>(state: &S) -> Result<Hash> {
 
 fn replay_error(turn: u64, mismatch: &ReplayMismatch) -> EngineError {
     let what = match mismatch {
-        ReplayMismatch::Missing { index } => format!("the rules ask for draw {index}, which is not recorded"),
-        ReplayMismatch::Range { index, recorded, asked } => {
+        ReplayMismatch::Missing { index } => {
+            format!("the rules ask for draw {index}, which is not recorded")
+        }
+        ReplayMismatch::Range {
+            index,
+            recorded,
+            asked,
+        } => {
             format!("draw {index} is recorded out of {recorded}, the rules draw out of {asked}")
         }
         ReplayMismatch::Sealed { index } => {
@@ -517,8 +586,13 @@ fn check_names(players: &[PlayerEntry]) -> Result<()> {
                 player.name
             )));
         }
-        if players[..i].iter().any(|p| p.name.eq_ignore_ascii_case(name)) {
-            return Err(EngineError::Usage(format!("two players are called {name:?}; names must differ")));
+        if players[..i]
+            .iter()
+            .any(|p| p.name.eq_ignore_ascii_case(name))
+        {
+            return Err(EngineError::Usage(format!(
+                "two players are called {name:?}; names must differ"
+            )));
         }
     }
     Ok(())
@@ -529,7 +603,8 @@ pub fn parse_player(text: &str) -> PlayerEntry {
     match text.split_once('<') {
         Some((name, rest)) => PlayerEntry {
             name: name.trim().to_string(),
-            email: Some(rest.trim_end().trim_end_matches('>').trim().to_string()).filter(|e| !e.is_empty()),
+            email: Some(rest.trim_end().trim_end_matches('>').trim().to_string())
+                .filter(|e| !e.is_empty()),
         },
         None => PlayerEntry {
             name: text.trim().to_string(),

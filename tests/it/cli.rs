@@ -564,3 +564,36 @@ fn the_opening_board_is_stable() {
     }
     insta::assert_snapshot!(board);
 }
+
+#[test]
+fn a_reformatted_file_still_loads_and_audits() {
+    let table = Table::new();
+    table.new_game(SEED);
+    let mover = to_move(&table.view());
+    let text = table.legal(&mover)[0]["move"].as_str().expect("text").to_string();
+    assert!(table.apply(&mover, &text).0);
+    // serde_json's Value sorts keys: "game" is no longer the first field of genesis.
+    let value: Value = serde_json::from_slice(&bytes(&table.file())).expect("json");
+    std::fs::write(table.file(), serde_json::to_vec(&value).expect("json")).expect("write");
+    let (ok, report) = table.audit(true);
+    assert!(ok, "{report}");
+    assert_eq!(table.view()["turn"], 1);
+}
+
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    let table = Table::new();
+    table.new_game(SEED);
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("pbem"))
+        .env("PBEM_HOME", table.home())
+        .arg("legal")
+        .arg(table.file())
+        .args(["--player", "Ann"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("waits");
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
+}
