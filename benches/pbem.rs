@@ -51,7 +51,9 @@ fn play(dir: &Path, keyring: &Keyring, name: &str, seed_byte: u8, turns: Option<
         }
         let player = view["to_move"][0].as_str().expect("a player").to_string();
         let (bytes, driver) = ops::load(&file).expect("load");
-        let text = driver.pick_move(&bytes, &player, &mut picker).expect("a move");
+        let text = driver
+            .pick_move(&bytes, &player, &mut picker)
+            .expect("a move");
         ops::apply_move(&file, keyring, &player, &text).expect("apply");
         played += 1;
     }
@@ -59,15 +61,18 @@ fn play(dir: &Path, keyring: &Keyring, name: &str, seed_byte: u8, turns: Option<
 }
 
 fn fixture() -> Fixture {
-    let dir = tempfile::tempdir_in(std::env::var_os("PBEM_BENCH_DIR").unwrap_or_else(|| ".".into()))
-        .expect("a temporary folder");
+    let dir =
+        tempfile::tempdir_in(std::env::var_os("PBEM_BENCH_DIR").unwrap_or_else(|| ".".into()))
+            .expect("a temporary folder");
     let home = dir.path().join("keyring");
     let keyring = Keyring::at(&home);
     let mid_game = play(dir.path(), &keyring, "mid.json", 1, Some(60));
     let complete = play(dir.path(), &keyring, "complete.json", 2, None);
     let view = ops::view(&mid_game, None, None, None).expect("view");
     let next_player = view["to_move"][0].as_str().expect("a player").to_string();
-    let next_move = ops::legal(&mid_game, &next_player).expect("legal")[0].text.clone();
+    let next_move = ops::legal(&mid_game, &next_player).expect("legal")[0]
+        .text
+        .clone();
     Fixture {
         _dir: dir,
         home,
@@ -79,7 +84,11 @@ fn fixture() -> Fixture {
 }
 
 fn run(command: &mut Command) {
-    let status = command.stdout(Stdio::null()).stderr(Stdio::null()).status().expect("runs");
+    let status = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("runs");
     assert!(status.success());
 }
 
@@ -107,7 +116,12 @@ fn bench_apply(c: &mut Criterion, fixture: &Fixture) {
                     .env("PBEM_HOME", &fixture.home)
                     .arg("apply")
                     .arg(&work)
-                    .args(["--player", &fixture.next_player, "--move", &fixture.next_move]));
+                    .args([
+                        "--player",
+                        &fixture.next_player,
+                        "--move",
+                        &fixture.next_move,
+                    ]));
             },
             BatchSize::PerIteration,
         );
@@ -119,9 +133,17 @@ fn bench_audit(c: &mut Criterion, fixture: &Fixture) {
     let mut group = c.benchmark_group("audit");
     group.measurement_time(Duration::from_secs(8));
     let records = ops::view(&fixture.complete, None, None, None).expect("view")["turn"].clone();
-    eprintln!("complete game: {records} records, {} bytes", std::fs::metadata(&fixture.complete).expect("size").len());
+    eprintln!(
+        "complete game: {records} records, {} bytes",
+        std::fs::metadata(&fixture.complete).expect("size").len()
+    );
     group.bench_function("pbem-audit-process", |b| {
-        b.iter(|| run(Command::new(PBEM).arg("audit").arg("--public").arg(&fixture.complete)));
+        b.iter(|| {
+            run(Command::new(PBEM)
+                .arg("audit")
+                .arg("--public")
+                .arg(&fixture.complete))
+        });
     });
     group.bench_function("audit-in-process", |b| {
         b.iter(|| {
@@ -140,8 +162,12 @@ fn random_game(rules: &RightOfWay, seed: u64) -> usize {
     let mut turns = 0;
     while !rules.is_over(&state) {
         let seat = rules.to_move(&state)[0];
-        let mv = rules.sample_move(&state, seat, &mut players).expect("a legal move");
-        state = rules.apply(&state, seat, &mv, &mut chance).expect("a sampled move is legal");
+        let mv = rules
+            .sample_move(&state, seat, &mut players)
+            .expect("a legal move");
+        state = rules
+            .apply(&state, seat, &mv, &mut chance)
+            .expect("a sampled move is legal");
         turns += 1;
     }
     turns

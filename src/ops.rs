@@ -52,7 +52,10 @@ pub fn load(path: &Path) -> Result<(Vec<u8>, &'static dyn GameDriver)> {
 pub fn new_game(game: &str, request: NewGame, keyring: &Keyring, out: &Path) -> Result<()> {
     let driver = driver(game)?;
     if out.exists() {
-        return Err(StoreError::Exists { path: out.to_path_buf() }.into());
+        return Err(StoreError::Exists {
+            path: out.to_path_buf(),
+        }
+        .into());
     }
     let bytes = driver.create(request, keyring)?;
     let _lock = store::lock(out)?;
@@ -65,7 +68,12 @@ pub fn new_game(game: &str, request: NewGame, keyring: &Keyring, out: &Path) -> 
 ///
 /// # Errors
 /// Anything that refuses the move; the file is then byte-for-byte unchanged.
-pub fn apply_move(path: &Path, keyring: &Keyring, player: &str, move_text: &str) -> Result<MoveOutcome> {
+pub fn apply_move(
+    path: &Path,
+    keyring: &Keyring,
+    player: &str,
+    move_text: &str,
+) -> Result<MoveOutcome> {
     let _lock = store::lock(path)?;
     let (bytes, driver) = load(path)?;
     let (updated, outcome) = driver.apply(&bytes, keyring, player, move_text)?;
@@ -89,7 +97,12 @@ pub fn reveal(path: &Path, keyring: &Keyring) -> Result<()> {
 ///
 /// # Errors
 /// Unreadable file, unknown viewer or turn.
-pub fn view(path: &Path, viewer: Option<&str>, turn: Option<u64>, keyring: Option<&Keyring>) -> Result<serde_json::Value> {
+pub fn view(
+    path: &Path,
+    viewer: Option<&str>,
+    turn: Option<u64>,
+    keyring: Option<&Keyring>,
+) -> Result<serde_json::Value> {
     let (bytes, driver) = load(path)?;
     Ok(driver.view(&bytes, viewer, turn, keyring)?)
 }
@@ -98,7 +111,12 @@ pub fn view(path: &Path, viewer: Option<&str>, turn: Option<u64>, keyring: Optio
 ///
 /// # Errors
 /// As for [`view`].
-pub fn board(path: &Path, viewer: Option<&str>, turn: Option<u64>, keyring: Option<&Keyring>) -> Result<String> {
+pub fn board(
+    path: &Path,
+    viewer: Option<&str>,
+    turn: Option<u64>,
+    keyring: Option<&Keyring>,
+) -> Result<String> {
     let (bytes, driver) = load(path)?;
     Ok(driver.board(&bytes, viewer, turn, keyring)?)
 }

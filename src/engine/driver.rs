@@ -369,9 +369,15 @@ fn scan_game_name(bytes: &[u8]) -> Option<String> {
     let text = std::str::from_utf8(head).ok()?;
     let after = &text[text.find("\"genesis\"")?..];
     let after = after[after.find('{')? + 1..].trim_start();
-    let after = after.strip_prefix("\"game\"")?.trim_start().strip_prefix(':')?.trim_start();
+    let after = after
+        .strip_prefix("\"game\"")?
+        .trim_start()
+        .strip_prefix(':')?
+        .trim_start();
     let name = after.strip_prefix('"')?;
     let end = name.find('"')?;
     let name = &name[..end];
-    name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-').then(|| name.to_string())
+    name.bytes()
+        .all(|b| b.is_ascii_lowercase() || b == b'-')
+        .then(|| name.to_string())
 }

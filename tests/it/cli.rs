@@ -570,7 +570,10 @@ fn a_reformatted_file_still_loads_and_audits() {
     let table = Table::new();
     table.new_game(SEED);
     let mover = to_move(&table.view());
-    let text = table.legal(&mover)[0]["move"].as_str().expect("text").to_string();
+    let text = table.legal(&mover)[0]["move"]
+        .as_str()
+        .expect("text")
+        .to_string();
     assert!(table.apply(&mover, &text).0);
     // serde_json's Value sorts keys: "game" is no longer the first field of genesis.
     let value: Value = serde_json::from_slice(&bytes(&table.file())).expect("json");

@@ -17,9 +17,14 @@ fn seed() -> Seed {
 
 fn rust_vectors() -> Vec<String> {
     let mut zero = DrawStream::new([0; 32]);
-    let words: Vec<String> = (0..4).map(|_| format!("{:08x}", zero.next_word())).collect();
+    let words: Vec<String> = (0..4)
+        .map(|_| format!("{:08x}", zero.next_word()))
+        .collect();
     let mut stream = DrawStream::new([7; 32]);
-    let picks: Vec<u32> = [61, 54, 53, 6, 2, 1000, 3, 1].iter().map(|&n| stream.index(n)).collect();
+    let picks: Vec<u32> = [61, 54, 53, 6, 2, 1000, 3, 1]
+        .iter()
+        .map(|&n| stream.index(n))
+        .collect();
     let seed = seed();
     let anchor = Fields::hash("anchor").finish();
     let salt = seed.salt(GAME, 3, 1);
@@ -52,8 +57,15 @@ fn golden_vectors_hold() {
 #[test]
 fn the_independent_reference_implementation_agrees() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reference/pbem_draw.py");
-    let output = Command::new("python3").arg(script).output().expect("python3 runs (CI installs it)");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = Command::new("python3")
+        .arg(script)
+        .output()
+        .expect("python3 runs (CI installs it)");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let lines: Vec<String> = String::from_utf8(output.stdout)
         .expect("utf-8")
         .lines()
