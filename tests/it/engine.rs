@@ -1,0 +1,140 @@
+//! The engine on whole games, in process: every random game's file audits, replay
+//! reproduces the stored state, and each record's draws are the seed's.
+
+use pbem::engine::chance::DrawStream;
+use pbem::engine::driver::GameDriver;
+use pbem::engine::fairness::Seed;
+use pbem::engine::keyring::Keyring;
+use pbem::engine::session::{parse_player, NewGame};
+use proptest::prelude::*;
+
+fn driver() -> &'static dyn GameDriver {
+    pbem::games::find("right-of-way").expect("registered")
+}
+
+/// Plays up to `turns` random turns in memory; returns the file bytes after each.
+fn play(seed: [u8; 32], picks: u64, turns: usize, keyring: &Keyring) -> Vec<Vec<u8>> {
+    let request = NewGame {
+        players: vec![parse_player("Ann"), parse_player("Bob <bob@example.org>")],
+        seed: Some(Seed(seed)),
+        ..NewGame::default()
+    };
+    let mut bytes = driver().create(request, keyring).expect("create");
+    let mut history = vec![bytes.clone()];
+    let mut picker = DrawStream::for_testing(picks);
+    for _ in 0..turns {
+        let view = driver().view(&bytes, None, None, None).expect("view");
+        if view["over"] == true {
+            break;
+        }
+        let player = view["to_move"][0].as_str().expect("a player").to_string();
+        let text = driver().pick_move(&bytes, &player, &mut picker).expect("a move");
+        let (next, outcome) = driver().apply(&bytes, keyring, &player, &text).expect("a legal move applies");
+        assert_eq!(outcome.player, player);
+        bytes = next;
+        history.push(bytes.clone());
+    }
+    history
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_games_audit_and_replay(seed in any::<[u8; 32]>(), picks in any::<u64>()) {
+        let dir = tempfile::tempdir().expect("dir");
+        let keyring = Keyring::at(dir.path());
+        let history = play(seed, picks, 400, &keyring);
+        let last = history.last().expect("a file");
+        let view = driver().view(last, None, None, None).expect("view");
+        prop_assert_eq!(&view["over"], &serde_json::Value::Bool(true), "a game ends within 400 turns");
+        // An outsider's audit after the reveal re-derives every draw.
+        let report = driver().audit(last, None).expect("audit");
+        prop_assert!(report.passed(), "{}", report.render());
+        prop_assert!(report.draws_derived);
+        // Every past position replays to the state that was stored at that time.
+        for (turn, earlier) in history.iter().enumerate().step_by(7) {
+            let stored = driver().view(earlier, None, None, None).expect("view");
+            let replayed = driver().view(last, None, Some(turn as u64), None).expect("replay");
+            prop_assert_eq!(stored, replayed);
+        }
+    }
+}
+
+#[test]
+fn the_referee_audits_before_the_reveal_with_the_keyring() {
+    let dir = tempfile::tempdir().expect("dir");
+    let keyring = Keyring::at(dir.path());
+    let history = play([3; 32], 3, 10, &keyring);
+    let bytes = history.last().expect("a file");
+    let with_keyring = driver().audit(bytes, Some(&keyring)).expect("audit");
+    assert!(with_keyring.passed() && with_keyring.draws_derived, "{}", with_keyring.render());
+    let outsider = driver().audit(bytes, None).expect("audit");
+    assert!(outsider.passed() && !outsider.draws_derived, "{}", outsider.render());
+}
+
+#[test]
+fn a_forged_draw_is_caught_once_the_seed_is_known() {
+    let dir = tempfile::tempdir().expect("dir");
+    let keyring = Keyring::at(dir.path());
+    let history = play([4; 32], 4, 30, &keyring);
+    let bytes = history.last().expect("a file");
+    let mut file: serde_json::Value = serde_json::from_slice(bytes).expect("json");
+    // Find a record with a draw of more than one outcome and change its pick, as a
+    // referee who wanted another tile would have to.
+    let records = file["records"].as_array_mut().expect("records");
+    let (turn, draw) = records
+        .iter_mut()
+        .find_map(|record| {
+            let turn = record["turn"].as_u64()?;
+            let draw = record["draws"].as_array_mut()?.iter_mut().find(|d| d["of"].as_u64() > Some(1))?;
+            Some((turn, draw))
+        })
+        .expect("some record drew");
+    let pick = draw["pick"].as_u64().expect("pick");
+    let of = draw["of"].as_u64().expect("of");
+    draw["pick"] = serde_json::json!((pick + 1) % of);
+    let forged = serde_json::to_vec(&file).expect("json");
+    let report = driver().audit(&forged, Some(&keyring)).expect("audit");
+    assert!(!report.passed());
+    assert!(
+        report.problems.iter().any(|p| p.starts_with(&format!("turn {turn} "))),
+        "{}",
+        report.render()
+    );
+}
+
+#[test]
+fn a_new_game_needs_a_new_seed_in_the_keyring() {
+    let dir = tempfile::tempdir().expect("dir");
+    let keyring = Keyring::at(dir.path());
+    let request = NewGame {
+        players: vec![parse_player("Ann"), parse_player("Bob")],
+        seed: Some(Seed([5; 32])),
+        ..NewGame::default()
+    };
+    driver().create(request.clone(), &keyring).expect("create");
+    let error = driver().create(request, &keyring).expect_err("the same game twice");
+    assert!(error.to_string().contains("already exists"), "{error}");
+}
+
+#[test]
+fn bad_player_lists_are_refused_with_a_way_forward() {
+    let dir = tempfile::tempdir().expect("dir");
+    let keyring = Keyring::at(dir.path());
+    for (players, says) in [
+        (vec!["Ann", "ann"], "names must differ"),
+        (vec!["Ann", ""], "not a usable player name"),
+        (vec!["Ann"], ""),
+        (vec!["Ann", "Bob", "Cid"], ""),
+    ] {
+        let request = NewGame {
+            players: players.iter().map(|p| parse_player(p)).collect(),
+            ..NewGame::default()
+        };
+        let Err(error) = driver().create(request, &keyring) else {
+            panic!("{players:?} must be refused");
+        };
+        assert!(error.to_string().contains(says), "{error}");
+    }
+}
