@@ -445,6 +445,10 @@ fn refusals_change_nothing_and_name_a_legal_move() {
         "place E,W at E7; discard C",
         "pass",
         "city E7",
+        "buy E9 with Q; place E,W at E7",
+        "buy A5 with I; place E,W at E7",
+        "buy E7 E9 with I; place E,W at E7",
+        "buy E7 with I; buy E11 with C; place E,W at E9",
     ];
     for text in bad {
         let err = match p.rules.parse_move(&p.s, 0, text) {
@@ -461,7 +465,8 @@ fn refusals_change_nothing_and_name_a_legal_move() {
         );
         // Every example between backticks that looks like a full move must be legal.
         for example in err.accepted.split('`').skip(1).step_by(2) {
-            if example.starts_with("place ") && !example.contains('<') {
+            let full = example.starts_with("place ") || example.starts_with("buy ");
+            if full && !example.contains('<') {
                 p.apply(0, example)
                     .unwrap_or_else(|e| panic!("{text}: example `{example}` refused: {e}"));
             }

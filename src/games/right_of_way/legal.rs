@@ -103,6 +103,24 @@ impl RightOfWay {
         out
     }
 
+    /// A complete turn with a purchase that is legal now, in backticks, for error
+    /// messages: the first free city tile in label order, as `pbem legal` lists it.
+    pub(crate) fn example_buy(&self, state: &State, seat: Seat) -> String {
+        let me = seat as u8;
+        let found = (0..state.cells.len()).find_map(|i| {
+            let c = &state.cells[i];
+            if !c.is_city() || c.highway.is_some() || !c.row.is_empty() {
+                return None;
+            }
+            let mv = self.default_buy_turn(state, me, i as u16)?;
+            self.resolve(state, seat, mv).ok()
+        });
+        match found {
+            Some(mv) => format!("`{}`", self.move_text(&mv)),
+            None => "none: no purchase is possible now".to_string(),
+        }
+    }
+
     /// A purchase with the default tiles, then the default placement: on the bought
     /// cell when it was another player's right-of-way (the reason to buy it), else on
     /// the first other cell in reading order where a placement is legal, with the

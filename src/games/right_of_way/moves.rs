@@ -365,7 +365,7 @@ impl RightOfWay {
     fn parse_tile(&self, state: &State, seat: Seat, w: &str) -> Result<u8, RuleError> {
         self.kind_by_name(w).ok_or_else(|| {
             RuleError::new(
-                format!("`{w}` is not a tile name"),
+                format!("`{}` is not a tile name", w.to_ascii_uppercase()),
                 format!(
                     "one of the tiles {}; e.g. `{}`",
                     self.tiles_list(),
@@ -404,7 +404,10 @@ impl RightOfWay {
                 if cell.replace(c).is_some() {
                     return Err(RuleError::new(
                         "a purchase names two cells",
-                        "one purchase per turn, e.g. `buy E9 with I`",
+                        format!(
+                            "one cell per purchase, e.g. {}",
+                            self.example_buy(state, seat)
+                        ),
                     ));
                 }
                 continue;
@@ -414,10 +417,9 @@ impl RightOfWay {
             }
             let k = self.parse_tile(state, seat, w).map_err(|mut e| {
                 e.accepted = format!(
-                    "`buy <CELL> with <TILE> [paying <TILE>,...]` where tiles are {}; e.g. `buy {} with {}`",
+                    "`buy <CELL> with <TILE> [paying <TILE>,...]` where tiles are {}; e.g. {}",
                     self.tiles_list(),
-                    self.label(self.centre),
-                    self.kinds[0].name
+                    self.example_buy(state, seat)
                 );
                 e
             })?;
@@ -434,9 +436,8 @@ impl RightOfWay {
             return Err(RuleError::new(
                 "the purchase names no cell",
                 format!(
-                    "`buy <CELL> with <TILE>`, e.g. `buy {} with {}`",
-                    self.label(self.centre),
-                    self.kinds[0].name
+                    "`buy <CELL> with <TILE>`, e.g. {}",
+                    self.example_buy(state, seat)
                 ),
             ));
         };

@@ -467,11 +467,7 @@ impl RightOfWay {
         if buys > 1 {
             return Err(RuleError::new(
                 "a turn buys at most one right-of-way",
-                format!(
-                    "one purchase, e.g. `buy {} with {}`",
-                    self.label(self.centre),
-                    self.kinds[0].name
-                ),
+                format!("one purchase, e.g. {}", self.example_buy(state, seat)),
             ));
         }
         let wanted: Vec<DiscardItem> = actions
@@ -543,26 +539,7 @@ impl RightOfWay {
         reserve: Option<u8>,
     ) -> Result<(u8, Vec<u8>), RuleError> {
         let seat = me as usize;
-        let example_buy = |state: &State| -> String {
-            (0..state.cells.len())
-                .find(|&i| {
-                    let c = &state.cells[i];
-                    c.is_city() && c.highway.is_none() && c.row.is_empty()
-                })
-                .map_or_else(
-                    || "no purchase".to_string(),
-                    |i| {
-                        format!(
-                            "`buy {} with {}`",
-                            self.label(i as u16),
-                            state.players[seat]
-                                .hand
-                                .first()
-                                .map_or("?", |&k| self.kinds[k as usize].name.as_str())
-                        )
-                    },
-                )
-        };
+        let example_buy = |state: &State| self.example_buy(state, seat);
         let c = &state.cells[cell as usize];
         if !c.is_city() {
             return Err(RuleError::new(
@@ -729,7 +706,10 @@ impl RightOfWay {
             return refuse(format!("{label} already has a highway"));
         }
         if let Some(holder) = c.row_holder().filter(|&h| h != me) {
-            return refuse(format!("seat {holder} holds the right-of-way on {label}"));
+            return refuse(format!(
+                "player {} holds the right-of-way on {label}",
+                char::from(b'A' + holder)
+            ));
         }
         if !state.players[seat].hand.contains(&kind) {
             return Err(RuleError::new(
