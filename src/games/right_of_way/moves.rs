@@ -475,9 +475,9 @@ impl RightOfWay {
                     None => {
                         return Err(RuleError::new(
                             format!(
-                                "`discard {}`: a highway or a face-down tile?",
-                                w.to_ascii_uppercase()
-                            ),
+                            "`discard {}` does not say whether a highway or a face-down tile goes",
+                            w.to_ascii_uppercase()
+                        ),
                             format!(
                                 "`discard placed {0}` or `discard row {0}`",
                                 w.to_ascii_uppercase()
