@@ -628,6 +628,12 @@ fn data_and_options() {
         s.cells.iter().filter(|c| c.city == City::Dollar).count(),
         31
     );
+    let board = m.board(&s, Viewer::Public, &names());
+    assert_fits(&board);
+    assert!(
+        board.contains("F11"),
+        "the map centre is labelled:\n{board}"
+    );
     let d = rules_with(&[("setup", "hexagon"), ("centre", "dollar")]);
     let s = d.setup(&names(), &mut DrawStream::for_testing(1)).unwrap();
     assert_eq!(
