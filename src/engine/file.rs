@@ -15,7 +15,11 @@ pub const FORMAT: &str = "pbem.game/1";
 pub const DRAW_ALGORITHM: &str = "pbem-draw/1";
 
 /// A whole game file, generic over the game's state type.
+///
+/// Unknown fields are refused everywhere in the schema: a renamed key (`"seed"` spelt
+/// otherwise, say) would otherwise read as an absent one and pass unnoticed.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GameFile<S> {
     pub format: String,
     pub genesis: Genesis,
@@ -28,6 +32,7 @@ pub struct GameFile<S> {
 
 /// A player as listed at the start.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PlayerEntry {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -36,6 +41,7 @@ pub struct PlayerEntry {
 
 /// Everything fixed before the first move, signed by the referee.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Genesis {
     pub game: String,
     pub id: String,
@@ -66,6 +72,7 @@ pub struct Genesis {
 
 /// One move: who, what, when, what it drew, and the chain that binds it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Record {
     /// 1-based: the record number, which is also the turn the move was made for.
     pub turn: u64,

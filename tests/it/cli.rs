@@ -36,8 +36,19 @@ impl Table {
         command
     }
 
-    /// A two-player right-of-way game with a fixed seed.
+    /// A two-player right-of-way game with a fixed seed and a fixed referee key (the
+    /// setup's draws depend on genesis, which names the key), so boards repeat.
     pub fn new_game(&self, seed: &str) -> &Table {
+        let key = self.home().join("referee.key");
+        if !key.exists() {
+            std::fs::create_dir_all(self.home()).expect("keyring folder");
+            std::fs::write(&key, format!("{}\n", "42".repeat(32))).expect("a test key");
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+            }
+        }
         self.pbem()
             .args([
                 "new",
