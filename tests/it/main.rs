@@ -3,4 +3,5 @@
 mod cli;
 mod engine;
 mod fairness;
+mod mail_intake;
 mod right_of_way;
