@@ -119,11 +119,30 @@ fn parse<R: Rules>(bytes: &[u8]) -> Result<Game<R>> {
     Game::from_file(file)
 }
 
+/// Writes a game file: one line for genesis, one per record, one for the state, so the
+/// file stays readable, diffs by record, and costs little to write and read.
 fn serialize<S: serde::Serialize>(file: &GameFile<S>) -> Result<Vec<u8>> {
-    let mut bytes = serde_json::to_vec_pretty(file)
-        .map_err(|error| EngineError::Malformed(format!("the game does not serialize: {error}")))?;
-    bytes.push(b'\n');
-    Ok(bytes)
+    fn compact(out: &mut Vec<u8>, value: &impl serde::Serialize) -> Result<()> {
+        serde_json::to_writer(&mut *out, value).map_err(|error| {
+            EngineError::Malformed(format!("the game does not serialize: {error}"))
+        })
+    }
+    let mut out = Vec::with_capacity(1024 * (file.records.len() + 8));
+    out.extend_from_slice(b"{\"format\":");
+    compact(&mut out, &file.format)?;
+    out.extend_from_slice(b",\n\"genesis\":");
+    compact(&mut out, &file.genesis)?;
+    out.extend_from_slice(b",\n\"records\":[");
+    for (i, record) in file.records.iter().enumerate() {
+        out.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
+        compact(&mut out, record)?;
+    }
+    out.extend_from_slice(b"\n],\n\"seed\":");
+    compact(&mut out, &file.seed)?;
+    out.extend_from_slice(b",\n\"state\":");
+    compact(&mut out, &file.state)?;
+    out.extend_from_slice(b"}\n");
+    Ok(out)
 }
 
 fn viewer_of<R: Rules>(game: &Game<R>, name: Option<&str>) -> Result<Viewer> {
