@@ -46,7 +46,8 @@ impl Table {
             #[cfg(unix)]
             {
                 use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+                std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600))
+                    .expect("chmod");
             }
         }
         self.pbem()
