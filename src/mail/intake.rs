@@ -13,7 +13,8 @@
 //!
 //! The stripping rules, in the order they apply to each line of the body:
 //!
-//! 1. a signature separator (a line exactly `-- ` or `--`) ends the move;
+//! 1. a signature separator (a line exactly `-- ` or `--`), or a client's tagline
+//!    such as "Sent from my iPhone", ends the move;
 //! 2. an end marker line (`end`, `--end--`, `#end` or `.`, any case) ends the move;
 //! 3. an "Original Message" or "Forwarded message" rule, or an Outlook reply header
 //!    block (`From:` followed by `Sent:`/`Date:` and `Subject:` lines, in English,
@@ -530,9 +531,28 @@ fn extract(body: &str, from_html: bool) -> Extracted {
     }
 }
 
-/// A signature separator: exactly `-- ` or `--` (trailing space already trimmed).
+/// A signature separator: exactly `-- ` or `--` (trailing space already trimmed),
+/// or the tagline a mobile or webmail client appends without one ("Sent from my
+/// iPhone"), which would otherwise end up in nearly every reply from a phone.
 fn is_signature(line: &str) -> bool {
-    line == "--"
+    line == "--" || is_client_tagline(line.trim())
+}
+
+fn is_client_tagline(trimmed: &str) -> bool {
+    const MAX_LEN: usize = 60;
+    const PREFIXES: [&str; 10] = [
+        "Sent from my ",
+        "Sent from Outlook",
+        "Get Outlook for ",
+        "Sent from Mail for Windows",
+        "Sent from Yahoo Mail",
+        "Sent via ",
+        "Von meinem ",
+        "Envoyé de mon ",
+        "Enviado desde mi ",
+        "Inviato da ",
+    ];
+    trimmed.chars().count() <= MAX_LEN && PREFIXES.iter().any(|p| trimmed.starts_with(p))
 }
 
 fn is_end_marker(trimmed: &str) -> bool {
@@ -800,6 +820,22 @@ mod tests {
             strip("place E,NW at C5\n--- \nbuy D4"),
             "place E,NW at C5\n---\nbuy D4"
         );
+    }
+
+    #[test]
+    fn client_taglines_end_the_move() {
+        for tagline in [
+            "Sent from my iPhone",
+            "Get Outlook for Android",
+            "Von meinem iPhone gesendet",
+            "Envoyé de mon iPad",
+        ] {
+            let body = format!("place E,NW at C5\n\n{tagline}\n\n> On Mon, Referee wrote:\n> x");
+            assert_eq!(strip(&body), "place E,NW at C5", "{tagline:?}");
+        }
+        // A longer line that merely starts the same way is the player's.
+        let long = "Sent via the referee: place E,NW at C5 because the other cell is blocked by Bo";
+        assert_eq!(strip(long), long);
     }
 
     #[test]

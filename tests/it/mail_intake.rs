@@ -127,7 +127,7 @@ fn outlook_body_decodes_and_cuts_at_the_header_block() {
     let m = read_message(&without).expect("a message");
     assert_eq!(
         m.move_text,
-        "place NE,SW at E9; discard Y\n\nBjörn Åkesson\nSent from Outlook – Göteborg"
+        "place NE,SW at E9; discard Y\n\nBjörn Åkesson\nSpelklubben Tärningen – Göteborg"
     );
 }
 
@@ -282,7 +282,7 @@ fn a_message_without_text_has_an_empty_move() {
 
 /// Lines a player could write as a move: printable ASCII, not starting with `>` or a
 /// space, minus the few lines the documented rules give a meaning to (end markers,
-/// signatures, token lines, attributions and reply-header labels).
+/// signatures and client taglines, token lines, attributions, reply-header labels).
 fn move_line() -> impl Strategy<Value = String> {
     "[!-=?-~][ -~]{0,50}".prop_filter("a line the stripping rules give a meaning to", |line| {
         let trimmed = line.trim().to_ascii_lowercase();
@@ -301,7 +301,23 @@ fn move_line() -> impl Strategy<Value = String> {
             ]
             .iter()
             .any(|p| trimmed.starts_with(p));
-        !(is_marker || is_label || is_rule || is_attribution || trimmed.starts_with("pbem"))
+        let is_tagline = [
+            "sent from",
+            "sent via",
+            "get outlook",
+            "von meinem",
+            "envoy",
+            "enviado",
+            "inviato",
+        ]
+        .iter()
+        .any(|p| trimmed.starts_with(p));
+        !(is_marker
+            || is_label
+            || is_rule
+            || is_attribution
+            || is_tagline
+            || trimmed.starts_with("pbem"))
     })
 }
 
