@@ -4,4 +4,5 @@ pub mod cli;
 pub mod engine;
 pub mod games;
 pub mod grid;
+pub mod mail;
 pub mod ops;

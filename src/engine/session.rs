@@ -217,7 +217,7 @@ impl<R: Rules> Game<R> {
         ))
     }
 
-    /// The seat of a player, by name, ignoring case; "Name <email>" is accepted too.
+    /// The seat of a player, by name, ignoring case; `Name <email>` is accepted too.
     ///
     /// # Errors
     /// No such player.

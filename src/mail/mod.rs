@@ -1,0 +1,3 @@
+//! Mail: reading players' messages, composing notices from templates, sending.
+
+pub mod intake;
