@@ -29,6 +29,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let keyring = super::keyring()?;
     let outcome = ops::apply_move(&args.file.file, &keyring, &args.player, &move_text)?;
+    if outcome.understood != move_text.trim() {
+        println!("understood as: {}", outcome.understood);
+    }
     if outcome.over {
         println!(
             "turn {}: {} moved; the game is over; winners: {}",

@@ -22,6 +22,8 @@ pub const VIEW_SCHEMA: &str = "pbem.view/1";
 pub struct MoveOutcome {
     pub turn: u64,
     pub player: String,
+    /// The move as understood, every default filled in (echoed back to the player).
+    pub understood: String,
     pub over: bool,
     pub to_move: Vec<String>,
     pub winners: Vec<String>,
@@ -195,6 +197,7 @@ impl<R: Rules> GameDriver for Driver<R> {
                 .last()
                 .map(|r| r.player.clone())
                 .unwrap_or_default(),
+            understood: applied.understood.clone(),
             over: applied.over,
             to_move: names(&game.names, &game.rules.to_move(&applied.state)),
             winners: names(&game.names, &game.rules.winners(&applied.state)),

@@ -153,6 +153,10 @@ pub trait Rules: Sized {
         text: &str,
     ) -> Result<Self::Move, RuleError>;
 
+    /// The canonical text of a parsed move, with every default filled in: what the
+    /// engine echoes back to the player as understood. `parse_move` must accept it.
+    fn canonical_text(&self, mv: &Self::Move) -> String;
+
     /// Applies a whole turn, all or nothing.
     ///
     /// # Errors

@@ -388,6 +388,7 @@ impl<R: Rules> Game<R> {
             });
         }
         let mv = self.rules.parse_move(&state, seat, move_text)?;
+        let understood = self.rules.canonical_text(&mv);
         let turn = self.file.records.len() as u64 + 1;
         let prev = self.head_hash()?;
         let name = self.names[seat].clone();
@@ -431,6 +432,7 @@ impl<R: Rules> Game<R> {
             turn,
             over,
             state: next,
+            understood,
         })
     }
 
@@ -531,6 +533,8 @@ pub struct Applied<S> {
     pub turn: u64,
     pub over: bool,
     pub state: S,
+    /// The move as the rules understood it, defaults filled in.
+    pub understood: String,
 }
 
 /// A state rebuilt by replay, and the turn it stands after.

@@ -441,6 +441,10 @@ impl Rules for RightOfWay {
         self.resolve(state, seat, mv)
     }
 
+    fn canonical_text(&self, mv: &Move) -> String {
+        self.move_text(mv)
+    }
+
     fn apply(
         &self,
         state: &State,
