@@ -147,3 +147,41 @@ pub fn audit(path: &Path, keyring: Option<&Keyring>) -> Result<AuditReport> {
     let (bytes, driver) = load(path)?;
     Ok(driver.audit(&bytes, keyring)?)
 }
+
+/// `pbem show --format bbcode|markdown`: the board and the state of play as a forum
+/// post, from the template `template` (forum.bbcode or forum.md).
+///
+/// # Errors
+/// As for [`view`], or a template that does not render.
+pub fn forum_post(
+    path: &Path,
+    template: &str,
+    viewer: Option<&str>,
+    turn: Option<u64>,
+    keyring: Option<&Keyring>,
+) -> std::result::Result<String, crate::mail::MailError> {
+    let (bytes, driver) = load(path)?;
+    let view = driver
+        .view(&bytes, viewer, turn, keyring)
+        .map_err(OpsError::from)?;
+    let board = driver
+        .board(&bytes, viewer, turn, keyring)
+        .map_err(OpsError::from)?;
+    let names = |list: &serde_json::Value| -> String {
+        list.as_array()
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|v| v.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default()
+    };
+    let context = serde_json::json!({
+        "game": view["game"], "id": view["id"], "turn": view["turn"], "over": view["over"],
+        "to_move": names(&view["to_move"]), "winners": names(&view["winners"]),
+        "board": board.trim_end(),
+    });
+    crate::mail::compose::Templates::default().render(template, &context)
+}

@@ -15,6 +15,11 @@ pub struct Args {
     /// The whole turn: actions separated by ';' or new lines; '-' reads standard input
     #[arg(long = "move", value_name = "TEXT")]
     move_text: String,
+    /// Mail the notices this move causes (through the outbox)
+    #[arg(long)]
+    mail: bool,
+    #[command(flatten)]
+    mail_args: super::mail::MailArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -27,8 +32,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         args.move_text
     };
-    let keyring = super::keyring()?;
-    let outcome = ops::apply_move(&args.file.file, &keyring, &args.player, &move_text)?;
+    let outcome = if args.mail {
+        let referee = args.mail_args.referee()?;
+        let outcome = referee.apply(&args.file.file, &args.player, &move_text)?;
+        super::mail::flush_and_report(&referee, &args.file.file);
+        outcome
+    } else {
+        let keyring = super::keyring()?;
+        ops::apply_move(&args.file.file, &keyring, &args.player, &move_text)?
+    };
     if outcome.understood != move_text.trim() {
         println!("understood as: {}", outcome.understood);
     }

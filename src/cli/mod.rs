@@ -4,9 +4,13 @@
 mod apply;
 mod audit;
 mod demo;
+mod inbox;
 mod legal;
 mod log;
+mod mail;
 mod new;
+mod outbox;
+mod remind;
 mod reveal;
 mod show;
 
@@ -48,6 +52,12 @@ enum Command {
     Reveal(reveal::Args),
     /// Play a complete demo game between two built-in players, then audit it
     Demo(demo::Args),
+    /// Take players' moves from mail: one raw message on standard input, or a Maildir
+    Inbox(inbox::Args),
+    /// Send the mail waiting in games' outboxes
+    Outbox(outbox::Args),
+    /// Remind players who keep a game waiting
+    Remind(remind::Args),
 }
 
 /// Output formats of `show`.
@@ -55,6 +65,10 @@ enum Command {
 enum ShowFormat {
     Ascii,
     Json,
+    /// The board in a [code] block, for forums that take BBCode
+    Bbcode,
+    /// The board in a fenced block, for forums that take Markdown
+    Markdown,
 }
 
 /// Output formats of `legal`.
@@ -97,6 +111,9 @@ where
         Command::Audit(args) => audit::run(args),
         Command::Reveal(args) => reveal::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Inbox(args) => inbox::run(args),
+        Command::Outbox(args) => outbox::run(args),
+        Command::Remind(args) => remind::run(args),
     };
     match result {
         Ok(code) => code,

@@ -27,6 +27,11 @@ pub struct Args {
     /// Where to write the new game file (must not exist)
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
+    /// Mail every player a welcome, and the first player their turn notice
+    #[arg(long)]
+    mail: bool,
+    #[command(flatten)]
+    mail_args: super::mail::MailArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -60,6 +65,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.out.display(),
         names(&view["to_move"])
     );
+    if args.mail {
+        let referee = args.mail_args.referee()?;
+        let count = referee.announce(&args.out)?;
+        println!("mail: {count} message(s) in the outbox");
+        super::mail::flush_and_report(&referee, &args.out);
+    }
     Ok(ExitCode::SUCCESS)
 }
 

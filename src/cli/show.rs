@@ -25,6 +25,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let view = ops::view(path, args.viewer.as_deref(), args.turn, keyring.as_ref())?;
             super::print_json(&view)?;
         }
+        super::ShowFormat::Bbcode | super::ShowFormat::Markdown => {
+            let template = if args.format == super::ShowFormat::Bbcode {
+                "forum.bbcode"
+            } else {
+                "forum.md"
+            };
+            let post = ops::forum_post(
+                path,
+                template,
+                args.viewer.as_deref(),
+                args.turn,
+                keyring.as_ref(),
+            )?;
+            super::emit(&post)?;
+        }
         super::ShowFormat::Ascii => {
             let board = ops::board(path, args.viewer.as_deref(), args.turn, keyring.as_ref())?;
             let newline = if board.ends_with('\n') { "" } else { "\n" };

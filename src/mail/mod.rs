@@ -1,3 +1,54 @@
-//! Mail: reading players' messages, composing notices from templates, sending.
+//! Mail: reading players' messages, proving who sent them, composing notices from
+//! templates, keeping outgoing mail in an outbox until it is sent, and the referee's
+//! loop that ties them to the engine.
 
+pub mod archive;
+pub mod capability;
+pub mod compose;
 pub mod intake;
+pub mod outbox;
+pub mod referee;
+pub mod transport;
+
+use std::path::PathBuf;
+
+use crate::ops::OpsError;
+
+/// What can go wrong with mail. Messages never carry a password, a capability of
+/// another player, or a secret.
+#[derive(Debug, thiserror::Error)]
+pub enum MailError {
+    #[error("{0}")]
+    Config(String),
+    #[error("could not send through {transport}: {error}; the message stays in the outbox (`pbem outbox flush` retries)")]
+    Send { transport: String, error: String },
+    #[error("cannot read or write {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("template {name}: {error}")]
+    Template { name: String, error: String },
+    #[error(transparent)]
+    Ops(#[from] OpsError),
+}
+
+impl MailError {
+    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> MailError {
+        let path = path.into();
+        move |source| MailError::Io { path, source }
+    }
+}
+
+impl From<crate::engine::session::EngineError> for MailError {
+    fn from(error: crate::engine::session::EngineError) -> Self {
+        MailError::Ops(OpsError::Engine(error))
+    }
+}
+
+impl From<crate::engine::store::StoreError> for MailError {
+    fn from(error: crate::engine::store::StoreError) -> Self {
+        MailError::Ops(OpsError::Store(error))
+    }
+}

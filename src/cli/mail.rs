@@ -1,0 +1,82 @@
+//! Flags shared by the commands that send mail, and the referee they build.
+
+use std::path::PathBuf;
+
+use crate::mail::referee::Referee;
+use crate::mail::transport::MailSettings;
+
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct MailArgs {
+    /// Mail transport: smtp://user:token@host:587?tls=required, smtps://..., sendmail, or
+    /// folder:DIR for a dry run (default: PBEM_SMTP, then PBEM_HOME/config.toml)
+    #[arg(long, value_name = "URL")]
+    pub smtp: Option<String>,
+    /// A folder of templates that replace the built-in ones, file by file
+    #[arg(long, value_name = "DIR")]
+    pub templates: Option<PathBuf>,
+    /// Attach the signed game file to turn notices, so any player can audit
+    #[arg(long)]
+    pub attach_game: bool,
+}
+
+impl MailArgs {
+    pub fn referee(&self) -> anyhow::Result<Referee> {
+        let keyring = super::keyring()?;
+        let mut settings = MailSettings::load(keyring.home(), self.smtp.as_deref())?;
+        if let Some(dir) = &self.templates {
+            settings.templates = Some(dir.clone());
+        }
+        settings.attach_game |= self.attach_game;
+        Ok(Referee::new(keyring, settings)?)
+    }
+}
+
+/// Sends a game's outbox and says what happened; failure to send is not an error
+/// (the mail waits), only reported.
+pub fn flush_and_report(referee: &Referee, file: &std::path::Path) {
+    match referee.flush(file) {
+        Ok(flushed) if flushed.waiting == 0 => println!("mail: {} message(s) sent", flushed.sent),
+        Ok(flushed) => eprintln!(
+            "mail: {} sent, {} waiting in the outbox{}; `pbem outbox flush` retries",
+            flushed.sent,
+            flushed.waiting,
+            flushed.error.map(|e| format!(" ({e})")).unwrap_or_default()
+        ),
+        Err(error) => eprintln!("mail: nothing sent: {error}"),
+    }
+}
+
+/// Reads a duration such as `3d`, `12h`, `30m` or `90s` (a bare number is days).
+pub fn parse_duration(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let (number, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((at, _)) => text.split_at(at),
+        None => (text, "d"),
+    };
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration; write 3d, 12h, 30m or 90s"))?;
+    let unit = match unit.trim() {
+        "d" | "day" | "days" => 86_400,
+        "h" | "hour" | "hours" => 3_600,
+        "m" | "min" | "minutes" => 60,
+        "s" | "sec" | "seconds" => 1,
+        _ => {
+            return Err(format!(
+                "{text:?} is not a duration; write 3d, 12h, 30m or 90s"
+            ))
+        }
+    };
+    Ok(number * unit)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn durations() {
+        assert_eq!(super::parse_duration("3d"), Ok(259_200));
+        assert_eq!(super::parse_duration("12h"), Ok(43_200));
+        assert_eq!(super::parse_duration("2"), Ok(172_800));
+        assert!(super::parse_duration("soon").is_err());
+    }
+}

@@ -1,0 +1,289 @@
+//! Composing mail: the templates of templates/ (or a referee's own folder) rendered with
+//! minijinja, wrapped to 78 columns, and built into a threaded message with lettre.
+
+use std::path::{Path, PathBuf};
+
+use lettre::message::header::ContentType;
+use lettre::message::{Attachment, Mailbox, MultiPart};
+use lettre::Message;
+
+use super::outbox::Outgoing;
+use super::transport::MailSettings;
+use super::MailError;
+
+/// The widest line a mail or forum post may have.
+pub const WIDTH: usize = 78;
+
+const BUILT_IN: &[(&str, &str)] = &[
+    ("welcome.txt", include_str!("../../templates/welcome.txt")),
+    (
+        "your-turn.txt",
+        include_str!("../../templates/your-turn.txt"),
+    ),
+    (
+        "move-made.txt",
+        include_str!("../../templates/move-made.txt"),
+    ),
+    (
+        "move-refused.txt",
+        include_str!("../../templates/move-refused.txt"),
+    ),
+    (
+        "someone-tried.txt",
+        include_str!("../../templates/someone-tried.txt"),
+    ),
+    (
+        "game-over.txt",
+        include_str!("../../templates/game-over.txt"),
+    ),
+    ("reminder.txt", include_str!("../../templates/reminder.txt")),
+    ("forum.bbcode", include_str!("../../templates/forum.bbcode")),
+    ("forum.md", include_str!("../../templates/forum.md")),
+];
+
+/// The templates in use: a referee's folder over the built-in ones, file by file.
+#[derive(Debug, Clone, Default)]
+pub struct Templates {
+    dir: Option<PathBuf>,
+}
+
+impl Templates {
+    pub fn new(dir: Option<&Path>) -> Templates {
+        Templates {
+            dir: dir.map(Path::to_path_buf),
+        }
+    }
+
+    fn source(&self, name: &str) -> Result<String, MailError> {
+        if let Some(dir) = &self.dir {
+            let path = dir.join(name);
+            if path.exists() {
+                return std::fs::read_to_string(&path).map_err(MailError::io(path));
+            }
+        }
+        BUILT_IN
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, text)| (*text).to_string())
+            .ok_or_else(|| MailError::Template {
+                name: name.to_string(),
+                error: "no such template".into(),
+            })
+    }
+
+    /// Renders a template to text, lines wrapped to [`WIDTH`].
+    ///
+    /// # Errors
+    /// The template is missing or does not render with this context.
+    pub fn render(&self, name: &str, context: &serde_json::Value) -> Result<String, MailError> {
+        let failed = |error: minijinja::Error| MailError::Template {
+            name: name.to_string(),
+            error: error.to_string(),
+        };
+        let mut env = minijinja::Environment::new();
+        env.set_keep_trailing_newline(true);
+        env.set_trim_blocks(true);
+        env.add_template_owned(name.to_string(), self.source(name)?)
+            .map_err(failed)?;
+        let text = env
+            .get_template(name)
+            .map_err(failed)?
+            .render(context)
+            .map_err(failed)?;
+        Ok(wrap(&tidy(&text), WIDTH))
+    }
+
+    /// Renders a mail template: its first line `Subject: ...`, then the body.
+    ///
+    /// # Errors
+    /// As for [`Templates::render`], or no subject line.
+    pub fn render_mail(
+        &self,
+        name: &str,
+        context: &serde_json::Value,
+    ) -> Result<(String, String), MailError> {
+        let text = self.render(name, context)?;
+        let (first, body) = text.split_once('\n').unwrap_or((&text, ""));
+        let subject = first
+            .strip_prefix("Subject:")
+            .ok_or_else(|| MailError::Template {
+                name: name.to_string(),
+                error: "the first line must be `Subject: ...`".into(),
+            })?;
+        Ok((
+            subject.trim().to_string(),
+            body.trim_start_matches('\n').to_string(),
+        ))
+    }
+}
+
+/// Trailing spaces off, at most one blank line in a row, one final newline.
+fn tidy(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut blank = 0;
+    for line in text.lines() {
+        let line = line.trim_end();
+        if line.is_empty() {
+            blank += 1;
+            if blank > 1 {
+                continue;
+            }
+        } else {
+            blank = 0;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    let trimmed = out.trim_end_matches('\n').len();
+    out.truncate(trimmed);
+    out.push('\n');
+    out
+}
+
+/// Wraps lines longer than `width` at spaces, keeping their indentation; a word longer
+/// than the width stays whole (a URL, say) rather than being cut.
+pub fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    for line in text.lines() {
+        if line.chars().count() <= width {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let indent: String = line.chars().take_while(|c| *c == ' ').collect();
+        let mut current = indent.clone();
+        for word in line.split_whitespace() {
+            let len = current.chars().count();
+            if len > indent.len() && len + 1 + word.chars().count() > width {
+                out.push_str(&current);
+                out.push('\n');
+                current = indent.clone();
+            }
+            if current.len() > indent.len() {
+                current.push(' ');
+            }
+            current.push_str(word);
+        }
+        out.push_str(&current);
+        out.push('\n');
+    }
+    out
+}
+
+/// One message to compose.
+pub struct Draft<'a> {
+    pub to_name: &'a str,
+    pub to_address: &'a str,
+    pub subject: String,
+    pub body: String,
+    /// Our Message-ID, without brackets.
+    pub message_id: String,
+    /// The thread root every message of the game refers to.
+    pub thread_root: String,
+    /// The incoming message this answers, if any.
+    pub answers: Option<&'a str>,
+    /// A file to attach (name, bytes): the signed game file, for audits.
+    pub attachment: Option<(String, Vec<u8>)>,
+}
+
+/// Builds the message: plain text for every client, the same in an HTML `<pre>` so
+/// that clients which show plain text in a proportional font still line the board up,
+/// and the game file attached when asked.
+///
+/// # Errors
+/// An address that does not parse.
+pub fn build(settings: &MailSettings, draft: Draft<'_>) -> Result<Outgoing, MailError> {
+    let bad = |what: &str| MailError::Config(format!("{what} is not a usable mail address"));
+    let from: Mailbox = settings
+        .from_line()
+        .parse()
+        .map_err(|_| bad(&settings.from_line()))?;
+    let to_address = draft
+        .to_address
+        .parse()
+        .map_err(|_| bad(draft.to_address))?;
+    let to = Mailbox::new(Some(draft.to_name.to_string()), to_address);
+    let mut references = format!("<{}>", draft.thread_root);
+    let in_reply_to = match draft.answers {
+        Some(incoming) => {
+            references.push_str(&format!(" <{incoming}>"));
+            format!("<{incoming}>")
+        }
+        None => format!("<{}>", draft.thread_root),
+    };
+    let html = format!(
+        "<html><body><pre style=\"font-family: monospace\">{}</pre></body></html>\n",
+        escape_html(&draft.body)
+    );
+    let alternative = MultiPart::alternative_plain_html(draft.body.clone(), html);
+    let builder = Message::builder()
+        .from(from)
+        .to(to)
+        .subject(draft.subject)
+        .message_id(Some(format!("<{}>", draft.message_id)))
+        .in_reply_to(in_reply_to)
+        .references(references)
+        .date_now();
+    let message = match draft.attachment {
+        Some((name, bytes)) => {
+            let json = ContentType::parse("application/json")
+                .map_err(|e| MailError::Config(e.to_string()))?;
+            builder.multipart(
+                MultiPart::mixed()
+                    .multipart(alternative)
+                    .singlepart(Attachment::new(name).body(bytes, json)),
+            )
+        }
+        None => builder.multipart(alternative),
+    }
+    .map_err(|error| MailError::Config(format!("cannot build the message: {error}")))?;
+    Ok(Outgoing {
+        from: settings.from_address(),
+        to: vec![draft.to_address.to_string()],
+        message: String::from_utf8_lossy(&message.formatted()).into_owned(),
+    })
+}
+
+fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_lines_wrap_at_spaces_and_keep_indentation() {
+        let line = format!("    {}", "word ".repeat(30));
+        let wrapped = wrap(&line, 40);
+        assert!(wrapped
+            .lines()
+            .all(|l| l.chars().count() <= 40 && l.starts_with("    ")));
+        assert_eq!(wrapped.split_whitespace().count(), 30);
+        assert_eq!(wrap("short\n", 40), "short\n");
+    }
+
+    #[test]
+    fn every_built_in_mail_template_has_a_subject() {
+        let templates = Templates::default();
+        let context = serde_json::json!({
+            "tag": "[pbem row-1]", "game": "right-of-way", "id": "row-1", "player": "Ann",
+            "others": "Bob", "turn": 3, "to_move": "Bob", "board": "B O A R D", "example": "pass",
+            "code": "abc", "token": "T", "mover": "Ann", "move": "pass", "understood": "pass",
+            "problem": "p", "accepted": "a", "headline": "h", "players": [{"name": "Ann", "score": 1}],
+            "winners": "Ann", "winner_count": 1, "seed": "00", "waiting_days": 3,
+            "sender": "x@y", "subject": "s", "over": false
+        });
+        for (name, _) in BUILT_IN {
+            let text = templates.render(name, &context).expect(name);
+            assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{name}");
+            if name.ends_with(".txt") {
+                let (subject, body) = templates.render_mail(name, &context).expect(name);
+                assert!(subject.starts_with("[pbem row-1]"), "{name}: {subject}");
+                assert!(!body.is_empty());
+            }
+        }
+    }
+}
