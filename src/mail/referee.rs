@@ -636,7 +636,7 @@ impl Referee {
             return finish("refused", "no move in the message".into(), vec![reply]);
         }
 
-        match self.apply_locked(path, &player.name, text) {
+        match self.apply_forgiving(path, &player.name, text) {
             Ok(outcome) => {
                 archive.keep(
                     raw,
@@ -671,6 +671,40 @@ impl Referee {
             }
             Err(other) => Err(other),
         }
+    }
+
+    /// Applies the move; if it is refused and has lines after the first, tries again
+    /// without trailing lines (a sign-off such as "Kind regards" that no signature
+    /// marker announced). The lines left out are named in the confirmation, which
+    /// echoes the move as understood.
+    fn apply_forgiving(
+        &self,
+        path: &Path,
+        player: &str,
+        text: &str,
+    ) -> Result<MoveOutcome, MailError> {
+        let lines: Vec<&str> = text.lines().collect();
+        let first_error = match self.apply_locked(path, player, text) {
+            Ok(outcome) => return Ok(outcome),
+            Err(MailError::Ops(OpsError::Engine(EngineError::Refused(rule)))) => rule,
+            Err(other) => return Err(other),
+        };
+        for keep in (1..lines.len()).rev() {
+            let shorter = lines[..keep].join("\n");
+            match self.apply_locked(path, player, &shorter) {
+                Ok(mut outcome) => {
+                    outcome.understood = format!(
+                        "{}\n    (ignored: {})",
+                        outcome.understood,
+                        lines[keep..].join(" / ")
+                    );
+                    return Ok(outcome);
+                }
+                Err(MailError::Ops(OpsError::Engine(EngineError::Refused(_)))) => continue,
+                Err(other) => return Err(other),
+            }
+        }
+        Err(EngineError::Refused(first_error).into())
     }
 
     /// The seat and notice turn a message proves: a reply code in the ids it cites or in

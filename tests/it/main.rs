@@ -3,5 +3,6 @@
 mod cli;
 mod engine;
 mod fairness;
+mod mail;
 mod mail_intake;
 mod right_of_way;

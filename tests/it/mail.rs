@@ -1,0 +1,751 @@
+//! The mail loop end to end: a real SMTP server on loopback (aiosmtpd, which .ci/run
+//! installs), real processes, replies shaped like real mail clients' replies.
+
+use std::io::Write;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mail_parser::MessageParser;
+use serde_json::Value;
+
+const SEED: &str = "3333333333333333333333333333333333333333333333333333333333333333";
+
+/// aiosmtpd on a free loopback port, delivering into a Maildir.
+struct Smtp {
+    port: u16,
+    maildir: PathBuf,
+    child: Option<Child>,
+}
+
+impl Smtp {
+    fn start(maildir: &Path) -> Smtp {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .expect("a free port")
+            .local_addr()
+            .expect("addr")
+            .port();
+        let mut smtp = Smtp {
+            port,
+            maildir: maildir.to_path_buf(),
+            child: None,
+        };
+        smtp.resume();
+        smtp
+    }
+
+    fn resume(&mut self) {
+        let child = Command::new("python3")
+            .args([
+                "-m",
+                "aiosmtpd",
+                "-n",
+                "-l",
+                &format!("127.0.0.1:{}", self.port),
+            ])
+            .args(["-c", "aiosmtpd.handlers.Mailbox"])
+            .arg(&self.maildir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 runs");
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "aiosmtpd did not start; install it with `python3 -m pip install aiosmtpd` (.ci/run does)"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("smtp://127.0.0.1:{}", self.port)
+    }
+
+    /// Every message delivered so far, oldest first, as raw bytes.
+    fn delivered(&self) -> Vec<Vec<u8>> {
+        let mut files: Vec<(std::time::SystemTime, String, PathBuf)> = ["new", "cur"]
+            .iter()
+            .filter_map(|sub| std::fs::read_dir(self.maildir.join(sub)).ok())
+            .flatten()
+            .filter_map(|e| e.ok())
+            .map(|e| {
+                let modified = e.metadata().and_then(|m| m.modified()).expect("mtime");
+                (
+                    modified,
+                    e.file_name().to_string_lossy().into_owned(),
+                    e.path(),
+                )
+            })
+            .collect();
+        files.sort();
+        files
+            .into_iter()
+            .map(|(_, _, path)| std::fs::read(path).expect("read"))
+            .collect()
+    }
+}
+
+impl Drop for Smtp {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A delivered message, read with mail-parser.
+#[derive(Debug, Clone)]
+struct Mail {
+    to: String,
+    subject: String,
+    message_id: String,
+    in_reply_to: String,
+    references: String,
+    text: String,
+    html: Option<String>,
+    raw: String,
+}
+
+fn read(raw: &[u8]) -> Mail {
+    let message = MessageParser::default().parse(raw).expect("a message");
+    let header = |name: &str| {
+        message
+            .header_raw(name)
+            .map(|v| v.trim().to_string())
+            .unwrap_or_default()
+    };
+    Mail {
+        to: message
+            .to()
+            .and_then(|a| a.first())
+            .and_then(|a| a.address())
+            .unwrap_or_default()
+            .to_string(),
+        subject: message.subject().unwrap_or_default().to_string(),
+        message_id: message.message_id().unwrap_or_default().to_string(),
+        in_reply_to: header("In-Reply-To"),
+        references: header("References"),
+        text: message
+            .body_text(0)
+            .map(|t| t.into_owned())
+            .unwrap_or_default(),
+        html: message.body_html(0).map(|t| t.into_owned()),
+        raw: String::from_utf8_lossy(raw).into_owned(),
+    }
+}
+
+struct Host {
+    dir: tempfile::TempDir,
+    smtp: Smtp,
+}
+
+impl Host {
+    fn new() -> Host {
+        let dir = tempfile::tempdir().expect("dir");
+        std::fs::create_dir_all(dir.path().join("games")).expect("games");
+        let smtp = Smtp::start(&dir.path().join("delivered"));
+        Host { dir, smtp }
+    }
+
+    fn games(&self) -> PathBuf {
+        self.dir.path().join("games")
+    }
+
+    fn file(&self) -> PathBuf {
+        self.games().join("game.json")
+    }
+
+    fn pbem(&self) -> Command {
+        let mut command = Command::new(assert_cmd::cargo::cargo_bin("pbem"));
+        command
+            .env("PBEM_HOME", self.dir.path().join("keyring"))
+            .env("PBEM_SMTP", self.smtp.url())
+            .env("PBEM_FROM", "Referee <referee@pbem.example>")
+            .env_remove("PBEM_NOW");
+        command
+    }
+
+    fn run(&self, command: &mut Command) -> (bool, String) {
+        let output = command.output().expect("runs");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        (output.status.success(), text)
+    }
+
+    fn start_game(&self) {
+        let (ok, out) = self.run(
+            self.pbem()
+                .args([
+                    "new",
+                    "right-of-way",
+                    "--player",
+                    "Ann <ann@example.org>",
+                    "--player",
+                    "Bob <bob@example.org>",
+                ])
+                .args(["--seed", SEED, "--mail", "--out"])
+                .arg(self.file()),
+        );
+        assert!(ok, "{out}");
+    }
+
+    fn view(&self) -> Value {
+        let output = self
+            .pbem()
+            .arg("show")
+            .arg(self.file())
+            .args(["--format", "json"])
+            .output()
+            .expect("runs");
+        serde_json::from_slice(&output.stdout).expect("json")
+    }
+
+    fn legal(&self, player: &str) -> Vec<String> {
+        let output = self
+            .pbem()
+            .arg("legal")
+            .arg(self.file())
+            .args(["--player", player, "--format", "json"])
+            .output()
+            .expect("runs");
+        let list: Value = serde_json::from_slice(&output.stdout).expect("json");
+        list.as_array()
+            .expect("list")
+            .iter()
+            .map(|e| e["move"].as_str().expect("text").to_string())
+            .collect()
+    }
+
+    /// Feeds one raw message to `pbem inbox` on standard input; returns its report.
+    fn inbox(&self, raw: &str) -> String {
+        let mut child = self
+            .pbem()
+            .args(["inbox", "--games"])
+            .arg(self.games())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawns");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(raw.as_bytes())
+            .expect("write");
+        let output = child.wait_with_output().expect("waits");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(output.status.success(), "{text}");
+        text
+    }
+
+    fn mails(&self) -> Vec<Mail> {
+        self.smtp.delivered().iter().map(|raw| read(raw)).collect()
+    }
+
+    /// The newest turn notice to `address`.
+    fn notice_for(&self, address: &str) -> Mail {
+        self.mails()
+            .into_iter()
+            .rev()
+            .find(|m| m.to == address && m.subject.contains("your move"))
+            .expect("a turn notice")
+    }
+}
+
+fn address(name: &str) -> String {
+    format!("{}@example.org", name.to_ascii_lowercase())
+}
+
+fn quote(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("> {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Gmail: multipart/alternative, reply on top, the notice quoted below.
+fn gmail_reply(notice: &Mail, from: &str, text: &str, id: &str) -> String {
+    let html_move = text.replace('\n', "</div><div>");
+    format!(
+        "From: Player <{from}>\r\nTo: Referee <referee@pbem.example>\r\nSubject: Re: {subject}\r\n\
+Message-ID: <{id}@mail.gmail.com>\r\nIn-Reply-To: <{mid}>\r\nReferences: {refs} <{mid}>\r\n\
+Date: Mon, 23 Nov 2026 10:02:00 +0000\r\nMIME-Version: 1.0\r\n\
+Content-Type: multipart/alternative; boundary=\"000000000000b1\"\r\n\r\n\
+--000000000000b1\r\nContent-Type: text/plain; charset=\"UTF-8\"\r\n\r\n{text}\r\n\r\n\
+On Mon, 23 Nov 2026 at 10:00, Referee <referee@pbem.example> wrote:\r\n\r\n{quoted}\r\n\r\n\
+--000000000000b1\r\nContent-Type: text/html; charset=\"UTF-8\"\r\n\r\n\
+<div dir=\"ltr\"><div>{html_move}</div></div><br><div class=\"gmail_quote\">On Mon, 23 Nov 2026 at 10:00, Referee wrote:<br>\
+<blockquote class=\"gmail_quote\">{html_quote}</blockquote></div>\r\n--000000000000b1--\r\n",
+        subject = notice.subject,
+        mid = notice.message_id,
+        refs = notice.references,
+        quoted = quote(&notice.text),
+        html_quote = notice.text.replace('\n', "<br>"),
+    )
+}
+
+/// Outlook: HTML only, quoted-printable, the header block after the reply.
+fn outlook_reply(notice: &Mail, from: &str, text: &str, id: &str) -> String {
+    let body = format!(
+        "<html><body><p>{}</p><p>Kind regards</p><div><hr><b>From:</b> Referee &lt;referee@pbem.example&gt;<br>\
+<b>Sent:</b> Monday, November 23, 2026 10:00<br><b>To:</b> {from}<br><b>Subject:</b> {}</div><pre>{}</pre></body></html>",
+        text.replace('\n', "<br>"),
+        notice.subject,
+        notice.text
+    );
+    let qp = quoted_printable(&body);
+    format!(
+        "From: Player <{from}>\r\nTo: referee@pbem.example\r\nSubject: RE: {subject}\r\n\
+Message-ID: <{id}@outlook.example>\r\nIn-Reply-To: <{mid}>\r\nReferences: <{mid}>\r\n\
+Date: Mon, 23 Nov 2026 10:03:00 +0000\r\nMIME-Version: 1.0\r\n\
+Content-Type: text/html; charset=\"utf-8\"\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n{qp}\r\n",
+        subject = notice.subject,
+        mid = notice.message_id,
+    )
+}
+
+/// Quoted-printable as RFC 2045 has it: '=', non-ASCII and a line's trailing space
+/// escaped, lines soft-broken before 76 columns, CRLF line ends.
+fn quoted_printable(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.split('\n') {
+        let mut encoded = String::new();
+        let bytes = line.as_bytes();
+        for (i, &byte) in bytes.iter().enumerate() {
+            let last = i + 1 == bytes.len();
+            let piece = if byte == b'='
+                || !(byte == b' ' || byte.is_ascii_graphic())
+                || (last && byte == b' ')
+            {
+                format!("={byte:02X}")
+            } else {
+                (byte as char).to_string()
+            };
+            if encoded.len() + piece.len() > 75 {
+                out.push_str(&encoded);
+                out.push_str("=\r\n");
+                encoded.clear();
+            }
+            encoded.push_str(&piece);
+        }
+        out.push_str(&encoded);
+        out.push_str("\r\n");
+    }
+    out
+}
+
+/// Apple Mail: quoted-printable text/plain with a signature, threading by subject code
+/// only (no In-Reply-To, as when a client drops it).
+fn apple_reply(notice: &Mail, from: &str, text: &str, id: &str) -> String {
+    format!(
+        "From: Player <{from}>\r\nTo: referee@pbem.example\r\nSubject: Re: {subject}\r\n\
+Message-ID: <{id}@icloud.example>\r\nDate: Mon, 23 Nov 2026 10:04:00 +0000\r\nMIME-Version: 1.0 (Mac OS X Mail 16.0)\r\n\
+Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n\
+{body}",
+        subject = notice.subject,
+        body = quoted_printable(&format!(
+            "{text}\n\n-- \nSent from my Mac\n\n> On 23 Nov 2026, at 10:00, Referee <referee@pbem.example> wrote:\n>\n{}",
+            quote(&notice.text)
+        )),
+    )
+}
+
+/// A bare new message with the player's token line.
+fn token_message(tag: &str, token: &str, from: &str, text: &str, id: &str) -> String {
+    format!(
+        "From: {from}\r\nTo: referee@pbem.example\r\nSubject: {tag} my move\r\nMessage-ID: <{id}@example.org>\r\n\
+Date: Mon, 23 Nov 2026 10:05:00 +0000\r\nContent-Type: text/plain; charset=us-ascii\r\n\r\n{text}\r\npbem-token: {token}\r\n"
+    )
+}
+
+fn token_of(host: &Host, address: &str) -> String {
+    let welcome = host
+        .mails()
+        .into_iter()
+        .find(|m| m.to == address && m.subject.contains("Welcome"))
+        .expect("a welcome mail");
+    welcome
+        .text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("pbem-token: ").map(str::to_string))
+        .expect("a token line")
+}
+
+fn check_outgoing(mail: &Mail, tag: &str) {
+    assert!(
+        mail.subject.starts_with(tag),
+        "stable subject tag: {}",
+        mail.subject
+    );
+    let root = format!("<pbem.{}@pbem.example>", &tag[6..tag.len() - 1]);
+    assert!(
+        mail.references.contains(&root),
+        "threaded: {}",
+        mail.references
+    );
+    assert!(!mail.in_reply_to.is_empty());
+    for line in mail.text.lines() {
+        assert!(
+            line.chars().count() <= 78,
+            "too wide in {:?}: {line:?}",
+            mail.subject
+        );
+    }
+    assert!(
+        mail.html.as_deref().is_some_and(|h| h.contains("<pre")),
+        "the board in a fixed font"
+    );
+    assert!(
+        mail.raw.lines().all(|l| l.len() <= 998),
+        "RFC 5322 line length"
+    );
+}
+
+#[test]
+fn a_whole_game_by_mail_through_real_smtp() {
+    let host = Host::new();
+    host.start_game();
+    let tag = format!("[pbem {}]", host.view()["id"].as_str().expect("id"));
+    let mut picker = pbem::engine::DrawStream::for_testing(7);
+    let mut turn = 0;
+    loop {
+        let view = host.view();
+        if view["over"] == true {
+            break;
+        }
+        let player = view["to_move"][0].as_str().expect("a player").to_string();
+        let from = address(&player);
+        let legal = host.legal(&player);
+        let text = legal[picker.index(legal.len() as u32) as usize].clone();
+        let notice = host.notice_for(&from);
+        assert!(
+            notice.subject.contains(&format!("Turn {}", turn + 1)),
+            "{}",
+            notice.subject
+        );
+        let id = format!("reply-{turn}");
+        let raw = match turn % 4 {
+            0 => gmail_reply(&notice, &from, &text, &id),
+            1 => outlook_reply(&notice, &from, &text, &id),
+            2 => apple_reply(&notice, &from, &text, &id),
+            _ => token_message(&tag, &token_of(&host, &from), &from, &text, &id),
+        };
+        let report = host.inbox(&raw);
+        assert!(
+            report.starts_with("applied"),
+            "turn {turn} ({text:?}): {report}"
+        );
+        turn += 1;
+        assert_eq!(host.view()["turn"], turn);
+        assert!(turn < 400, "the game ends");
+    }
+    let mails = host.mails();
+    for mail in &mails {
+        check_outgoing(mail, &tag);
+    }
+    // The end: both players get the final scores and the revealed seed.
+    for name in ["ann", "bob"] {
+        let over = mails
+            .iter()
+            .find(|m| {
+                m.to == format!("{name}@example.org") && m.subject.contains("The game is over")
+            })
+            .expect("a game-over mail");
+        assert!(
+            over.text.contains(SEED),
+            "the seed is revealed in the game-over mail"
+        );
+    }
+    let (ok, report) = host.run(host.pbem().args(["audit", "--public"]).arg(host.file()));
+    assert!(ok, "{report}");
+    // Every message received is archived with its outcome.
+    let index =
+        std::fs::read_to_string(host.games().join("game.json.mail/index.jsonl")).expect("archive");
+    assert_eq!(
+        index.lines().filter(|l| l.contains("\"applied\"")).count(),
+        turn
+    );
+}
+
+#[test]
+fn forged_stale_and_duplicate_messages_change_nothing_and_are_answered() {
+    let host = Host::new();
+    host.start_game();
+    let tag = format!("[pbem {}]", host.view()["id"].as_str().expect("id"));
+    let first = host.view()["to_move"][0]
+        .as_str()
+        .expect("player")
+        .to_string();
+    let second = if first == "Ann" { "Bob" } else { "Ann" };
+    let notice = host.notice_for(&address(&first));
+    let text = host.legal(&first)[0].clone();
+    let before = std::fs::read(host.file()).expect("file");
+
+    // No capability, the player's address: refused, and the player told.
+    let plain = format!(
+        "From: {}\r\nTo: referee@pbem.example\r\nSubject: {tag} move\r\nMessage-ID: <forged-1@example.org>\r\n\r\n{text}\r\n",
+        address(&first)
+    );
+    assert!(host.inbox(&plain).starts_with("forged"));
+    // The other player replying to this player's notice: refused.
+    let stolen = gmail_reply(&notice, &address(second), &text, "stolen-1");
+    assert!(host.inbox(&stolen).starts_with("forged"));
+    // A stranger holding a forwarded notice: its capability is not theirs.
+    let forwarded = gmail_reply(&notice, "mallory@example.net", &text, "stranger-1");
+    assert!(host.inbox(&forwarded).starts_with("forged"));
+    // A stranger with no proof at all.
+    let stranger = plain
+        .replace(&address(&first), "mallory@example.net")
+        .replace("forged-1", "stranger-2");
+    assert!(host.inbox(&stranger).starts_with("not-a-player"));
+    // An illegal move, properly proven.
+    let illegal = gmail_reply(&notice, &address(&first), "place E,W at Z99", "illegal-1");
+    assert!(host.inbox(&illegal).starts_with("refused"));
+    assert_eq!(
+        std::fs::read(host.file()).expect("file"),
+        before,
+        "nothing changed"
+    );
+
+    // The real move, delivered twice, then resent with a new Message-ID.
+    let good = gmail_reply(&notice, &address(&first), &text, "good-1");
+    assert!(host.inbox(&good).starts_with("applied"));
+    let after = std::fs::read(host.file()).expect("file");
+    assert!(host.inbox(&good).starts_with("duplicate"));
+    let resent = gmail_reply(&notice, &address(&first), &text, "good-2");
+    assert!(host.inbox(&resent).starts_with("duplicate"));
+    // A different move in reply to the old notice: stale.
+    let other = host
+        .legal(second)
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "pass".into());
+    let stale = gmail_reply(&notice, &address(&first), &other, "old-1");
+    assert!(host.inbox(&stale).starts_with("stale"));
+    assert_eq!(
+        std::fs::read(host.file()).expect("file"),
+        after,
+        "nothing changed"
+    );
+
+    let mails = host.mails();
+    let to_first: Vec<&Mail> = mails.iter().filter(|m| m.to == address(&first)).collect();
+    assert!(to_first
+        .iter()
+        .any(|m| m.subject.contains("Someone tried to move for you")));
+    assert!(to_first
+        .iter()
+        .any(|m| m.subject.contains("Move refused") && m.text.contains("legal for you right now")));
+    assert!(to_first
+        .iter()
+        .any(|m| m.subject.contains("Already applied")));
+    assert!(to_first
+        .iter()
+        .any(|m| m.subject.contains("That turn is over")));
+    assert!(mails
+        .iter()
+        .any(|m| m.to == "mallory@example.net" && m.subject.contains("not a player")));
+    for mail in &mails {
+        check_outgoing(mail, &tag);
+    }
+}
+
+#[test]
+fn stopping_the_smtp_server_mid_game_loses_nothing() {
+    let mut host = Host::new();
+    host.start_game();
+    let delivered_at_start = host.mails().len();
+    assert_eq!(delivered_at_start, 3, "two welcomes and one turn notice");
+    host.smtp.stop();
+    let player = host.view()["to_move"][0]
+        .as_str()
+        .expect("player")
+        .to_string();
+    let notice = host.notice_for(&address(&player));
+    let text = host.legal(&player)[0].clone();
+    let report = host.inbox(&gmail_reply(
+        &notice,
+        &address(&player),
+        &text,
+        "while-down",
+    ));
+    assert!(report.starts_with("applied"), "{report}");
+    assert_eq!(
+        host.view()["turn"],
+        1,
+        "the move is applied even though mail cannot go out"
+    );
+    let outbox: Vec<_> = std::fs::read_dir(host.games().join("game.json.outbox"))
+        .expect("outbox")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "mail"))
+        .collect();
+    assert_eq!(
+        outbox.len(),
+        2,
+        "the next player's notice and the mover's confirmation wait"
+    );
+    host.smtp.resume();
+    let (ok, out) = host.run(host.pbem().args(["outbox", "flush"]).arg(host.file()));
+    assert!(ok, "{out}");
+    let mails = host.mails();
+    assert_eq!(mails.len(), delivered_at_start + 2);
+    let next = host.view()["to_move"][0]
+        .as_str()
+        .expect("player")
+        .to_string();
+    assert!(mails
+        .iter()
+        .any(|m| m.to == address(&next) && m.subject.contains("Turn 2: your move")));
+}
+
+#[test]
+fn a_maildir_is_processed_once_even_by_two_runs_at_once() {
+    let host = Host::new();
+    host.start_game();
+    let player = host.view()["to_move"][0]
+        .as_str()
+        .expect("player")
+        .to_string();
+    let notice = host.notice_for(&address(&player));
+    let text = host.legal(&player)[0].clone();
+    let maildir = host.dir.path().join("incoming");
+    for sub in ["new", "cur", "tmp"] {
+        std::fs::create_dir_all(maildir.join(sub)).expect("maildir");
+    }
+    std::fs::write(
+        maildir.join("new/1.a"),
+        gmail_reply(&notice, &address(&player), &text, "m1"),
+    )
+    .expect("write");
+    std::fs::write(
+        maildir.join("new/2.b"),
+        gmail_reply(&notice, &address(&player), &text, "m2"),
+    )
+    .expect("write");
+    let runs: Vec<Child> = (0..2)
+        .map(|_| {
+            host.pbem()
+                .args(["inbox", "--games"])
+                .arg(host.games())
+                .arg("--maildir")
+                .arg(&maildir)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawns")
+        })
+        .collect();
+    for run in runs {
+        assert!(run.wait_with_output().expect("waits").status.success());
+    }
+    assert_eq!(host.view()["turn"], 1, "applied exactly once");
+    assert_eq!(
+        std::fs::read_dir(maildir.join("new")).expect("new").count(),
+        0
+    );
+    let seen: Vec<String> = std::fs::read_dir(maildir.join("cur"))
+        .expect("cur")
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert!(seen.iter().all(|n| n.ends_with(":2,S")), "{seen:?}");
+    let index =
+        std::fs::read_to_string(host.games().join("game.json.mail/index.jsonl")).expect("archive");
+    assert_eq!(index.lines().count(), 2);
+    assert_eq!(
+        index.lines().filter(|l| l.contains("\"applied\"")).count(),
+        1
+    );
+}
+
+#[test]
+fn reminders_go_to_whoever_keeps_the_game_waiting_once_per_interval() {
+    let host = Host::new();
+    host.start_game();
+    let player = host.view()["to_move"][0]
+        .as_str()
+        .expect("player")
+        .to_string();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("time")
+        .as_secs();
+    let remind = |at: u64| {
+        host.run(
+            host.pbem()
+                .env("PBEM_NOW", at.to_string())
+                .args(["remind", "--after", "3d", "--games"])
+                .arg(host.games()),
+        )
+    };
+    let (ok, out) = remind(now + 86_400);
+    assert!(ok && out.contains("nobody to remind"), "{out}");
+    let (ok, out) = remind(now + 4 * 86_400);
+    assert!(ok && out.contains(&format!("reminded {player}")), "{out}");
+    let (_, out) = remind(now + 5 * 86_400);
+    assert!(out.contains("nobody to remind"), "once per interval: {out}");
+    let (_, out) = remind(now + 8 * 86_400);
+    assert!(out.contains(&format!("reminded {player}")), "{out}");
+    let reminders: Vec<Mail> = host
+        .mails()
+        .into_iter()
+        .filter(|m| m.subject.contains("Reminder"))
+        .collect();
+    assert_eq!(reminders.len(), 2);
+    assert!(reminders.iter().all(|m| m.to == address(&player)));
+    // A reply to the reminder is a valid move.
+    let text = host.legal(&player)[0].clone();
+    let report = host.inbox(&gmail_reply(
+        &reminders[1],
+        &address(&player),
+        &text,
+        "after-reminder",
+    ));
+    assert!(report.starts_with("applied"), "{report}");
+}
+
+#[test]
+fn forum_formats_wrap_the_board() {
+    let host = Host::new();
+    host.start_game();
+    let (ok, bbcode) = host.run(
+        host.pbem()
+            .arg("show")
+            .arg(host.file())
+            .args(["--format", "bbcode"]),
+    );
+    assert!(ok);
+    assert!(
+        bbcode.contains("[code]") && bbcode.contains("[/code]"),
+        "{bbcode}"
+    );
+    let (ok, markdown) = host.run(
+        host.pbem()
+            .arg("show")
+            .arg(host.file())
+            .args(["--format", "markdown"]),
+    );
+    assert!(ok);
+    assert!(markdown.contains("```text"), "{markdown}");
+    for text in [bbcode, markdown] {
+        assert!(text.lines().all(|l| l.chars().count() <= 78));
+    }
+}
