@@ -1,6 +1,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::engine::Deadline;
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The folder of game files
@@ -10,15 +12,34 @@ pub struct Args {
     /// at most once per this interval
     #[arg(long, value_name = "DURATION", value_parser = super::mail::parse_duration)]
     after: u64,
+    /// After this long without a move (counted from the turn notice), act as --then says
+    #[arg(long, value_name = "DURATION", value_parser = super::mail::parse_duration)]
+    limit: Option<u64>,
+    /// What to do past --limit: keep waiting (and reminding), skip the turn where the
+    /// rules allow it (else keep waiting), or forfeit the player
+    #[arg(long, value_enum, default_value = "wait", requires = "limit")]
+    then: Then,
     #[command(flatten)]
     mail: super::mail::MailArgs,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Then {
+    Wait,
+    Skip,
+    Forfeit,
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let referee = args.mail.referee()?;
-    let reminded = referee.remind(&args.games, args.after)?;
-    for (file, player) in &reminded {
-        println!("{}: reminded {player}", file.display());
+    let deadline = match (args.limit, args.then) {
+        (Some(limit), Then::Skip) => Some((limit, Deadline::Skip)),
+        (Some(limit), Then::Forfeit) => Some((limit, Deadline::Forfeit)),
+        _ => None,
+    };
+    let reminded = referee.remind(&args.games, args.after, deadline)?;
+    for (file, what) in &reminded {
+        println!("{}: {what}", file.display());
     }
     if reminded.is_empty() {
         println!("nobody to remind");

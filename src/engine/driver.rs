@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use super::chance::DrawStream;
 use super::file::{Draw, GameFile};
 use super::keyring::Keyring;
-use super::rules::{LegalMove, Rules, Viewer, Visibility};
+use super::rules::{Deadline, LegalMove, Rules, Viewer, Visibility};
 use super::session::{AuditReport, EngineError, Game, NewGame, Result};
 use crate::engine::rules::Chance;
 
@@ -93,6 +93,13 @@ pub trait GameDriver: Sync {
     /// # Errors
     /// A tampered file, or no matching seed in the keyring.
     fn reveal(&self, bytes: &[u8], keyring: &Keyring) -> Result<Vec<u8>>;
+    /// The move text the referee submits for `player` when a deadline passes, if the
+    /// rules allow that choice now.
+    ///
+    /// # Errors
+    /// A malformed file or an unknown player.
+    fn deadline_move(&self, bytes: &[u8], player: &str, choice: Deadline)
+        -> Result<Option<String>>;
     /// A legal move text for `player`, picked with `rng` (the demo's and tests' players).
     ///
     /// # Errors
@@ -325,6 +332,24 @@ impl<R: Rules> GameDriver for Driver<R> {
         let mut game = parse::<R>(bytes)?;
         game.reveal(keyring)?;
         serialize(&game.file)
+    }
+
+    fn deadline_move(
+        &self,
+        bytes: &[u8],
+        player: &str,
+        choice: Deadline,
+    ) -> Result<Option<String>> {
+        let game = parse::<R>(bytes)?;
+        let seat = game.seat_of(player)?;
+        let state = game.state_at(None, None)?.state;
+        if !game.rules.to_move(&state).contains(&seat) {
+            return Ok(None);
+        }
+        Ok(game
+            .rules
+            .deadline_move(&state, seat, choice)
+            .map(|mv| game.rules.canonical_text(&mv)))
     }
 
     fn pick_move(&self, bytes: &[u8], player: &str, rng: &mut DrawStream) -> Result<String> {

@@ -13,4 +13,6 @@ pub mod session;
 pub mod store;
 
 pub use chance::{index_from_stream, DrawStream};
-pub use rules::{Chance, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer, Visibility};
+pub use rules::{
+    Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer, Visibility,
+};

@@ -44,6 +44,15 @@ pub enum Viewer {
     Referee,
 }
 
+/// What the referee may do for a player who keeps a game waiting past the limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deadline {
+    /// Skip the player's turn, where the rules allow it.
+    Skip,
+    /// The player forfeits.
+    Forfeit,
+}
+
 /// A refused move or setup: what was wrong, and what would be accepted.
 ///
 /// Both parts are shown to a player, so they must be sentences that player can act on.
@@ -177,6 +186,17 @@ pub trait Rules: Sized {
 
     /// The winning seats once the game is over; empty before.
     fn winners(&self, state: &Self::State) -> Vec<Seat>;
+
+    /// The move the referee submits for `seat` when a deadline passes: a skip where the
+    /// rules allow one, or a forfeit. `None` when the rules allow no such move now.
+    fn deadline_move(
+        &self,
+        _state: &Self::State,
+        _seat: Seat,
+        _choice: Deadline,
+    ) -> Option<Self::Move> {
+        None
+    }
 
     /// A random legal move for `seat`, or `None` when it has none. Used by property tests
     /// and benchmarks that play whole games, so games should make it fast; the default

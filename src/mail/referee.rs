@@ -19,6 +19,7 @@ use crate::engine::file::{GameFile, PlayerEntry};
 use crate::engine::keyring::Keyring;
 use crate::engine::session::EngineError;
 use crate::engine::store;
+use crate::engine::Deadline;
 use crate::ops::{self, OpsError};
 
 /// The players and log of a game file, read without its state.
@@ -748,11 +749,18 @@ impl Referee {
     }
 
     /// Mails a reminder to each player who has kept a game in `games` waiting longer
-    /// than `after` seconds, at most once per `after`.
+    /// than `after` seconds, at most once per `after`; past `deadline` (seconds since
+    /// the turn notice, with the referee's choice), skips the player's turn where the
+    /// rules allow it, or submits their forfeit, and mails everyone as after any move.
     ///
     /// # Errors
     /// Trouble with the referee's own files.
-    pub fn remind(&self, games: &Path, after: u64) -> Result<Vec<(PathBuf, String)>, MailError> {
+    pub fn remind(
+        &self,
+        games: &Path,
+        after: u64,
+        deadline: Option<(u64, Deadline)>,
+    ) -> Result<Vec<(PathBuf, String)>, MailError> {
         let now = archive::now();
         let mut reminded = Vec::new();
         let listing = std::fs::read_dir(games).map_err(MailError::io(games))?;
@@ -769,6 +777,30 @@ impl Referee {
             let roster = roster(&bytes)?;
             let archive = Archive::beside(&path);
             let mut waiting = Waiting::load(&archive)?;
+            if let Some((limit, choice)) = deadline {
+                let overdue = waiting.seats.iter().find(|(_, wait)| {
+                    now.saturating_sub(wait.since) >= limit
+                        && wait.turn == roster.records.len() as u64 + 1
+                });
+                if let Some((&seat, _)) = overdue {
+                    let name = roster
+                        .players
+                        .get(seat)
+                        .map(|p| p.name.clone())
+                        .unwrap_or_default();
+                    if let Some(text) = driver.deadline_move(&bytes, &name, choice)? {
+                        // The referee's move for the player: recorded as theirs, mailed
+                        // to everyone like any move.
+                        let outcome = self.apply_locked(&path, &name, &text)?;
+                        reminded.push((
+                            path.clone(),
+                            format!("{name}: past the deadline, played `{}`", outcome.understood),
+                        ));
+                        self.try_flush(&Outbox::beside(&path));
+                        continue;
+                    }
+                }
+            }
             let mut mail = Vec::new();
             let base = self.context(driver, &bytes, &roster)?;
             for (&seat, wait) in waiting.seats.iter_mut() {
@@ -798,7 +830,7 @@ impl Referee {
                     self.draft("reminder.txt", &context, player, id, None, None)?
                 {
                     mail.push(message);
-                    reminded.push((path.clone(), player.name.clone()));
+                    reminded.push((path.clone(), format!("reminded {}", player.name)));
                 }
                 wait.reminded = Some(now);
             }

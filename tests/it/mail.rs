@@ -749,3 +749,49 @@ fn forum_formats_wrap_the_board() {
         assert!(text.lines().all(|l| l.chars().count() <= 78));
     }
 }
+
+#[test]
+fn past_the_limit_the_referee_skips_only_where_allowed_or_forfeits() {
+    let host = Host::new();
+    host.start_game();
+    let player = host.view()["to_move"][0]
+        .as_str()
+        .expect("player")
+        .to_string();
+    let other = if player == "Ann" { "Bob" } else { "Ann" };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("time")
+        .as_secs();
+    let remind = |at: u64, then: &str| {
+        host.run(
+            host.pbem()
+                .env("PBEM_NOW", at.to_string())
+                .args([
+                    "remind", "--after", "3d", "--limit", "10d", "--then", then, "--games",
+                ])
+                .arg(host.games()),
+        )
+    };
+    // Skipping is not allowed while a placement is legal: the player is only reminded.
+    let (ok, out) = remind(now + 11 * 86_400, "skip");
+    assert!(ok && out.contains(&format!("reminded {player}")), "{out}");
+    assert_eq!(host.view()["turn"], 0);
+    // Forfeit: the referee submits the player's resignation; the game ends.
+    let (ok, out) = remind(now + 12 * 86_400, "forfeit");
+    assert!(
+        ok && out.contains("past the deadline, played `resign`"),
+        "{out}"
+    );
+    let view = host.view();
+    assert_eq!(view["over"], true);
+    assert_eq!(view["winners"], serde_json::json!([other]));
+    let over: Vec<Mail> = host
+        .mails()
+        .into_iter()
+        .filter(|m| m.subject.contains("The game is over"))
+        .collect();
+    assert_eq!(over.len(), 2, "both players learn the result");
+    let (ok, report) = host.run(host.pbem().args(["audit", "--public"]).arg(host.file()));
+    assert!(ok, "{report}");
+}

@@ -185,6 +185,15 @@ impl RightOfWay {
                 state.city_stack.len()
             );
             line(&mut cv, &status);
+        } else if let (true, Some(quitter)) = (state.over, state.resigned) {
+            line(
+                &mut cv,
+                &format!(
+                    "Game over after {} turns: {} resigned.",
+                    state.turn,
+                    who(quitter)
+                ),
+            );
         } else if state.over {
             line(&mut cv, &format!("Game over after {} turns.", state.turn));
         } else {

@@ -16,7 +16,9 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::engine::rules::{Chance, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer};
+use crate::engine::rules::{
+    Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer,
+};
 use crate::grid::hex::{hexagon, Hex};
 
 pub use moves::{Action, DiscardItem, Move};
@@ -470,8 +472,19 @@ impl Rules for RightOfWay {
             return Vec::new();
         }
         let scores = self.victory_points(state);
-        let best = scores.iter().copied().max().unwrap_or(0);
-        (0..scores.len()).filter(|&s| scores[s] == best).collect()
+        let contenders = || (0..scores.len()).filter(|&s| state.resigned != Some(s as u8));
+        let best = contenders().map(|s| scores[s]).max().unwrap_or(0);
+        contenders().filter(|&s| scores[s] == best).collect()
+    }
+
+    fn deadline_move(&self, state: &State, seat: Seat, choice: Deadline) -> Option<Move> {
+        match choice {
+            // The rules allow a skip only where a pass is legal: no placement exists.
+            Deadline::Skip => {
+                (!state.setup && !self.has_placement(state, seat as u8)).then_some(Move::Pass)
+            }
+            Deadline::Forfeit => Some(Move::Resign),
+        }
     }
 
     fn sample_move(&self, state: &State, seat: Seat, rng: &mut dyn Chance) -> Option<Move> {

@@ -16,6 +16,9 @@ pub enum Move {
     City(u16),
     /// No legal placement exists: the turn passes (a ruling).
     Pass,
+    /// The player gives up: the game ends at once and they cannot win (a ruling; also
+    /// what the referee submits for a player who forfeits by keeping the game waiting).
+    Resign,
     /// A highway turn: exactly one placement, at most one purchase, optional discards,
     /// in the order given (a purchase before the placement can clear the way for it).
     Turn(Vec<Action>),
@@ -53,6 +56,7 @@ const BUY_WORDS: [&str; 4] = ["buy", "purchase", "acquire", "claim"];
 const DISCARD_WORDS: [&str; 3] = ["discard", "drop", "lose"];
 const CITY_WORDS: [&str; 2] = ["city", "draft"];
 const PASS_WORDS: [&str; 2] = ["pass", "skip"];
+const RESIGN_WORDS: [&str; 3] = ["resign", "forfeit", "concede"];
 const NOISE: [&str; 13] = [
     "at", "on", "in", "to", "the", "a", "tile", "tiles", "road", "edges", "and", "of", "onto",
 ];
@@ -122,6 +126,7 @@ impl RightOfWay {
         match mv {
             Move::City(cell) => format!("city {}", self.label(*cell)),
             Move::Pass => "pass".to_string(),
+            Move::Resign => "resign".to_string(),
             Move::Turn(actions) => actions
                 .iter()
                 .map(|a| self.action_text(a))
@@ -254,6 +259,9 @@ impl RightOfWay {
             let args = &action[1..];
             if PASS_WORDS.contains(&verb) && args.is_empty() && actions.len() == 1 {
                 return Ok(Move::Pass);
+            }
+            if RESIGN_WORDS.contains(&verb) && args.is_empty() && actions.len() == 1 {
+                return Ok(Move::Resign);
             }
             if PLACE_WORDS.contains(&verb) {
                 out.push(self.parse_place(state, seat, args)?);

@@ -82,6 +82,7 @@ impl RightOfWay {
             final_turns: 0,
             passes: 0,
             over: false,
+            resigned: None,
             turn: 0,
         };
         match &self.setup {
@@ -351,6 +352,11 @@ impl RightOfWay {
             Move::City(cell) => self
                 .play_city(state, *cell, chance)
                 .map(|()| TurnReport::default()),
+            Move::Resign => {
+                state.resigned = Some(me);
+                state.over = true;
+                Ok(TurnReport::default())
+            }
             Move::Pass => {
                 if state.setup {
                     return Err(RuleError::new(

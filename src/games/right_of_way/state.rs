@@ -123,6 +123,9 @@ pub struct State {
     /// Consecutive passes (turns without a legal placement).
     pub passes: u8,
     pub over: bool,
+    /// The seat that resigned, which ended the game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resigned: Option<u8>,
     /// Highway turns played so far.
     pub turn: u32,
 }

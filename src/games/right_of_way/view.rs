@@ -93,6 +93,9 @@ impl RightOfWay {
             f.insert("ended_by".into(), json!(name_of(names, e)));
         }
         f.insert("over".into(), json!(state.over));
+        if let Some(quitter) = state.resigned {
+            f.insert("resigned".into(), json!(name_of(names, quitter)));
+        }
         view
     }
 }
