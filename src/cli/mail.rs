@@ -42,7 +42,7 @@ pub fn flush_and_report(referee: &Referee, file: &std::path::Path) {
             flushed.waiting,
             flushed.error.map(|e| format!(" ({e})")).unwrap_or_default()
         ),
-        Err(error) => eprintln!("mail: nothing sent: {error}"),
+        Err(error) => eprintln!("mail: nothing sent: {:#}", anyhow::Error::new(error)),
     }
 }
 

@@ -16,7 +16,7 @@ use super::fairness::Seed;
 /// Problems with the keyring. Messages name files, never their contents.
 #[derive(Debug, thiserror::Error)]
 pub enum KeyringError {
-    #[error("cannot read or write the keyring at {path}: {source}")]
+    #[error("cannot read or write the keyring at {path}")]
     Io {
         path: PathBuf,
         #[source]

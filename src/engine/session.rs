@@ -16,7 +16,7 @@ use super::rules::{Options, RuleError, Rules, Seat};
 /// be accepted; none carries a secret.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
-    #[error("{0}")]
+    #[error(transparent)]
     Refused(#[from] RuleError),
     #[error("the game file is not valid: {0}")]
     Malformed(String),

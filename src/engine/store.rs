@@ -9,19 +9,19 @@ use std::path::{Path, PathBuf};
 /// Problems with the file system, naming the path.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}")]
     Read {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
-    #[error("cannot write {path}: {source}; the game file is unchanged")]
+    #[error("cannot write {path} (the game file is unchanged)")]
     Write {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
-    #[error("cannot lock {path}: {source}")]
+    #[error("cannot lock {path}")]
     Lock {
         path: PathBuf,
         #[source]

@@ -22,7 +22,7 @@ pub enum MailError {
     Config(String),
     #[error("could not send through {transport}: {error}; the message stays in the outbox (`pbem outbox flush` retries)")]
     Send { transport: String, error: String },
-    #[error("cannot read or write {path}: {source}")]
+    #[error("cannot read or write {path}")]
     Io {
         path: PathBuf,
         #[source]
