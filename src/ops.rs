@@ -45,6 +45,17 @@ pub fn load(path: &Path) -> Result<(Vec<u8>, &'static dyn GameDriver)> {
     Ok((bytes, driver(&name)?))
 }
 
+/// Writes a game file pbem has just produced from a verified one, atomically, and notes
+/// its digest in the keyring so the next move may take the fast path.
+///
+/// # Errors
+/// The file cannot be written; it is then unchanged.
+pub fn write_game(path: &Path, bytes: &[u8], game_id: &str, keyring: &Keyring) -> Result<()> {
+    store::write_atomic(path, bytes)?;
+    keyring.remember_verified(game_id, &crate::engine::digest::sha256(bytes));
+    Ok(())
+}
+
 /// `pbem new`: creates the game file at `out` (which must not exist).
 ///
 /// # Errors
@@ -60,6 +71,9 @@ pub fn new_game(game: &str, request: NewGame, keyring: &Keyring, out: &Path) -> 
     let bytes = driver.create(request, keyring)?;
     let _lock = store::lock(out)?;
     store::create_new(out, &bytes)?;
+    if let Ok(id) = crate::engine::driver::game_id(&bytes) {
+        keyring.remember_verified(&id, &crate::engine::digest::sha256(&bytes));
+    }
     Ok(())
 }
 
@@ -77,7 +91,7 @@ pub fn apply_move(
     let _lock = store::lock(path)?;
     let (bytes, driver) = load(path)?;
     let (updated, outcome) = driver.apply(&bytes, keyring, player, move_text)?;
-    store::write_atomic(path, &updated)?;
+    write_game(path, &updated, &outcome.game_id, keyring)?;
     Ok(outcome)
 }
 
@@ -89,7 +103,8 @@ pub fn reveal(path: &Path, keyring: &Keyring) -> Result<()> {
     let _lock = store::lock(path)?;
     let (bytes, driver) = load(path)?;
     let updated = driver.reveal(&bytes, keyring)?;
-    store::write_atomic(path, &updated)?;
+    let id = crate::engine::driver::game_id(&updated)?;
+    write_game(path, &updated, &id, keyring)?;
     Ok(())
 }
 

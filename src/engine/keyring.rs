@@ -96,6 +96,29 @@ impl Keyring {
         Ok(read_secret(&self.key_path())?.map(|bytes| SigningKey::from_bytes(&bytes)))
     }
 
+    fn verified_path(&self, game_id: &str) -> PathBuf {
+        self.home.join("verified").join(game_id)
+    }
+
+    /// Remembers the digest of a game file this keyring's referee just verified and
+    /// wrote, so the next move on exactly those bytes may skip re-checking the chain.
+    /// Not durable on purpose: a lost or torn note only means the full check next time.
+    pub fn remember_verified(&self, game_id: &str, digest: &[u8; 32]) {
+        let path = self.verified_path(game_id);
+        if let Some(dir) = path.parent() {
+            let _ = create_private_dir(dir);
+        }
+        let _ = fs::write(path, to_hex(digest));
+    }
+
+    /// Whether `digest` is that of the file last written for this game.
+    pub fn is_verified(&self, game_id: &str, digest: &[u8; 32]) -> bool {
+        fs::read_to_string(self.verified_path(game_id))
+            .ok()
+            .and_then(|text| hash_from_hex(text.trim()))
+            .is_some_and(|known| known == *digest)
+    }
+
     /// Stores a new game's seed; refuses to replace one.
     ///
     /// # Errors

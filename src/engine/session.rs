@@ -365,6 +365,22 @@ impl<R: Rules> Game<R> {
         move_text: &str,
     ) -> Result<Applied<R::State>> {
         self.check_chain()?;
+        self.apply_to_checked(keyring, player, move_text, 0)
+    }
+
+    /// [`Game::apply`] on a game whose chain is known to hold: `earlier` records come
+    /// before those loaded in `self.file.records` (the fast path of
+    /// [`crate::engine::driver`] loads only the head).
+    ///
+    /// # Errors
+    /// As for [`Game::apply`], but for the chain check.
+    pub(crate) fn apply_to_checked(
+        &mut self,
+        keyring: &Keyring,
+        player: &str,
+        move_text: &str,
+        earlier: u64,
+    ) -> Result<Applied<R::State>> {
         let seat = self.seat_of(player)?;
         let key = keyring.signing_key()?;
         if key.verifying_key().to_bytes() != self.referee_key_bytes()? {
@@ -389,7 +405,7 @@ impl<R: Rules> Game<R> {
         }
         let mv = self.rules.parse_move(&state, seat, move_text)?;
         let understood = self.rules.canonical_text(&mv);
-        let turn = self.file.records.len() as u64 + 1;
+        let turn = earlier + self.file.records.len() as u64 + 1;
         let prev = self.head_hash()?;
         let name = self.names[seat].clone();
         let draws = TurnDraws {

@@ -345,7 +345,7 @@ impl Referee {
         let (updated, outcome) = driver.apply(&bytes, &self.keyring, player, move_text)?;
         let (mail, waiting) = self.notices(path, &updated, Some((&outcome, move_text)), false)?;
         let staged = outbox.stage(outcome.turn, &mail)?;
-        store::write_atomic(path, &updated)?;
+        ops::write_game(path, &updated, &outcome.game_id, &self.keyring)?;
         outbox.commit(&staged)?;
         self.record_waits(path, outcome.turn, &waiting)?;
         Ok(outcome)

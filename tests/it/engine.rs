@@ -158,3 +158,92 @@ fn bad_player_lists_are_refused_with_a_way_forward() {
         assert!(error.to_string().contains(says), "{error}");
     }
 }
+
+/// The fast path of `apply` (a file this keyring verified and wrote: only the head is
+/// read) writes exactly the bytes of the full path (every record parsed and checked).
+#[test]
+fn the_fast_path_writes_what_the_full_path_writes() {
+    let dir = tempfile::tempdir().expect("dir");
+    let keyring = Keyring::at(dir.path().join("keyring"));
+    let file = dir.path().join("game.json");
+    let request = NewGame {
+        players: vec![parse_player("Ann"), parse_player("Bob")],
+        seed: Some(Seed([6; 32])),
+        ..NewGame::default()
+    };
+    pbem::ops::new_game("right-of-way", request, &keyring, &file).expect("new");
+    let mut picker = DrawStream::for_testing(6);
+    let mut fast_taken = 0;
+    for _ in 0..40 {
+        let bytes = std::fs::read(&file).expect("read");
+        let view = driver().view(&bytes, None, None, None).expect("view");
+        if view["over"] == true {
+            break;
+        }
+        let player = view["to_move"][0].as_str().expect("player").to_string();
+        let text = driver()
+            .pick_move(&bytes, &player, &mut picker)
+            .expect("a move");
+        // Full path: without the keyring's note of the file's digest.
+        let id = view["id"].as_str().expect("id");
+        let note = dir.path().join("keyring/verified").join(id);
+        let remembered = std::fs::read(&note).expect("pbem noted the digest");
+        std::fs::remove_file(&note).expect("remove");
+        let (full, _) = driver()
+            .apply(&bytes, &keyring, &player, &text)
+            .expect("full path");
+        std::fs::write(&note, remembered).expect("restore");
+        let (fast, _) = driver()
+            .apply(&bytes, &keyring, &player, &text)
+            .expect("fast path");
+        assert_eq!(
+            String::from_utf8(fast).expect("utf-8"),
+            String::from_utf8(full).expect("utf-8")
+        );
+        pbem::ops::apply_move(&file, &keyring, &player, &text).expect("apply");
+        fast_taken += 1;
+    }
+    assert!(fast_taken >= 20);
+    assert!(driver()
+        .audit(&std::fs::read(&file).expect("read"), Some(&keyring))
+        .expect("audit")
+        .passed());
+}
+
+/// A note in the keyring never vouches for other bytes: a changed file takes the full
+/// path and its tampering is found.
+#[test]
+fn the_fast_path_never_vouches_for_changed_bytes() {
+    let dir = tempfile::tempdir().expect("dir");
+    let keyring = Keyring::at(dir.path().join("keyring"));
+    let file = dir.path().join("game.json");
+    let request = NewGame {
+        players: vec![parse_player("Ann"), parse_player("Bob")],
+        seed: Some(Seed([8; 32])),
+        ..NewGame::default()
+    };
+    pbem::ops::new_game("right-of-way", request, &keyring, &file).expect("new");
+    let mut picker = DrawStream::for_testing(8);
+    for _ in 0..4 {
+        let bytes = std::fs::read(&file).expect("read");
+        let view = driver().view(&bytes, None, None, None).expect("view");
+        let player = view["to_move"][0].as_str().expect("player").to_string();
+        let text = driver()
+            .pick_move(&bytes, &player, &mut picker)
+            .expect("a move");
+        pbem::ops::apply_move(&file, &keyring, &player, &text).expect("apply");
+    }
+    let text = std::fs::read_to_string(&file).expect("read");
+    let record_two = text.lines().nth(4).expect("record 2");
+    let altered = record_two.replacen("\"move\":\"", "\"move\":\" ", 1);
+    assert_ne!(altered, record_two);
+    std::fs::write(&file, text.replacen(record_two, &altered, 1)).expect("write");
+    let bytes = std::fs::read(&file).expect("read");
+    let view = driver().view(&bytes, None, None, None).expect("view");
+    let player = view["to_move"][0].as_str().expect("player").to_string();
+    let legal = driver().legal(&bytes, &player).expect("legal");
+    let Err(error) = driver().apply(&bytes, &keyring, &player, &legal[0].text) else {
+        panic!("a tampered file must be refused");
+    };
+    assert!(error.to_string().contains("record 2"), "{error}");
+}

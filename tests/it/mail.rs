@@ -808,7 +808,14 @@ fn a_referees_own_templates_and_the_attached_game_file() {
     .expect("template");
     let (ok, out) = host.run(
         host.pbem()
-            .args(["new", "right-of-way", "--player", "Ann <ann@example.org>", "--player", "Bob <bob@example.org>"])
+            .args([
+                "new",
+                "right-of-way",
+                "--player",
+                "Ann <ann@example.org>",
+                "--player",
+                "Bob <bob@example.org>",
+            ])
             .args(["--seed", SEED, "--mail", "--attach-game", "--templates"])
             .arg(&own)
             .arg("--out")
@@ -816,19 +823,31 @@ fn a_referees_own_templates_and_the_attached_game_file() {
     );
     assert!(ok, "{out}");
     let mails = host.mails();
-    let notice = mails.iter().find(|m| m.subject.contains("Du bist dran")).expect("the referee's wording");
+    let notice = mails
+        .iter()
+        .find(|m| m.subject.contains("Du bist dran"))
+        .expect("the referee's wording");
     assert!(notice.text.starts_with("Zug 1."), "{}", notice.text);
     // Templates not in the folder keep the built-in text.
-    assert!(mails.iter().any(|m| m.subject.contains("Welcome to right-of-way")));
+    assert!(mails
+        .iter()
+        .any(|m| m.subject.contains("Welcome to right-of-way")));
     // The signed game file rides along, and audits.
-    let message = MessageParser::default().parse(notice.raw.as_bytes()).expect("parse");
+    let message = MessageParser::default()
+        .parse(notice.raw.as_bytes())
+        .expect("parse");
     let attachment = message.attachments().next().expect("an attachment");
     let attached = host.dir.path().join("attached.json");
     std::fs::write(&attached, attachment.contents()).expect("write");
     let (ok, report) = host.run(host.pbem().args(["audit", "--public"]).arg(&attached));
     assert!(ok, "{report}");
     // A reply to the reworded notice still proves the player.
-    let player = host.view()["to_move"][0].as_str().expect("player").to_string();
+    let player = host.view()["to_move"][0]
+        .as_str()
+        .expect("player")
+        .to_string();
     let text = host.legal(&player)[0].clone();
-    assert!(host.inbox(&apple_reply(notice, &address(&player), &text, "own-1")).starts_with("applied"));
+    assert!(host
+        .inbox(&apple_reply(notice, &address(&player), &text, "own-1"))
+        .starts_with("applied"));
 }

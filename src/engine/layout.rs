@@ -1,0 +1,65 @@
+//! The game file as pbem writes it, line by line (see `driver::serialize`): genesis on
+//! one line, each record on one, then the seed and the state. Knowing that layout lets
+//! `apply` read only genesis, the head record and the state of a file it has verified
+//! and written itself, and append to it, instead of parsing and re-checking every
+//! record. Anything else (a file reformatted by hand, say) does not match the layout,
+//! and the caller falls back to the full path.
+
+/// The parts of a game file in pbem's own layout.
+pub struct Layout<'a> {
+    pub genesis: &'a str,
+    pub head: Option<&'a str>,
+    pub records: u64,
+    pub seed: &'a str,
+    pub state: &'a str,
+    /// Where the record lines end (before "\n],").
+    records_end: usize,
+}
+
+impl<'a> Layout<'a> {
+    /// Splits `bytes`; `None` when they are not in pbem's layout.
+    pub fn parse(bytes: &'a [u8]) -> Option<Layout<'a>> {
+        let text = std::str::from_utf8(bytes).ok()?;
+        let rest = text.strip_prefix("{\"format\":\"pbem.game/1\",\n\"genesis\":")?;
+        let (genesis, rest) = rest.split_once(",\n\"records\":[")?;
+        let tail_at = rest.rfind("\n],\n\"seed\":")?;
+        let (records, tail) = rest.split_at(tail_at);
+        // The tail: the seed line and the state line, then the end of the file.
+        let tail = tail.strip_prefix("\n],\n\"seed\":")?;
+        let (seed, state) = tail.split_once(",\n\"state\":")?;
+        let state = state.strip_suffix("}\n")?;
+        if state.contains('\n') || seed.contains('\n') {
+            return None;
+        }
+        // One record a line: JSON strings escape their newlines, so every raw newline in
+        // this region starts a record.
+        let count = records.bytes().filter(|&b| b == b'\n').count();
+        let head = records.rfind('\n').map(|start| &records[start + 1..]);
+        if head.is_some_and(|line| !line.starts_with('{')) || (count == 0) != records.is_empty() {
+            return None;
+        }
+        let records_end = bytes.len() - rest.len() + tail_at;
+        Some(Layout {
+            genesis,
+            head,
+            records: count as u64,
+            seed,
+            state,
+            records_end,
+        })
+    }
+
+    /// The file with one more record and a new seed and state, each already JSON.
+    pub fn append(&self, bytes: &[u8], record: &str, seed: &str, state: &str) -> Vec<u8> {
+        let mut out = Vec::with_capacity(bytes.len() + record.len() + state.len() + 64);
+        out.extend_from_slice(&bytes[..self.records_end]);
+        out.extend_from_slice(if self.records == 0 { b"\n" } else { b",\n" });
+        out.extend_from_slice(record.as_bytes());
+        out.extend_from_slice(b"\n],\n\"seed\":");
+        out.extend_from_slice(seed.as_bytes());
+        out.extend_from_slice(b",\n\"state\":");
+        out.extend_from_slice(state.as_bytes());
+        out.extend_from_slice(b"}\n");
+        out
+    }
+}
