@@ -31,6 +31,8 @@ pub struct Args {
     every: u64,
 }
 
+/// The demo's referee key: public on purpose, it signs nothing but demo games.
+const DEMO_KEY: &str = "de30de30de30de30de30de30de30de30de30de30de30de30de30de30de30de30";
 const DEMO_SEED: &str = "5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed";
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -41,6 +43,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     // The demo has its own keyring, so it never touches the referee's real one.
     let keyring = Keyring::at(dir.join("keyring"));
+    // A fixed referee key as well as a fixed seed: genesis names the key and the
+    // setup's draws depend on genesis, so only both together make the demo repeat.
+    let key_file = dir.join("keyring/referee.key");
+    if !key_file.exists() {
+        std::fs::create_dir_all(dir.join("keyring"))?;
+        std::fs::write(&key_file, format!("{DEMO_KEY}\n"))?;
+    }
     let file = dir.join(format!("{}.json", args.game));
     if file.exists() {
         anyhow::bail!("{} exists; pass an empty --dir", file.display());
@@ -73,7 +82,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             anyhow::bail!("the game is not over but nobody is to move");
         };
         let (bytes, driver) = ops::load(&file)?;
-        let move_text = driver.pick_move(&bytes, &player, &mut players)?;
+        let move_text = greedy_move(driver.legal(&bytes, &player)?, &mut players)
+            .ok_or_else(|| anyhow::anyhow!("{player} is to move but has no legal move"))?;
         let outcome = ops::apply_move(&file, &keyring, &player, &move_text)?;
         println!(
             "turn {:>3}: {:<4} {}",
@@ -99,4 +109,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The built-in players' choice: the move with the best net result (profit less cost
+/// and price, where the game lists them), a random one among equals.
+fn greedy_move(legal: Vec<crate::engine::LegalMove>, rng: &mut DrawStream) -> Option<String> {
+    let detail = |entry: &crate::engine::LegalMove, key: &str| {
+        entry.details.get(key).and_then(|v| v.as_i64()).unwrap_or(0)
+    };
+    let net = |entry: &crate::engine::LegalMove| {
+        detail(entry, "profit") - detail(entry, "cost") - detail(entry, "price")
+    };
+    let best = legal.iter().map(net).max()?;
+    let top: Vec<&crate::engine::LegalMove> = legal.iter().filter(|e| net(e) == best).collect();
+    let pick = rng.index(u32::try_from(top.len()).ok()?) as usize;
+    top.get(pick).map(|e| e.text.clone())
 }
