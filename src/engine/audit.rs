@@ -89,14 +89,7 @@ impl AuditChance<'_> {
 }
 
 fn describe(draws: &[Draw]) -> String {
-    let parts: Vec<String> = draws
-        .iter()
-        .map(|draw| match draw {
-            Draw::Public { of, pick } => format!("{pick}/{of}"),
-            Draw::Hidden { of, .. } => format!("hidden/{of}"),
-        })
-        .collect();
-    format!("[{}]", parts.join(" "))
+    format!("[{}]", super::file::draws_text(draws))
 }
 
 fn chance_for<'a>(

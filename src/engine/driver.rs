@@ -9,11 +9,11 @@ use serde_json::{json, Map, Value};
 
 use super::chance::DrawStream;
 use super::digest::sha256;
-use super::file::{Draw, GameFile, Genesis, Record, FORMAT};
+use super::file::{draws_text, GameFile, Genesis, Record, FORMAT};
 use super::keyring::Keyring;
 use super::layout::Layout;
 use super::rules::{Deadline, LegalMove, Rules, Viewer, Visibility};
-use super::session::{AuditReport, EngineError, Game, NewGame, Result};
+use super::session::{Applied, AuditReport, EngineError, Game, NewGame, Replayed, Result};
 use crate::engine::rules::Chance;
 
 /// The schema name of `pbem show --format json`.
@@ -206,20 +206,43 @@ fn apply_verified<R: Rules>(
         &compact(&game.file.seed)?,
         &compact(&game.file.state)?,
     );
-    let outcome = MoveOutcome {
+    Ok(Some((updated, outcome_of(&game, &applied))))
+}
+
+fn compact<T: serde::Serialize>(value: &T) -> Result<String> {
+    serde_json::to_string(value).map_err(|error| EngineError::Malformed(error.to_string()))
+}
+
+/// A position to show: the game, who looks, and the state after `turn` records.
+fn position<R: Rules>(
+    bytes: &[u8],
+    viewer: Option<&str>,
+    turn: Option<u64>,
+    keyring: Option<&Keyring>,
+) -> Result<(Game<R>, Viewer, Replayed<R::State>)> {
+    let game = parse::<R>(bytes)?;
+    let viewer = viewer_of(&game, viewer)?;
+    let seed = seed_for_view(&game, keyring)?;
+    let at = game.state_at(seed.as_ref(), turn)?;
+    Ok((game, viewer, at))
+}
+
+/// What a move did, for the caller's messages.
+fn outcome_of<R: Rules>(game: &Game<R>, applied: &Applied<R::State>) -> MoveOutcome {
+    MoveOutcome {
         turn: applied.turn,
-        player: record.player.clone(),
+        player: game
+            .file
+            .records
+            .last()
+            .map(|r| r.player.clone())
+            .unwrap_or_default(),
         game_id: game.file.genesis.id.clone(),
         understood: applied.understood.clone(),
         over: applied.over,
         to_move: names(&game.names, &game.rules.to_move(&applied.state)),
         winners: names(&game.names, &game.rules.winners(&applied.state)),
-    };
-    Ok(Some((updated, outcome)))
-}
-
-fn compact<T: serde::Serialize>(value: &T) -> Result<String> {
-    serde_json::to_string(value).map_err(|error| EngineError::Malformed(error.to_string()))
+    }
 }
 
 fn viewer_of<R: Rules>(game: &Game<R>, name: Option<&str>) -> Result<Viewer> {
@@ -267,20 +290,7 @@ impl<R: Rules> GameDriver for Driver<R> {
         }
         let mut game = parse::<R>(bytes)?;
         let applied = game.apply(keyring, player, move_text)?;
-        let outcome = MoveOutcome {
-            turn: applied.turn,
-            game_id: game.file.genesis.id.clone(),
-            player: game
-                .file
-                .records
-                .last()
-                .map(|r| r.player.clone())
-                .unwrap_or_default(),
-            understood: applied.understood.clone(),
-            over: applied.over,
-            to_move: names(&game.names, &game.rules.to_move(&applied.state)),
-            winners: names(&game.names, &game.rules.winners(&applied.state)),
-        };
+        let outcome = outcome_of(&game, &applied);
         Ok((serialize(&game.file)?, outcome))
     }
 
@@ -291,10 +301,7 @@ impl<R: Rules> GameDriver for Driver<R> {
         turn: Option<u64>,
         keyring: Option<&Keyring>,
     ) -> Result<Value> {
-        let game = parse::<R>(bytes)?;
-        let viewer = viewer_of(&game, viewer)?;
-        let seed = seed_for_view(&game, keyring)?;
-        let at = game.state_at(seed.as_ref(), turn)?;
+        let (game, viewer, at) = position::<R>(bytes, viewer, turn, keyring)?;
         let rules = &game.rules;
         let state = &at.state;
         let custom = rules.view(state, viewer, &game.names);
@@ -344,10 +351,7 @@ impl<R: Rules> GameDriver for Driver<R> {
         turn: Option<u64>,
         keyring: Option<&Keyring>,
     ) -> Result<String> {
-        let game = parse::<R>(bytes)?;
-        let viewer = viewer_of(&game, viewer)?;
-        let seed = seed_for_view(&game, keyring)?;
-        let at = game.state_at(seed.as_ref(), turn)?;
+        let (game, viewer, at) = position::<R>(bytes, viewer, turn, keyring)?;
         Ok(game.rules.board(&at.state, viewer, &game.names))
     }
 
@@ -442,20 +446,6 @@ fn names(all: &[String], seats: &[usize]) -> Vec<String> {
         .iter()
         .filter_map(|&seat| all.get(seat).cloned())
         .collect()
-}
-
-fn draws_text(draws: &[Draw]) -> String {
-    if draws.is_empty() {
-        return "none".to_string();
-    }
-    let parts: Vec<String> = draws
-        .iter()
-        .map(|draw| match draw {
-            Draw::Public { of, pick } => format!("{pick}/{of}"),
-            Draw::Hidden { of, .. } => format!("?/{of}"),
-        })
-        .collect();
-    parts.join(" ")
 }
 
 /// The game named in a file, read without knowing its state type.

@@ -101,6 +101,28 @@ pub enum Draw {
     Hidden { of: u32, commit: String },
 }
 
+impl std::fmt::Display for Draw {
+    /// `pick/of`, or `?/of` for a hidden draw.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Draw::Public { of, pick } => write!(f, "{pick}/{of}"),
+            Draw::Hidden { of, .. } => write!(f, "?/{of}"),
+        }
+    }
+}
+
+/// Draws as `pick/of` separated by spaces; "none" for none.
+pub fn draws_text(draws: &[Draw]) -> String {
+    if draws.is_empty() {
+        return "none".to_string();
+    }
+    draws
+        .iter()
+        .map(Draw::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 impl Draw {
     pub fn range(&self) -> u32 {
         match self {

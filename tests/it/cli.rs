@@ -66,6 +66,16 @@ impl Table {
         self
     }
 
+    /// Who is to move, and the first move `pbem legal` lists for them.
+    pub fn first_move(&self) -> (String, String) {
+        let mover = to_move(&self.view());
+        let text = self.legal(&mover)[0]["move"]
+            .as_str()
+            .expect("a move text")
+            .to_string();
+        (mover, text)
+    }
+
     pub fn view(&self) -> Value {
         let output = self
             .pbem()
@@ -438,11 +448,7 @@ fn check_cost_and_profit(view: &Value, entry: &Value) {
 fn two_moves_at_once_apply_exactly_one() {
     let table = Table::new();
     table.new_game(SEED);
-    let mover = to_move(&table.view());
-    let text = table.legal(&mover)[0]["move"]
-        .as_str()
-        .expect("text")
-        .to_string();
+    let (mover, text) = table.first_move();
     let children: Vec<_> = (0..2)
         .map(|_| {
             let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("pbem"));
@@ -540,11 +546,7 @@ fn a_wrong_keyring_cannot_move() {
     let table = Table::new();
     table.new_game(SEED);
     let before = bytes(&table.file());
-    let mover = to_move(&table.view());
-    let text = table.legal(&mover)[0]["move"]
-        .as_str()
-        .expect("text")
-        .to_string();
+    let (mover, text) = table.first_move();
     let other = tempfile::tempdir().expect("dir");
     let output = table
         .pbem()
@@ -581,11 +583,7 @@ fn the_opening_board_is_stable() {
 fn a_reformatted_file_still_loads_and_audits() {
     let table = Table::new();
     table.new_game(SEED);
-    let mover = to_move(&table.view());
-    let text = table.legal(&mover)[0]["move"]
-        .as_str()
-        .expect("text")
-        .to_string();
+    let (mover, text) = table.first_move();
     assert!(table.apply(&mover, &text).0);
     // serde_json's Value sorts keys: "game" is no longer the first field of genesis.
     let value: Value = serde_json::from_slice(&bytes(&table.file())).expect("json");

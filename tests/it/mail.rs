@@ -201,6 +201,16 @@ impl Host {
         assert!(ok, "{out}");
     }
 
+    /// Who is to move, and the first move `pbem legal` lists for them.
+    fn first_move(&self) -> (String, String) {
+        let player = self.view()["to_move"][0]
+            .as_str()
+            .expect("a player")
+            .to_string();
+        let text = self.legal(&player)[0].clone();
+        (player, text)
+    }
+
     fn view(&self) -> Value {
         let output = self
             .pbem()
@@ -574,12 +584,8 @@ fn stopping_the_smtp_server_mid_game_loses_nothing() {
     let delivered_at_start = host.mails().len();
     assert_eq!(delivered_at_start, 3, "two welcomes and one turn notice");
     host.smtp.stop();
-    let player = host.view()["to_move"][0]
-        .as_str()
-        .expect("player")
-        .to_string();
+    let (player, text) = host.first_move();
     let notice = host.notice_for(&address(&player));
-    let text = host.legal(&player)[0].clone();
     let report = host.inbox(&gmail_reply(
         &notice,
         &address(&player),
@@ -620,12 +626,8 @@ fn stopping_the_smtp_server_mid_game_loses_nothing() {
 fn a_maildir_is_processed_once_even_by_two_runs_at_once() {
     let host = Host::new();
     host.start_game();
-    let player = host.view()["to_move"][0]
-        .as_str()
-        .expect("player")
-        .to_string();
+    let (player, text) = host.first_move();
     let notice = host.notice_for(&address(&player));
-    let text = host.legal(&player)[0].clone();
     let maildir = host.dir.path().join("incoming");
     for sub in ["new", "cur", "tmp"] {
         std::fs::create_dir_all(maildir.join(sub)).expect("maildir");
@@ -842,11 +844,7 @@ fn a_referees_own_templates_and_the_attached_game_file() {
     let (ok, report) = host.run(host.pbem().args(["audit", "--public"]).arg(&attached));
     assert!(ok, "{report}");
     // A reply to the reworded notice still proves the player.
-    let player = host.view()["to_move"][0]
-        .as_str()
-        .expect("player")
-        .to_string();
-    let text = host.legal(&player)[0].clone();
+    let (player, text) = host.first_move();
     assert!(host
         .inbox(&apple_reply(notice, &address(&player), &text, "own-1"))
         .starts_with("applied"));
