@@ -7,6 +7,9 @@
 //!   apply.
 //! - `random-games/right-of-way`: complete random games on one core. Target: at least
 //!   2,000 per second.
+//! - `inbox/maildir-moves`: messages per second through `pbem inbox --maildir`.
+//!
+//! `PBEM_BENCH_BIN=path cargo bench` measures another build of pbem (a static one, say).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -22,7 +25,11 @@ use pbem::engine::{Options, Rules};
 use pbem::games::right_of_way::RightOfWay;
 use pbem::ops;
 
-const PBEM: &str = env!("CARGO_BIN_EXE_pbem");
+/// The binary measured: this build's, or another build of the same source named by
+/// PBEM_BENCH_BIN (the statically linked build of README's "Faster starts").
+fn pbem_bin() -> std::ffi::OsString {
+    std::env::var_os("PBEM_BENCH_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_pbem").into())
+}
 
 struct Fixture {
     _dir: tempfile::TempDir,
@@ -131,7 +138,7 @@ fn bench_apply(c: &mut Criterion, fixture: &Fixture) {
                     .expect("sync");
             },
             |_| {
-                run(Command::new(PBEM)
+                run(Command::new(pbem_bin())
                     .env("PBEM_HOME", &fixture.home)
                     .arg("apply")
                     .arg(&work)
@@ -158,7 +165,7 @@ fn bench_audit(c: &mut Criterion, fixture: &Fixture) {
     );
     group.bench_function("pbem-audit-process", |b| {
         b.iter(|| {
-            run(Command::new(PBEM)
+            run(Command::new(pbem_bin())
                 .arg("audit")
                 .arg("--public")
                 .arg(&fixture.complete))
@@ -292,7 +299,7 @@ Content-Type: text/plain; charset=utf-8\r\n\r\n{text}\r\n\r\npbem-token: {}\r\n"
                 copy_dir(&template, &work);
             },
             |()| {
-                let output = Command::new(PBEM)
+                let output = Command::new(pbem_bin())
                     .env("PBEM_HOME", work.join("keyring"))
                     .env(
                         "PBEM_SMTP",
