@@ -12,7 +12,7 @@ use super::digest::sha256;
 use super::file::{draws_text, GameFile, Genesis, Record, FORMAT};
 use super::keyring::Keyring;
 use super::layout::Layout;
-use super::rules::{Deadline, LegalMove, Rules, Viewer, Visibility};
+use super::rules::{Deadline, LegalMove, Rules, Seat, Viewer, Visibility};
 use super::session::{Applied, AuditReport, EngineError, Game, NewGame, Replayed, Result};
 use crate::engine::rules::Chance;
 
@@ -97,6 +97,11 @@ pub trait GameDriver: Sync {
     /// # Errors
     /// A tampered file, or no matching seed in the keyring.
     fn reveal(&self, bytes: &[u8], keyring: &Keyring) -> Result<Vec<u8>>;
+    /// One move `player` may make now, for examples in mail; `None` when none.
+    ///
+    /// # Errors
+    /// A malformed file or an unknown player.
+    fn example(&self, bytes: &[u8], player: &str) -> Result<Option<String>>;
     /// The move text the referee submits for `player` when a deadline passes, if the
     /// rules allow that choice now.
     ///
@@ -211,6 +216,21 @@ fn apply_verified<R: Rules>(
 
 fn compact<T: serde::Serialize>(value: &T) -> Result<String> {
     serde_json::to_string(value).map_err(|error| EngineError::Malformed(error.to_string()))
+}
+
+/// A game, a seat of it and its current state.
+type SeatAt<R> = (Game<R>, Seat, <R as Rules>::State);
+
+/// The game, seat and current state when `player` is to move; `None` when not.
+fn on_turn<R: Rules>(bytes: &[u8], player: &str) -> Result<Option<SeatAt<R>>> {
+    let game = parse::<R>(bytes)?;
+    let seat = game.seat_of(player)?;
+    let state = game.state_at(None, None)?.state;
+    if game.rules.to_move(&state).contains(&seat) {
+        Ok(Some((game, seat, state)))
+    } else {
+        Ok(None)
+    }
 }
 
 /// A position to show: the game, who looks, and the state after `turn` records.
@@ -356,13 +376,9 @@ impl<R: Rules> GameDriver for Driver<R> {
     }
 
     fn legal(&self, bytes: &[u8], player: &str) -> Result<Vec<LegalMove>> {
-        let game = parse::<R>(bytes)?;
-        let seat = game.seat_of(player)?;
-        let state = game.state_at(None, None)?.state;
-        if !game.rules.to_move(&state).contains(&seat) {
-            return Ok(Vec::new());
-        }
-        Ok(game.rules.legal_moves(&state, seat))
+        Ok(on_turn::<R>(bytes, player)?
+            .map(|(game, seat, state)| game.rules.legal_moves(&state, seat))
+            .unwrap_or_default())
     }
 
     fn log(&self, bytes: &[u8]) -> Result<String> {
@@ -410,22 +426,23 @@ impl<R: Rules> GameDriver for Driver<R> {
         serialize(&game.file)
     }
 
+    fn example(&self, bytes: &[u8], player: &str) -> Result<Option<String>> {
+        Ok(on_turn::<R>(bytes, player)?
+            .and_then(|(game, seat, state)| game.rules.example_move(&state, seat)))
+    }
+
     fn deadline_move(
         &self,
         bytes: &[u8],
         player: &str,
         choice: Deadline,
     ) -> Result<Option<String>> {
-        let game = parse::<R>(bytes)?;
-        let seat = game.seat_of(player)?;
-        let state = game.state_at(None, None)?.state;
-        if !game.rules.to_move(&state).contains(&seat) {
-            return Ok(None);
-        }
-        Ok(game
-            .rules
-            .deadline_move(&state, seat, choice)
-            .map(|mv| game.rules.canonical_text(&mv)))
+        Ok(
+            on_turn::<R>(bytes, player)?.and_then(|(game, seat, state)| {
+                let mv = game.rules.deadline_move(&state, seat, choice)?;
+                Some(game.rules.canonical_text(&mv))
+            }),
+        )
     }
 
     fn pick_move(&self, bytes: &[u8], player: &str, rng: &mut DrawStream) -> Result<String> {

@@ -181,6 +181,16 @@ pub trait Rules: Sized {
     /// Every legal complete move for `seat` now (may be long).
     fn legal_moves(&self, state: &Self::State, seat: Seat) -> Vec<LegalMove>;
 
+    /// One move `seat` may make now, as text, for the examples in notices and refusals;
+    /// `None` when it has none. The default takes the first of [`Rules::legal_moves`];
+    /// games should answer without listing every move.
+    fn example_move(&self, state: &Self::State, seat: Seat) -> Option<String> {
+        self.legal_moves(state, seat)
+            .into_iter()
+            .next()
+            .map(|entry| entry.text)
+    }
+
     /// Current scores by seat.
     fn scores(&self, state: &Self::State) -> Vec<i64>;
 

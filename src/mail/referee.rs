@@ -135,12 +135,7 @@ impl Referee {
         name: &str,
     ) -> Result<(String, String), MailError> {
         let board = driver.board(bytes, Some(name), None, Some(&self.keyring))?;
-        let example = driver
-            .legal(bytes, name)?
-            .into_iter()
-            .next()
-            .map(|entry| entry.text)
-            .unwrap_or_default();
+        let example = driver.example(bytes, name)?.unwrap_or_default();
         Ok((board, example))
     }
 

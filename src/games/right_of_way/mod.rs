@@ -477,6 +477,10 @@ impl Rules for RightOfWay {
         contenders().filter(|&s| scores[s] == best).collect()
     }
 
+    fn example_move(&self, state: &State, seat: Seat) -> Option<String> {
+        (!state.over && seat == state.to_move as usize).then(|| self.example(state, seat))
+    }
+
     fn deadline_move(&self, state: &State, seat: Seat, choice: Deadline) -> Option<Move> {
         match choice {
             // The rules allow a skip only where a pass is legal: no placement exists.
