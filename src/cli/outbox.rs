@@ -27,7 +27,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         games,
         mail,
     } = args.action;
+    if files.is_empty() && games.is_none() {
+        anyhow::bail!("name the game files, or --games DIR");
+    }
+    let referee = mail.referee()?;
+    let mut waiting = 0;
     if let Some(dir) = games {
+        // Answers to messages that matched no game wait beside the games too.
+        let flushed = referee.flush_unmatched(&dir)?;
+        waiting += flushed.waiting;
+        if flushed.sent + flushed.waiting > 0 {
+            let outbox = dir.join("unmatched.outbox");
+            println!(
+                "{}: {} sent, {} waiting",
+                outbox.display(),
+                flushed.sent,
+                flushed.waiting
+            );
+        }
         for entry in std::fs::read_dir(&dir)? {
             let path = entry?.path();
             if path.extension().is_some_and(|e| e == "json") {
@@ -35,12 +52,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    if files.is_empty() {
-        anyhow::bail!("name the game files, or --games DIR");
-    }
     files.sort();
-    let referee = mail.referee()?;
-    let mut waiting = 0;
     for file in &files {
         let flushed = referee.flush(file)?;
         waiting += flushed.waiting;

@@ -360,6 +360,16 @@ impl Referee {
         outbox.flush(&transport)
     }
 
+    /// Sends the answers to messages that matched no game in `games`.
+    ///
+    /// # Errors
+    /// No transport configured, or the outbox cannot be read.
+    pub fn flush_unmatched(&self, games: &Path) -> Result<Flushed, MailError> {
+        let transport = self.settings.transport()?;
+        let _lock = store::lock(&games.join("unmatched"))?;
+        Outbox::at(games.join("unmatched.outbox")).flush(&transport)
+    }
+
     /// Handles one raw incoming message for the games in `games`: finds the game,
     /// checks who sent it and for which turn, applies the move or refuses it, answers,
     /// and archives the message with its outcome.
@@ -392,6 +402,7 @@ impl Referee {
                 });
                 let reply =
                     self.reply_mail("move-refused.txt", &context, address, &incoming, "nogame")?;
+                let _lock = store::lock(&games.join("unmatched"))?;
                 let outbox = Outbox::at(games.join("unmatched.outbox"));
                 let staged = outbox.stage(0, &[reply])?;
                 outbox.commit(&staged)?;
@@ -404,6 +415,8 @@ impl Referee {
                 game: None,
             });
         };
+        // The lock is held through the flush too: two runs sending the same outbox at
+        // once could otherwise both send a message before either removes it.
         let _lock = store::lock(&path)?;
         let handled = self.receive_locked(&path, raw, &incoming)?;
         self.try_flush(&Outbox::beside(&path));

@@ -849,3 +849,26 @@ fn a_referees_own_templates_and_the_attached_game_file() {
         .inbox(&apple_reply(notice, &address(&player), &text, "own-1"))
         .starts_with("applied"));
 }
+
+#[test]
+fn a_message_for_no_game_is_answered_and_kept() {
+    let host = Host::new();
+    host.start_game();
+    let stray = "From: Carol <carol@example.net>\r\nTo: referee@pbem.example\r\n\
+Subject: [pbem row-00000000] my move\r\nMessage-ID: <stray-1@example.net>\r\n\r\nplace E,W at E9\r\n";
+    let report = host.inbox(stray);
+    assert!(report.starts_with("no-game"), "{report}");
+    assert!(host
+        .mails()
+        .iter()
+        .any(|m| m.to == "carol@example.net" && m.subject.contains("No game found")));
+    let index =
+        std::fs::read_to_string(host.games().join("unmatched.mail/index.jsonl")).expect("kept");
+    assert!(index.contains("stray-1@example.net"));
+    let (ok, out) = host.run(
+        host.pbem()
+            .args(["outbox", "flush", "--games"])
+            .arg(host.games()),
+    );
+    assert!(ok, "nothing is left waiting: {out}");
+}
