@@ -241,6 +241,30 @@ mod tests {
     }
 
     #[test]
+    fn settings_come_from_the_config_file_and_the_flag_wins() {
+        let home = tempfile::tempdir().expect("dir");
+        std::fs::write(
+            home.path().join("config.toml"),
+            "[mail]\nsmtp = \"folder:/tmp/out\"\nfrom = \"Ref <Ref@Example.org>\"\nattach_game = true\n",
+        )
+        .expect("config");
+        let settings = MailSettings::load(home.path(), None).expect("loads");
+        if std::env::var_os("PBEM_SMTP").is_none() {
+            assert_eq!(settings.smtp.as_deref(), Some("folder:/tmp/out"));
+        }
+        assert!(settings.attach_game);
+        if std::env::var_os("PBEM_FROM").is_none() {
+            assert_eq!(settings.from_address(), "ref@example.org");
+            assert_eq!(settings.domain(), "example.org");
+        }
+        let flagged = MailSettings::load(home.path(), Some("sendmail")).expect("loads");
+        assert_eq!(flagged.smtp.as_deref(), Some("sendmail"));
+        std::fs::write(home.path().join("config.toml"), "[mail]\nsmtp = 3\n").expect("config");
+        let error = MailSettings::load(home.path(), None).expect_err("refused");
+        assert!(error.to_string().contains("config.toml"), "{error}");
+    }
+
+    #[test]
     fn addresses_are_found_in_from_lines() {
         assert_eq!(address_of("Referee <Ref@Example.org>"), "ref@example.org");
         assert_eq!(address_of("ref@example.org"), "ref@example.org");
