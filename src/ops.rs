@@ -56,6 +56,15 @@ pub fn write_game(path: &Path, bytes: &[u8], game_id: &str, keyring: &Keyring) -
     Ok(())
 }
 
+/// Writes a new game file (refusing to replace one) and notes its digest, as
+/// [`write_game`] does for a move.
+fn write_new_game(path: &Path, bytes: &[u8], keyring: &Keyring) -> Result<()> {
+    store::create_new(path, bytes)?;
+    let id = crate::engine::driver::game_id(bytes)?;
+    keyring.remember_verified(&id, &crate::engine::digest::sha256(bytes));
+    Ok(())
+}
+
 /// `pbem new`: creates the game file at `out` (which must not exist).
 ///
 /// # Errors
@@ -70,11 +79,7 @@ pub fn new_game(game: &str, request: NewGame, keyring: &Keyring, out: &Path) -> 
     }
     let bytes = driver.create(request, keyring)?;
     let _lock = store::lock(out)?;
-    store::create_new(out, &bytes)?;
-    if let Ok(id) = crate::engine::driver::game_id(&bytes) {
-        keyring.remember_verified(&id, &crate::engine::digest::sha256(&bytes));
-    }
-    Ok(())
+    write_new_game(out, &bytes, keyring)
 }
 
 /// `pbem apply`: one move, under the file's lock; the file is replaced atomically or
@@ -163,6 +168,20 @@ pub fn audit(path: &Path, keyring: Option<&Keyring>) -> Result<AuditReport> {
     Ok(driver.audit(&bytes, keyring)?)
 }
 
+/// The names in a JSON list of a view (`to_move`, `winners`), joined for people; empty
+/// for an empty list.
+pub fn joined_names(list: &serde_json::Value) -> String {
+    list.as_array()
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|v| v.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default()
+}
+
 /// `pbem show --format bbcode|markdown`: the board and the state of play as a forum
 /// post, from the template `template` (forum.bbcode or forum.md).
 ///
@@ -182,20 +201,9 @@ pub fn forum_post(
     let board = driver
         .board(&bytes, viewer, turn, keyring)
         .map_err(OpsError::from)?;
-    let names = |list: &serde_json::Value| -> String {
-        list.as_array()
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|v| v.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            })
-            .unwrap_or_default()
-    };
     let context = serde_json::json!({
         "game": view["game"], "id": view["id"], "turn": view["turn"], "over": view["over"],
-        "to_move": names(&view["to_move"]), "winners": names(&view["winners"]),
+        "to_move": joined_names(&view["to_move"]), "winners": joined_names(&view["winners"]),
         "board": board.trim_end(),
     });
     crate::mail::compose::Templates::default().render(template, &context)

@@ -74,15 +74,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A JSON list of names, joined for people.
+/// A JSON list of names, joined for people; "nobody" for none.
 pub(super) fn names(list: &serde_json::Value) -> String {
-    let names: Vec<&str> = list
-        .as_array()
-        .map(|items| items.iter().filter_map(|v| v.as_str()).collect())
-        .unwrap_or_default();
+    let names = crate::ops::joined_names(list);
     if names.is_empty() {
         "nobody".to_string()
     } else {
-        names.join(", ")
+        names
     }
 }

@@ -132,7 +132,7 @@ fn audit_into<R: Rules>(
     let file = &game.file;
     let genesis = &file.genesis;
     let id = genesis.id.as_str();
-    let key = game.verifying_key()?;
+    let key = game.referee_key()?;
     report.ok(format!(
         "game {id} ({}), {} players, {} records, rules data matches its hash",
         genesis.game,
@@ -164,7 +164,7 @@ fn audit_into<R: Rules>(
     };
 
     // Genesis: hash, signature, setup draws, state.
-    let body = game.body_hash()?;
+    let body = game.genesis_body()?;
     let mut chance = chance_for(seed.as_ref(), id, 0, &body, "", "", &genesis.draws);
     let mut state = game.rules.setup(&game.names, &mut chance)?;
     let mut problems = Vec::new();
@@ -196,7 +196,7 @@ fn audit_into<R: Rules>(
     for (expected_turn, record) in (1..).zip(&file.records) {
         let mut problems = Vec::new();
         let label = format!("turn {expected_turn} ({})", record.player);
-        let computed = match game.hash_of_record(record, expected_turn, &prev) {
+        let computed = match game.record_hash(record, expected_turn, &prev) {
             Ok(hash) => hash,
             Err(error) => {
                 report.fail(format!("{label}: {error}"));

@@ -88,14 +88,6 @@ impl Keyring {
         }
     }
 
-    /// The signing key if one exists, without creating it.
-    ///
-    /// # Errors
-    /// The file exists but cannot be read or is malformed.
-    pub fn existing_signing_key(&self) -> Result<Option<SigningKey>, KeyringError> {
-        Ok(read_secret(&self.key_path())?.map(|bytes| SigningKey::from_bytes(&bytes)))
-    }
-
     fn verified_path(&self, game_id: &str) -> PathBuf {
         self.home.join("verified").join(game_id)
     }

@@ -24,7 +24,7 @@ pub enum EngineError {
     Tampered(String),
     #[error("no player is called {name:?}; the players are {players}")]
     UnknownPlayer { name: String, players: String },
-    #[error("it is not {name}'s turn; waiting for {waiting}")]
+    #[error("it is not {name}'s turn; waiting for {waiting}, whose turn notice will come first")]
     NotYourTurn { name: String, waiting: String },
     #[error("the game is over; no more moves are accepted (`pbem show` has the result)")]
     GameOver,
@@ -198,13 +198,13 @@ impl<R: Rules> Game<R> {
             })
     }
 
-    fn referee_key(&self) -> Result<VerifyingKey> {
+    pub(crate) fn referee_key(&self) -> Result<VerifyingKey> {
         VerifyingKey::from_bytes(&self.referee_key_bytes()?).map_err(|_| {
             EngineError::Malformed("referee_key is not a valid Ed25519 public key".into())
         })
     }
 
-    fn genesis_body(&self) -> Result<Hash> {
+    pub(crate) fn genesis_body(&self) -> Result<Hash> {
         let genesis = &self.file.genesis;
         let key = self.referee_key_bytes()?;
         let commitment = hex_field("seed_commitment", &genesis.seed_commitment)?;
@@ -292,7 +292,12 @@ impl<R: Rules> Game<R> {
     }
 
     /// A record's hash from its contents, checking its place in the chain.
-    fn record_hash(&self, record: &Record, expected_turn: u64, prev: &Hash) -> Result<Hash> {
+    pub(crate) fn record_hash(
+        &self,
+        record: &Record,
+        expected_turn: u64,
+        prev: &Hash,
+    ) -> Result<Hash> {
         if record.turn != expected_turn {
             return Err(EngineError::Tampered(format!(
                 "record {expected_turn} says it is turn {}",
@@ -524,23 +529,6 @@ impl<R: Rules> Game<R> {
     /// Checks everything that can be checked and reports turn by turn.
     pub fn audit(&self, keyring: Option<&Keyring>) -> AuditReport {
         super::audit::audit(self, keyring)
-    }
-
-    pub(crate) fn verifying_key(&self) -> Result<VerifyingKey> {
-        self.referee_key()
-    }
-
-    pub(crate) fn body_hash(&self) -> Result<Hash> {
-        self.genesis_body()
-    }
-
-    pub(crate) fn hash_of_record(
-        &self,
-        record: &Record,
-        expected_turn: u64,
-        prev: &Hash,
-    ) -> Result<Hash> {
-        self.record_hash(record, expected_turn, prev)
     }
 }
 

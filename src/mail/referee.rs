@@ -86,25 +86,8 @@ impl Referee {
         self.settings.domain()
     }
 
-    /// The context every template shares.
-    fn context(
-        &self,
-        driver: &dyn GameDriver,
-        bytes: &[u8],
-        roster: &Roster,
-    ) -> Result<Value, MailError> {
-        let view = driver.view(bytes, None, None, None)?;
-        let names = |list: &Value| -> String {
-            list.as_array()
-                .map(|items| {
-                    items
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                })
-                .unwrap_or_default()
-        };
+    /// The context every template shares, from the game's public view.
+    fn context(&self, view: &Value, roster: &Roster) -> Value {
         let players: Vec<Value> = view["players"]
             .as_array()
             .map(|list| {
@@ -113,18 +96,18 @@ impl Referee {
                     .collect()
             })
             .unwrap_or_default();
-        Ok(json!({
+        json!({
             "tag": format!("[pbem {}]", roster.id),
             "id": roster.id,
             "game": roster.game,
             "turn": view["turn"].as_u64().unwrap_or(0) + u64::from(view["over"] != true),
-            "to_move": names(&view["to_move"]),
+            "to_move": ops::joined_names(&view["to_move"]),
             "over": view["over"],
-            "winners": names(&view["winners"]),
+            "winners": ops::joined_names(&view["winners"]),
             "winner_count": view["winners"].as_array().map_or(0, Vec::len),
             "players": players,
             "seed": roster.seed,
-        }))
+        })
     }
 
     /// The board and a legal example for one player.
@@ -190,9 +173,9 @@ impl Referee {
     ) -> Result<(Vec<Outgoing>, Vec<usize>), MailError> {
         let driver = ops::driver(&crate::engine::driver::game_name(bytes)?)?;
         let roster = roster(bytes)?;
-        let base = self.context(driver, bytes, &roster)?;
-        let records = roster.records.len() as u64;
         let view = driver.view(bytes, None, None, None)?;
+        let base = self.context(&view, &roster);
+        let records = roster.records.len() as u64;
         let to_move: Vec<String> = view["to_move"]
             .as_array()
             .map(|l| {
@@ -502,7 +485,7 @@ impl Referee {
         let roster = roster(&bytes)?;
         let records = roster.records.len() as u64;
         Outbox::beside(path).recover(records)?;
-        let base = self.context(driver, &bytes, &roster)?;
+        let base = self.context(&driver.view(&bytes, None, None, None)?, &roster);
         let finish =
             |outcome: &str, detail: String, replies: Vec<Outgoing>| -> Result<Handled, MailError> {
                 let outbox = Outbox::beside(path);
@@ -810,7 +793,7 @@ impl Referee {
                 }
             }
             let mut mail = Vec::new();
-            let base = self.context(driver, &bytes, &roster)?;
+            let base = self.context(&driver.view(&bytes, None, None, None)?, &roster);
             for (&seat, wait) in waiting.seats.iter_mut() {
                 let last = wait.reminded.unwrap_or(wait.since);
                 if now.saturating_sub(last) < after || wait.turn != roster.records.len() as u64 + 1
