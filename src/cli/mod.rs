@@ -37,27 +37,68 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Start a game: commit a seed, set up, write a signed game file
-    New(new::Args),
+    New(Deferred<new::Args>),
     /// Apply one player's move (a whole turn) to a game file, in place
-    Apply(apply::Args),
+    Apply(Deferred<apply::Args>),
     /// Show the board (ascii) or the exact record of the position (json)
-    Show(show::Args),
+    Show(Deferred<show::Args>),
     /// List the moves a player may make now
-    Legal(legal::Args),
+    Legal(Deferred<legal::Args>),
     /// List every record: player, move, draws, hash
-    Log(log::Args),
+    Log(Deferred<log::Args>),
     /// Check signatures, the hash chain, the seed and every draw, and replay every move
-    Audit(audit::Args),
+    Audit(Deferred<audit::Args>),
     /// Reveal the game's seed in the file (the end of a game does this by itself)
-    Reveal(reveal::Args),
+    Reveal(Deferred<reveal::Args>),
     /// Play a complete demo game between two built-in players, then audit it
-    Demo(demo::Args),
+    Demo(Deferred<demo::Args>),
     /// Take players' moves from mail: one raw message on standard input, or a Maildir
-    Inbox(inbox::Args),
+    Inbox(Deferred<inbox::Args>),
     /// Send the mail waiting in games' outboxes
-    Outbox(outbox::Args),
+    Outbox(Deferred<outbox::Args>),
     /// Remind players who keep a game waiting
-    Remind(remind::Args),
+    Remind(Deferred<remind::Args>),
+}
+
+/// A subcommand's arguments, built only when that subcommand is the one run (or its help
+/// is shown). Building all eleven subcommands' arguments costs more than parsing one of
+/// them, and `pbem apply` runs once per move.
+#[derive(Debug)]
+struct Deferred<T>(T);
+
+impl<T: clap::FromArgMatches> clap::FromArgMatches for Deferred<T> {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches(matches).map(Deferred)
+    }
+
+    fn from_arg_matches_mut(matches: &mut clap::ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches_mut(matches).map(Deferred)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches(matches)
+    }
+
+    fn update_from_arg_matches_mut(
+        &mut self,
+        matches: &mut clap::ArgMatches,
+    ) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches_mut(matches)
+    }
+}
+
+impl<T: clap::Args> clap::Args for Deferred<T> {
+    fn group_id() -> Option<clap::Id> {
+        T::group_id()
+    }
+
+    fn augment_args(command: clap::Command) -> clap::Command {
+        command.defer(T::augment_args)
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        command.defer(T::augment_args_for_update)
+    }
 }
 
 /// Output formats of `show`.
@@ -103,17 +144,17 @@ where
         }
     };
     let result = match cli.command {
-        Command::New(args) => new::run(args),
-        Command::Apply(args) => apply::run(args),
-        Command::Show(args) => show::run(args),
-        Command::Legal(args) => legal::run(args),
-        Command::Log(args) => log::run(args),
-        Command::Audit(args) => audit::run(args),
-        Command::Reveal(args) => reveal::run(args),
-        Command::Demo(args) => demo::run(args),
-        Command::Inbox(args) => inbox::run(args),
-        Command::Outbox(args) => outbox::run(args),
-        Command::Remind(args) => remind::run(args),
+        Command::New(Deferred(args)) => new::run(args),
+        Command::Apply(Deferred(args)) => apply::run(args),
+        Command::Show(Deferred(args)) => show::run(args),
+        Command::Legal(Deferred(args)) => legal::run(args),
+        Command::Log(Deferred(args)) => log::run(args),
+        Command::Audit(Deferred(args)) => audit::run(args),
+        Command::Reveal(Deferred(args)) => reveal::run(args),
+        Command::Demo(Deferred(args)) => demo::run(args),
+        Command::Inbox(Deferred(args)) => inbox::run(args),
+        Command::Outbox(Deferred(args)) => outbox::run(args),
+        Command::Remind(Deferred(args)) => remind::run(args),
     };
     match result {
         Ok(code) => code,
@@ -146,5 +187,44 @@ fn emit(text: &str) -> anyhow::Result<()> {
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         result => Ok(result?),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_consistent_with_every_subcommand_built() {
+        // debug_assert builds the deferred subcommands too, so a clash in any of them
+        // (two flags named alike, a bad default) fails here rather than in use.
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn a_deferred_subcommand_still_parses_its_arguments() {
+        let cli = Cli::try_parse_from([
+            "pbem",
+            "apply",
+            "game.json",
+            "--player",
+            "Ann",
+            "--move",
+            "pass",
+        ])
+        .expect("parses");
+        let Command::Apply(Deferred(args)) = cli.command else {
+            panic!("not apply: {cli:?}");
+        };
+        let parsed = format!("{args:?}");
+        assert!(
+            parsed.contains("\"Ann\"") && parsed.contains("\"pass\""),
+            "{parsed}"
+        );
+        let error = Cli::try_parse_from(["pbem", "apply", "game.json", "--player", "Ann"])
+            .expect_err("--move is required");
+        assert!(error.to_string().contains("--move"), "{error}");
     }
 }

@@ -97,10 +97,31 @@ impl Keyring {
     /// Not durable on purpose: a lost or torn note only means the full check next time.
     pub fn remember_verified(&self, game_id: &str, digest: &[u8; 32]) {
         let path = self.verified_path(game_id);
-        if let Some(dir) = path.parent() {
-            let _ = create_private_dir(dir);
-        }
-        let _ = fs::write(path, to_hex(digest));
+        let note = to_hex(digest);
+        // Overwritten in place rather than truncated: every note has the same length, and
+        // on ext4 a truncated file is flushed to disk when closed, which would cost a
+        // move more than anything else it does outside its own durable write.
+        let open = || {
+            fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+        };
+        let file = match open() {
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => path
+                .parent()
+                .map_or(Err(error), create_private_dir)
+                .and_then(|()| open()),
+            result => result,
+        };
+        let _ = file.and_then(|mut file| {
+            file.write_all(note.as_bytes())?;
+            if file.metadata()?.len() > note.len() as u64 {
+                file.set_len(note.len() as u64)?;
+            }
+            Ok(())
+        });
     }
 
     /// Whether `digest` is that of the file last written for this game.
@@ -204,4 +225,27 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
         builder.mode(0o700);
     }
     builder.create(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_note_replaces_whatever_was_noted_before_whatever_its_length() {
+        let dir = tempfile::tempdir().expect("dir");
+        let keyring = Keyring::at(dir.path().join("home"));
+        // The first note creates the folder.
+        keyring.remember_verified("row-1", &[1; 32]);
+        assert!(keyring.is_verified("row-1", &[1; 32]));
+        keyring.remember_verified("row-1", &[2; 32]);
+        assert!(keyring.is_verified("row-1", &[2; 32]));
+        assert!(!keyring.is_verified("row-1", &[1; 32]));
+        // A longer file (written by hand, or torn) is cut to the note.
+        let note = dir.path().join("home/verified/row-1");
+        fs::write(&note, format!("{}\nleft over", to_hex(&[9; 32]))).expect("write");
+        keyring.remember_verified("row-1", &[3; 32]);
+        assert_eq!(fs::read_to_string(&note).expect("read"), to_hex(&[3; 32]));
+        assert!(!keyring.is_verified("row-2", &[3; 32]));
+    }
 }
