@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::engine::rules::{
-    Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer,
+    BuiltInData, Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer,
 };
 use crate::grid::hex::{hexagon, Hex};
 
@@ -63,7 +63,7 @@ pub struct RightOfWay {
     options: Options,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Data {
     #[serde(default)]
     options: BTreeMap<String, String>,
@@ -73,14 +73,14 @@ struct Data {
     maps: BTreeMap<String, MapData>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct CityData {
     tiles: u32,
     dollar: u32,
     draft_radius: i32,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct TileData {
     name: String,
     #[serde(default)]
@@ -89,13 +89,15 @@ struct TileData {
     count: u8,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct MapData {
     radius: i32,
     rows: Vec<String>,
 }
 
 const KNOWN_OPTIONS: [&str; 3] = ["setup", "map", "centre"];
+
+const BUILT_IN_DATA: BuiltInData = crate::built_in_data!("right-of-way");
 
 fn data_error(problem: impl Into<String>) -> RuleError {
     RuleError::new(
@@ -259,11 +261,12 @@ impl Rules for RightOfWay {
     type Move = Move;
 
     const NAME: &'static str = "right-of-way";
-    const DEFAULT_DATA: &'static str = include_str!("../../../games/right-of-way.toml");
+    const DEFAULT_DATA: &'static str = BUILT_IN_DATA.toml;
 
     fn from_data(data: &str, options: &Options) -> Result<Self, RuleError> {
-        let data: Data =
-            toml::from_str(data).map_err(|e| data_error(format!("bad rules data: {e}")))?;
+        let data: Data = BUILT_IN_DATA
+            .parse(data)
+            .map_err(|e| data_error(format!("bad rules data: {e}")))?;
         if let Some(unknown) = options
             .keys()
             .find(|k| !KNOWN_OPTIONS.contains(&k.as_str()))
@@ -501,5 +504,23 @@ impl Rules for RightOfWay {
 
     fn board(&self, state: &State, viewer: Viewer, names: &[String]) -> String {
         self.draw_board(state, viewer, names)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_built_in_data_reads_the_same_from_json_as_from_its_toml() {
+        let from_json: Data = BUILT_IN_DATA.parse(BUILT_IN_DATA.toml).expect("json");
+        let from_toml: Data = toml::from_str(BUILT_IN_DATA.toml).expect("toml");
+        assert_eq!(from_json, from_toml);
+        // Any other text is read as TOML: a changed copy is not mistaken for the original.
+        let changed = BUILT_IN_DATA
+            .toml
+            .replace("draft_radius = 5", "draft_radius = 4");
+        let from_changed: Data = BUILT_IN_DATA.parse(&changed).expect("toml");
+        assert_eq!(from_changed.city.draft_radius, 4);
     }
 }
