@@ -132,15 +132,22 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    ExitCode::from(status(args))
+}
+
+/// Runs pbem with these arguments and returns its exit status: 0 when the command did
+/// what was asked, 1 when it refused or failed (having said why on stderr), 2 when the
+/// command line does not parse.
+pub fn status<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();
-            return if error.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
+            return if error.use_stderr() { 2 } else { 0 };
         }
     };
     let result = match cli.command {
@@ -157,10 +164,12 @@ where
         Command::Remind(Deferred(args)) => remind::run(args),
     };
     match result {
-        Ok(code) => code,
+        // Subcommands end in SUCCESS or FAILURE (an audit that found a fault, say).
+        Ok(code) if code == ExitCode::SUCCESS => 0,
+        Ok(_) => 1,
         Err(error) => {
             eprintln!("error: {error:#}");
-            ExitCode::FAILURE
+            1
         }
     }
 }

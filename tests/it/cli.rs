@@ -608,5 +608,34 @@ fn a_closed_pipe_is_not_an_error() {
         .expect("spawns");
     drop(child.stdout.take());
     let output = child.wait_with_output().expect("waits");
-    assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // Not killed by SIGPIPE, and no panic: the reader only stopped listening.
+    assert!(output.status.success(), "{:?}: {stderr}", output.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// Run with its standard streams closed (from a careless cron line, say), pbem opens
+/// /dev/null in their place and still moves: the files it opens never take descriptors
+/// 0 to 2, so nothing it prints can land in them.
+#[test]
+fn closed_standard_streams_are_replaced_and_the_move_still_applies() {
+    let table = Table::new();
+    table.new_game(SEED);
+    let (player, text) = table.first_move();
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"exec "$0" apply "$1" --player "$2" --move "$3" <&- >&- 2>&-"#)
+        .arg(assert_cmd::cargo::cargo_bin("pbem"))
+        .arg(table.file())
+        .arg(&player)
+        .arg(&text)
+        .env("PBEM_HOME", table.home())
+        .status()
+        .expect("runs");
+    assert!(status.success(), "{status:?}");
+    assert_eq!(table.view()["turn"], 1);
+    let (ok, report) = table.audit(false);
+    assert!(ok, "{report}");
+    let lock = table.file().with_extension("json.lock");
+    assert_eq!(std::fs::read(&lock).expect("the lock file"), b"");
 }
