@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::engine::driver::{game_name, GameDriver, MoveOutcome};
+use crate::engine::driver::{game_name, GameDriver, MoveOutcome, NewFile};
 use crate::engine::keyring::Keyring;
 use crate::engine::session::{AuditReport, EngineError, NewGame};
 use crate::engine::store::{self, StoreError};
@@ -50,9 +50,9 @@ pub fn load(path: &Path) -> Result<(Vec<u8>, &'static dyn GameDriver)> {
 ///
 /// # Errors
 /// The file cannot be written; it is then unchanged.
-pub fn write_game(path: &Path, bytes: &[u8], game_id: &str, keyring: &Keyring) -> Result<()> {
-    store::write_atomic(path, bytes)?;
-    keyring.remember_verified(game_id, &crate::engine::digest::sha256(bytes));
+pub fn write_game(path: &Path, file: &NewFile, game_id: &str, keyring: &Keyring) -> Result<()> {
+    store::write_atomic_parts(path, &[file.kept, &file.added])?;
+    keyring.remember_verified(game_id, &file.digest);
     Ok(())
 }
 
@@ -109,7 +109,7 @@ pub fn reveal(path: &Path, keyring: &Keyring) -> Result<()> {
     let (bytes, driver) = load(path)?;
     let updated = driver.reveal(&bytes, keyring)?;
     let id = crate::engine::driver::game_id(&updated)?;
-    write_game(path, &updated, &id, keyring)?;
+    write_game(path, &NewFile::whole(updated), &id, keyring)?;
     Ok(())
 }
 

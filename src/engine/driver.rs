@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use std::marker::PhantomData;
 
 use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
 
 use super::chance::DrawStream;
 use super::digest::sha256;
@@ -33,6 +34,34 @@ pub struct MoveOutcome {
     pub winners: Vec<String>,
 }
 
+/// A game file pbem has just produced: the first bytes of the file it read (`kept`;
+/// none when the file was written anew) followed by `added`, and the SHA-256 of the
+/// whole, which the keyring notes. Appending a move to a file pbem wrote itself keeps
+/// all its records, so neither they nor their digest are copied or computed again.
+#[derive(Debug, Clone)]
+pub struct NewFile<'a> {
+    pub kept: &'a [u8],
+    pub added: Vec<u8>,
+    pub digest: [u8; 32],
+}
+
+impl NewFile<'_> {
+    /// A file written whole.
+    pub fn whole(bytes: Vec<u8>) -> NewFile<'static> {
+        let digest = sha256(&bytes);
+        NewFile {
+            kept: &[],
+            added: bytes,
+            digest,
+        }
+    }
+
+    /// The file's bytes in one piece.
+    pub fn to_vec(&self) -> Vec<u8> {
+        [self.kept, &self.added].concat()
+    }
+}
+
 /// Every operation on a game file, for any game.
 pub trait GameDriver: Sync {
     /// The game's name, as in `pbem new NAME`.
@@ -44,17 +73,17 @@ pub trait GameDriver: Sync {
     /// # Errors
     /// Bad players or options, or a keyring problem.
     fn create(&self, request: NewGame, keyring: &Keyring) -> Result<Vec<u8>>;
-    /// The file's bytes after one move, and what happened.
+    /// The file after one move, and what happened.
     ///
     /// # Errors
     /// Anything that refuses the move; the input bytes are then all there is.
-    fn apply(
+    fn apply<'a>(
         &self,
-        bytes: &[u8],
+        bytes: &'a [u8],
         keyring: &Keyring,
         player: &str,
         move_text: &str,
-    ) -> Result<(Vec<u8>, MoveOutcome)>;
+    ) -> Result<(NewFile<'a>, MoveOutcome)>;
     /// The JSON view.
     ///
     /// # Errors
@@ -168,12 +197,12 @@ fn serialize<S: serde::Serialize>(file: &GameFile<S>) -> Result<Vec<u8>> {
 /// read, the chain is not re-checked (it was, before those bytes were written), and
 /// the new record is appended to the bytes as they are. `None` when the file is not
 /// such a file; the caller then takes the full path.
-fn apply_verified<R: Rules>(
-    bytes: &[u8],
+fn apply_verified<'a, R: Rules>(
+    bytes: &'a [u8],
     keyring: &Keyring,
     player: &str,
     move_text: &str,
-) -> Result<Option<(Vec<u8>, MoveOutcome)>> {
+) -> Result<Option<(NewFile<'a>, MoveOutcome)>> {
     // A game with hidden state rebuilds its state by replaying every record.
     if R::HAS_HIDDEN_STATE {
         return Ok(None);
@@ -183,7 +212,11 @@ fn apply_verified<R: Rules>(
     };
     let malformed = |error: serde_json::Error| EngineError::Malformed(error.to_string());
     let genesis: Genesis = serde_json::from_str(layout.genesis).map_err(malformed)?;
-    if !keyring.is_verified(&genesis.id, &sha256(bytes)) {
+    // The records are the start of both the file read and the file written: hashed once.
+    let (kept, tail) = bytes.split_at(layout.kept());
+    let records = Sha256::new().chain_update(kept);
+    let digest: [u8; 32] = records.clone().chain_update(tail).finalize().into();
+    if !keyring.is_verified(&genesis.id, &digest) {
         return Ok(None);
     }
     let head: Option<Record> = layout
@@ -205,13 +238,18 @@ fn apply_verified<R: Rules>(
         .records
         .last()
         .ok_or_else(|| EngineError::Malformed("the new record is missing".into()))?;
-    let updated = layout.append(
-        bytes,
+    let added = layout.added(
         &compact(record)?,
         &compact(&game.file.seed)?,
         &compact(&game.file.state)?,
     );
-    Ok(Some((updated, outcome_of(&game, &applied))))
+    let digest = records.chain_update(&added).finalize().into();
+    let file = NewFile {
+        kept,
+        added,
+        digest,
+    };
+    Ok(Some((file, outcome_of(&game, &applied))))
 }
 
 fn compact<T: serde::Serialize>(value: &T) -> Result<String> {
@@ -298,20 +336,20 @@ impl<R: Rules> GameDriver for Driver<R> {
         serialize(&game.file)
     }
 
-    fn apply(
+    fn apply<'a>(
         &self,
-        bytes: &[u8],
+        bytes: &'a [u8],
         keyring: &Keyring,
         player: &str,
         move_text: &str,
-    ) -> Result<(Vec<u8>, MoveOutcome)> {
+    ) -> Result<(NewFile<'a>, MoveOutcome)> {
         if let Some(done) = apply_verified::<R>(bytes, keyring, player, move_text)? {
             return Ok(done);
         }
         let mut game = parse::<R>(bytes)?;
         let applied = game.apply(keyring, player, move_text)?;
         let outcome = outcome_of(&game, &applied);
-        Ok((serialize(&game.file)?, outcome))
+        Ok((NewFile::whole(serialize(&game.file)?), outcome))
     }
 
     fn view(

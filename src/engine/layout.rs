@@ -49,10 +49,16 @@ impl<'a> Layout<'a> {
         })
     }
 
-    /// The file with one more record and a new seed and state, each already JSON.
-    pub fn append(&self, bytes: &[u8], record: &str, seed: &str, state: &str) -> Vec<u8> {
-        let mut out = Vec::with_capacity(bytes.len() + record.len() + state.len() + 64);
-        out.extend_from_slice(&bytes[..self.records_end]);
+    /// How many leading bytes of the file stay as they are when a record is appended:
+    /// everything up to the end of the last record.
+    pub fn kept(&self) -> usize {
+        self.records_end
+    }
+
+    /// What follows the kept bytes once a record is appended: that record, then the new
+    /// seed and state, each already JSON.
+    pub fn added(&self, record: &str, seed: &str, state: &str) -> Vec<u8> {
+        let mut out = Vec::with_capacity(record.len() + seed.len() + state.len() + 32);
         out.extend_from_slice(if self.records == 0 { b"\n" } else { b",\n" });
         out.extend_from_slice(record.as_bytes());
         out.extend_from_slice(b"\n],\n\"seed\":");

@@ -81,6 +81,14 @@ pub fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
 /// # Errors
 /// Any step fails; the old file is then untouched.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    write_atomic_parts(path, &[bytes])
+}
+
+/// Replaces `path` with `parts`, one after the other, atomically and durably.
+///
+/// # Errors
+/// Any step fails; the old file is then untouched.
+pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> Result<(), StoreError> {
     let error = |source| StoreError::Write {
         path: path.to_path_buf(),
         source,
@@ -94,7 +102,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     let temp = dir.join(name);
     let result = (|| {
         let mut file = File::create(&temp)?;
-        file.write_all(bytes)?;
+        for part in parts {
+            file.write_all(part)?;
+        }
         file.sync_all()?;
         fs::rename(&temp, path)?;
         sync_dir(&dir)

@@ -321,7 +321,8 @@ impl Referee {
         let outbox = Outbox::beside(path);
         outbox.recover(roster(&bytes)?.records.len() as u64)?;
         let (updated, outcome) = driver.apply(&bytes, &self.keyring, player, move_text)?;
-        let (mail, waiting) = self.notices(path, &updated, Some((&outcome, move_text)), false)?;
+        let (mail, waiting) =
+            self.notices(path, &updated.to_vec(), Some((&outcome, move_text)), false)?;
         let staged = outbox.stage(outcome.turn, &mail)?;
         ops::write_game(path, &updated, &outcome.game_id, &self.keyring)?;
         outbox.commit(&staged)?;

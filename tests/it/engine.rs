@@ -2,6 +2,7 @@
 //! reproduces the stored state, and each record's draws are the seed's.
 
 use pbem::engine::chance::DrawStream;
+use pbem::engine::digest::sha256;
 use pbem::engine::driver::GameDriver;
 use pbem::engine::fairness::Seed;
 use pbem::engine::keyring::Keyring;
@@ -35,7 +36,7 @@ fn play(seed: [u8; 32], picks: u64, turns: usize, keyring: &Keyring) -> Vec<Vec<
             .apply(&bytes, keyring, &player, &text)
             .expect("a legal move applies");
         assert_eq!(outcome.player, player);
-        bytes = next;
+        bytes = next.to_vec();
         history.push(bytes.clone());
     }
     history
@@ -196,10 +197,14 @@ fn the_fast_path_writes_what_the_full_path_writes() {
         let (fast, _) = driver()
             .apply(&bytes, &keyring, &player, &text)
             .expect("fast path");
+        // The fast path appended to the bytes it read; the full path wrote them anew.
+        assert!(fast.kept.len() > bytes.len() / 2 && full.kept.is_empty());
         assert_eq!(
-            String::from_utf8(fast).expect("utf-8"),
-            String::from_utf8(full).expect("utf-8")
+            String::from_utf8(fast.to_vec()).expect("utf-8"),
+            String::from_utf8(full.to_vec()).expect("utf-8")
         );
+        assert_eq!(fast.digest, sha256(&fast.to_vec()));
+        assert_eq!(full.digest, fast.digest);
         pbem::ops::apply_move(&file, &keyring, &player, &text).expect("apply");
         fast_taken += 1;
     }
