@@ -231,7 +231,12 @@ fn apply_verified<'a, R: Rules>(
         seed: serde_json::from_str(layout.seed).map_err(malformed)?,
         state: serde_json::from_str(layout.state).map_err(malformed)?,
     })?;
-    let earlier = layout.records.saturating_sub(1);
+    // Turns number the records from 1, so the head's turn less one came before it.
+    let earlier = game
+        .file
+        .records
+        .first()
+        .map_or(0, |head| head.turn.saturating_sub(1));
     let applied = game.apply_to_checked(keyring, player, move_text, earlier)?;
     let record = game
         .file

@@ -8,8 +8,8 @@
 /// The parts of a game file in pbem's own layout.
 pub struct Layout<'a> {
     pub genesis: &'a str,
+    /// The last record's line, if there is a record.
     pub head: Option<&'a str>,
-    pub records: u64,
     pub seed: &'a str,
     pub state: &'a str,
     /// Where the record lines end (before "\n],").
@@ -31,18 +31,17 @@ impl<'a> Layout<'a> {
         if state.contains('\n') || seed.contains('\n') {
             return None;
         }
-        // One record a line: JSON strings escape their newlines, so every raw newline in
-        // this region starts a record.
-        let count = records.bytes().filter(|&b| b == b'\n').count();
+        // One record a line: JSON strings escape their newlines, so the last raw newline
+        // in this region starts the last record. (How many records there are is the
+        // head's turn; counting the lines would cost more than the rest of this.)
         let head = records.rfind('\n').map(|start| &records[start + 1..]);
-        if head.is_some_and(|line| !line.starts_with('{')) || (count == 0) != records.is_empty() {
+        if head.is_some_and(|line| !line.starts_with('{')) || head.is_none() != records.is_empty() {
             return None;
         }
         let records_end = bytes.len() - rest.len() + tail_at;
         Some(Layout {
             genesis,
             head,
-            records: count as u64,
             seed,
             state,
             records_end,
@@ -59,7 +58,7 @@ impl<'a> Layout<'a> {
     /// seed and state, each already JSON.
     pub fn added(&self, record: &str, seed: &str, state: &str) -> Vec<u8> {
         let mut out = Vec::with_capacity(record.len() + seed.len() + state.len() + 32);
-        out.extend_from_slice(if self.records == 0 { b"\n" } else { b",\n" });
+        out.extend_from_slice(if self.head.is_none() { b"\n" } else { b",\n" });
         out.extend_from_slice(record.as_bytes());
         out.extend_from_slice(b"\n],\n\"seed\":");
         out.extend_from_slice(seed.as_bytes());
