@@ -549,16 +549,14 @@ pub struct Replayed<S> {
 
 pub use super::audit::AuditReport;
 
+/// A signature as the game file stores it (base64 of 64 bytes), if it is one.
+pub(crate) fn decode_signature(text: &str) -> Option<Signature> {
+    let bytes = BASE64.decode(text).ok()?;
+    Some(Signature::from_bytes(&<[u8; 64]>::try_from(bytes).ok()?))
+}
+
 pub(crate) fn signature_holds(key: &VerifyingKey, hash: &Hash, signature: &str) -> bool {
-    let Some(bytes) = BASE64
-        .decode(signature)
-        .ok()
-        .and_then(|b| <[u8; 64]>::try_from(b).ok())
-    else {
-        return false;
-    };
-    key.verify_strict(hash, &Signature::from_bytes(&bytes))
-        .is_ok()
+    decode_signature(signature).is_some_and(|signature| key.verify_strict(hash, &signature).is_ok())
 }
 
 pub(crate) fn state_hash_of<S: serde::Serialize>(state: &S) -> Result<Hash> {
