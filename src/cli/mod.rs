@@ -93,11 +93,31 @@ impl<T: clap::Args> clap::Args for Deferred<T> {
     }
 
     fn augment_args(command: clap::Command) -> clap::Command {
-        command.defer(T::augment_args)
+        command.defer(|command| keeping_description(command, T::augment_args))
     }
 
     fn augment_args_for_update(command: clap::Command) -> clap::Command {
-        command.defer(T::augment_args_for_update)
+        command.defer(|command| keeping_description(command, T::augment_args_for_update))
+    }
+}
+
+/// `augment` run on a subcommand that already has its description. The arguments'
+/// own doc comments would otherwise replace it: when not deferred, the subcommand's
+/// description is set after its arguments, and wins.
+fn keeping_description(
+    command: clap::Command,
+    augment: fn(clap::Command) -> clap::Command,
+) -> clap::Command {
+    let about = command.get_about().cloned();
+    let long_about = command.get_long_about().cloned();
+    let command = augment(command);
+    let command = match about {
+        Some(about) => command.about(about),
+        None => command,
+    };
+    match long_about {
+        Some(long_about) => command.long_about(long_about),
+        None => command.long_about(None),
     }
 }
 
@@ -210,6 +230,25 @@ mod tests {
         // debug_assert builds the deferred subcommands too, so a clash in any of them
         // (two flags named alike, a bad default) fails here rather than in use.
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn every_subcommand_keeps_its_description_once_its_arguments_are_built() {
+        let listed: Vec<(String, Option<String>)> = Cli::command()
+            .get_subcommands()
+            .map(|sub| {
+                let about = sub.get_about().map(ToString::to_string);
+                (sub.get_name().to_string(), about)
+            })
+            .collect();
+        assert!(listed.len() >= 11);
+        let mut built = Cli::command();
+        built.build();
+        for (name, about) in listed {
+            let sub = built.find_subcommand(&name).expect("still there");
+            assert_eq!(sub.get_about().map(ToString::to_string), about, "{name}");
+            assert!(sub.get_long_about().is_none(), "{name}");
+        }
     }
 
     #[test]
