@@ -51,14 +51,17 @@ pub fn load(path: &Path) -> Result<(Vec<u8>, &'static dyn GameDriver)> {
 /// # Errors
 /// The file cannot be written; it is then unchanged.
 pub fn write_game(path: &Path, file: &NewFile, game_id: &str, keyring: &Keyring) -> Result<()> {
-    store::write_atomic_parts(path, &[file.kept, &file.added])?;
+    store::write_atomic_parts(path, &[file.kept, &file.added], store::Access::Public)?;
     keyring.remember_verified(game_id, &file.digest);
     Ok(())
 }
 
 /// Writes a new game file (refusing to replace one) and notes its digest, as
 /// [`write_game`] does for a move.
-fn write_new_game(path: &Path, bytes: &[u8], keyring: &Keyring) -> Result<()> {
+///
+/// # Errors
+/// The file exists or cannot be written.
+pub fn write_new_game(path: &Path, bytes: &[u8], keyring: &Keyring) -> Result<()> {
     store::create_new(path, bytes)?;
     let id = crate::engine::driver::game_id(bytes)?;
     keyring.remember_verified(&id, &crate::engine::digest::sha256(bytes));
@@ -71,14 +74,14 @@ fn write_new_game(path: &Path, bytes: &[u8], keyring: &Keyring) -> Result<()> {
 /// Unknown game, bad request, keyring trouble, or `out` exists.
 pub fn new_game(game: &str, request: NewGame, keyring: &Keyring, out: &Path) -> Result<()> {
     let driver = driver(game)?;
-    if out.exists() {
+    let _lock = store::lock(out)?;
+    if std::fs::symlink_metadata(out).is_ok() {
         return Err(StoreError::Exists {
             path: out.to_path_buf(),
         }
         .into());
     }
     let bytes = driver.create(request, keyring)?;
-    let _lock = store::lock(out)?;
     write_new_game(out, &bytes, keyring)
 }
 

@@ -42,17 +42,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ops::apply_move(&args.file.file, &keyring, &args.player, &move_text)?
     };
     if outcome.understood != move_text.trim() {
-        println!("understood as: {}", outcome.understood);
+        outln!("understood as: {}", outcome.understood);
     }
     if outcome.over {
-        println!(
+        outln!(
             "turn {}: {} moved; the game is over; winners: {}",
             outcome.turn,
             outcome.player,
             outcome.winners.join(", ")
         );
     } else {
-        println!(
+        outln!(
             "turn {}: {} moved; to move: {}",
             outcome.turn,
             outcome.player,

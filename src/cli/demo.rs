@@ -65,8 +65,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ..NewGame::default()
     };
     ops::new_game(&args.game, request, &keyring, &file)?;
-    println!("A demo game of {} in {}\n", args.game, file.display());
-    print!("{}", ops::board(&file, None, None, None)?);
+    outln!("A demo game of {} in {}\n", args.game, file.display());
+    out!("{}", ops::board(&file, None, None, None)?);
 
     let mut players = DrawStream::for_testing(args.players_seed);
     loop {
@@ -85,25 +85,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let move_text = greedy_move(driver.legal(&bytes, &player)?, &mut players)
             .ok_or_else(|| anyhow::anyhow!("{player} is to move but has no legal move"))?;
         let outcome = ops::apply_move(&file, &keyring, &player, &move_text)?;
-        println!(
+        outln!(
             "turn {:>3}: {:<4} {}",
             outcome.turn,
             player,
             move_text.replace('\n', "; ")
         );
         if args.every > 0 && outcome.turn % args.every == 0 && !outcome.over {
-            println!();
-            print!("{}", ops::board(&file, None, None, None)?);
-            println!();
+            outln!();
+            out!("{}", ops::board(&file, None, None, None)?);
+            outln!();
         }
     }
-    println!("\nThe final position:\n");
-    print!("{}", ops::board(&file, None, None, None)?);
+    outln!("\nThe final position:\n");
+    out!("{}", ops::board(&file, None, None, None)?);
     let view = ops::view(&file, None, None, None)?;
-    println!("\nwinners: {}\n", super::new::names(&view["winners"]));
-    println!("The audit, as any player could run it from the file alone:\n");
+    outln!("\nwinners: {}\n", super::new::names(&view["winners"]));
+    outln!("The audit, as any player could run it from the file alone:\n");
     let report = ops::audit(&file, None)?;
-    print!("{}", report.render());
+    out!("{}", report.render());
     Ok(if report.passed() {
         ExitCode::SUCCESS
     } else {

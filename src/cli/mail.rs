@@ -35,14 +35,14 @@ impl MailArgs {
 /// (the mail waits), only reported.
 pub fn flush_and_report(referee: &Referee, file: &std::path::Path) {
     match referee.flush(file) {
-        Ok(flushed) if flushed.waiting == 0 => println!("mail: {} message(s) sent", flushed.sent),
-        Ok(flushed) => eprintln!(
+        Ok(flushed) if flushed.waiting == 0 => outln!("mail: {} message(s) sent", flushed.sent),
+        Ok(flushed) => errln!(
             "mail: {} sent, {} waiting in the outbox{}; `pbem outbox flush` retries",
             flushed.sent,
             flushed.waiting,
             flushed.error.map(|e| format!(" ({e})")).unwrap_or_default()
         ),
-        Err(error) => eprintln!("mail: nothing sent: {:#}", anyhow::Error::new(error)),
+        Err(error) => errln!("mail: nothing sent: {:#}", anyhow::Error::new(error)),
     }
 }
 

@@ -1,6 +1,9 @@
 //! The command line: clap definitions and one module per subcommand. Each subcommand
 //! builds its inputs and calls one function of [`crate::ops`].
 
+#[macro_use]
+mod output;
+
 mod apply;
 mod audit;
 mod demo;
@@ -157,7 +160,8 @@ where
 
 /// Runs pbem with these arguments and returns its exit status: 0 when the command did
 /// what was asked, 1 when it refused or failed (having said why on stderr), 2 when the
-/// command line does not parse.
+/// command line does not parse, [`EX_TEMPFAIL`] for a fault on the referee's side in
+/// `inbox`.
 pub fn status<I, T>(args: I) -> u8
 where
     I: IntoIterator<Item = T>,
@@ -187,12 +191,36 @@ where
         // Subcommands end in SUCCESS or FAILURE (an audit that found a fault, say).
         Ok(code) if code == ExitCode::SUCCESS => 0,
         Ok(_) => 1,
-        Err(error) => {
-            eprintln!("error: {error:#}");
-            1
-        }
+        Err(error) => match error.downcast_ref::<TemporaryFailure>() {
+            Some(TemporaryFailure(cause)) => {
+                errln!("error: {cause:#}");
+                errln!("pbem: exit status {EX_TEMPFAIL}: try again later (a mail server keeps the message and delivers it again)");
+                EX_TEMPFAIL
+            }
+            None => {
+                errln!("error: {error:#}");
+                1
+            }
+        },
     }
 }
+
+/// sysexits' EX_TEMPFAIL: what a mail server's pipe delivery takes as "keep the message
+/// and try again later", where any other failure bounces it back to its sender.
+pub const EX_TEMPFAIL: u8 = 75;
+
+/// A fault on the referee's side in a command a mail server runs (`inbox`): the
+/// command exits with [`EX_TEMPFAIL`].
+#[derive(Debug)]
+struct TemporaryFailure(anyhow::Error);
+
+impl std::fmt::Display for TemporaryFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#}", self.0)
+    }
+}
+
+impl std::error::Error for TemporaryFailure {}
 
 fn keyring() -> anyhow::Result<Keyring> {
     Ok(Keyring::from_env()?)

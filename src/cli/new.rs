@@ -54,24 +54,37 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         seed,
         entropy: args.entropy,
     };
+    // Before anything is written, and before a key is made for a new keyring.
+    crate::engine::session::check_players(&request.players)?;
     let keyring = super::keyring()?;
-    ops::new_game(&args.game, request, &keyring, &args.out)?;
-    let (bytes, driver) = ops::load(&args.out)?;
+    if args.mail {
+        // The one command that may create the referee's key; then the mail settings are
+        // checked before anything is written, and the welcome mail is staged with the
+        // game, so a failure to send leaves a game whose mail waits in its outbox.
+        keyring.create_signing_key()?;
+        let referee = args.mail_args.referee()?;
+        let count = referee.create(&args.game, request, &args.out)?;
+        report_created(&args.out)?;
+        outln!("mail: {count} message(s) in the outbox");
+        super::mail::flush_and_report(&referee, &args.out);
+    } else {
+        ops::new_game(&args.game, request, &keyring, &args.out)?;
+        report_created(&args.out)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn report_created(out: &std::path::Path) -> anyhow::Result<()> {
+    let (bytes, driver) = ops::load(out)?;
     let view = driver.view(&bytes, None, None, None)?;
-    println!(
+    outln!(
         "created {} game {} in {}; to move: {}",
         driver.name(),
         view["id"].as_str().unwrap_or("?"),
-        args.out.display(),
+        out.display(),
         names(&view["to_move"])
     );
-    if args.mail {
-        let referee = args.mail_args.referee()?;
-        let count = referee.announce(&args.out)?;
-        println!("mail: {count} message(s) in the outbox");
-        super::mail::flush_and_report(&referee, &args.out);
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// A JSON list of names, joined for people; "nobody" for none.

@@ -33,30 +33,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let referee = mail.referee()?;
     let mut waiting = 0;
     if let Some(dir) = games {
-        // Answers to messages that matched no game wait beside the games too.
-        let flushed = referee.flush_unmatched(&dir)?;
-        waiting += flushed.waiting;
-        if flushed.sent + flushed.waiting > 0 {
-            let outbox = dir.join("unmatched.outbox");
-            println!(
-                "{}: {} sent, {} waiting",
-                outbox.display(),
-                flushed.sent,
-                flushed.waiting
-            );
-        }
-        for entry in std::fs::read_dir(&dir)? {
-            let path = entry?.path();
-            if path.extension().is_some_and(|e| e == "json") {
-                files.push(path);
-            }
-        }
+        files.extend(crate::mail::game_files(&dir)?);
     }
     files.sort();
     for file in &files {
         let flushed = referee.flush(file)?;
         waiting += flushed.waiting;
-        println!(
+        outln!(
             "{}: {} sent, {} waiting{}",
             file.display(),
             flushed.sent,

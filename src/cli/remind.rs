@@ -39,10 +39,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let reminded = referee.remind(&args.games, args.after, deadline)?;
     for (file, what) in &reminded {
-        println!("{}: {what}", file.display());
+        outln!("{}: {what}", file.display());
     }
     if reminded.is_empty() {
-        println!("nobody to remind");
+        outln!("nobody to remind");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -24,7 +24,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let keyring = super::keyring()?;
     ops::reveal(path, &keyring)?;
-    println!(
+    outln!(
         "seed revealed in {}; anyone can now re-derive every draw with `pbem audit`",
         path.display()
     );

@@ -12,6 +12,7 @@ use ed25519_dalek::SigningKey;
 
 use super::digest::{hash_from_hex, to_hex};
 use super::fairness::Seed;
+use super::store::create_private_dir;
 
 /// Problems with the keyring. Messages name files, never their contents.
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +33,10 @@ pub enum KeyringError {
     SeedExists { game_id: String },
     #[error("no platform data folder is known here; set PBEM_HOME")]
     NoHome,
+    #[error("there is no referee signing key in {home}; set PBEM_HOME to the referee's keyring (`pbem new` creates a key in a new keyring)")]
+    NoKey { home: PathBuf },
+    #[error("{game_id:?} is not a game id (letters, digits and '-', at most 64); the game file is not one pbem wrote")]
+    BadGameId { game_id: String },
     #[error("the operating system gave no random bytes: {0}")]
     Entropy(String),
 }
@@ -68,15 +73,33 @@ impl Keyring {
         self.home.join("referee.key")
     }
 
-    fn seed_path(&self, game_id: &str) -> PathBuf {
-        self.home.join("seeds").join(format!("{game_id}.seed"))
+    fn seed_path(&self, game_id: &str) -> Result<PathBuf, KeyringError> {
+        Ok(self
+            .home
+            .join("seeds")
+            .join(format!("{}.seed", checked_id(game_id)?)))
     }
 
-    /// The referee's signing key, created on first use.
+    /// The referee's signing key.
+    ///
+    /// # Errors
+    /// There is none (only [`Keyring::create_signing_key`], which `pbem new` calls,
+    /// makes one: a command pointed at the wrong keyring must fail, not sign with a new
+    /// key), or it cannot be read, or is malformed.
+    pub fn signing_key(&self) -> Result<SigningKey, KeyringError> {
+        match read_secret(&self.key_path())? {
+            Some(bytes) => Ok(SigningKey::from_bytes(&bytes)),
+            None => Err(KeyringError::NoKey {
+                home: self.home.clone(),
+            }),
+        }
+    }
+
+    /// The referee's signing key, created if this keyring has none yet.
     ///
     /// # Errors
     /// The file cannot be read or created, or is malformed.
-    pub fn signing_key(&self) -> Result<SigningKey, KeyringError> {
+    pub fn create_signing_key(&self) -> Result<SigningKey, KeyringError> {
         let path = self.key_path();
         match read_secret(&path)? {
             Some(bytes) => Ok(SigningKey::from_bytes(&bytes)),
@@ -88,15 +111,17 @@ impl Keyring {
         }
     }
 
-    fn verified_path(&self, game_id: &str) -> PathBuf {
-        self.home.join("verified").join(game_id)
+    fn verified_path(&self, game_id: &str) -> Result<PathBuf, KeyringError> {
+        Ok(self.home.join("verified").join(checked_id(game_id)?))
     }
 
     /// Remembers the digest of a game file this keyring's referee just verified and
     /// wrote, so the next move on exactly those bytes may skip re-checking the chain.
     /// Not durable on purpose: a lost or torn note only means the full check next time.
     pub fn remember_verified(&self, game_id: &str, digest: &[u8; 32]) {
-        let path = self.verified_path(game_id);
+        let Ok(path) = self.verified_path(game_id) else {
+            return;
+        };
         let note = to_hex(digest);
         // Overwritten in place rather than truncated: every note has the same length, and
         // on ext4 a truncated file is flushed to disk when closed, which would cost a
@@ -126,8 +151,9 @@ impl Keyring {
 
     /// Whether `digest` is that of the file last written for this game.
     pub fn is_verified(&self, game_id: &str, digest: &[u8; 32]) -> bool {
-        fs::read_to_string(self.verified_path(game_id))
+        self.verified_path(game_id)
             .ok()
+            .and_then(|path| fs::read_to_string(path).ok())
             .and_then(|text| hash_from_hex(text.trim()))
             .is_some_and(|known| known == *digest)
     }
@@ -137,7 +163,7 @@ impl Keyring {
     /// # Errors
     /// A seed for this game exists, or the file cannot be written.
     pub fn store_seed(&self, game_id: &str, seed: &Seed) -> Result<(), KeyringError> {
-        let path = self.seed_path(game_id);
+        let path = self.seed_path(game_id)?;
         if path.exists() {
             return Err(KeyringError::SeedExists {
                 game_id: game_id.to_string(),
@@ -151,7 +177,7 @@ impl Keyring {
     /// # Errors
     /// No seed for this game here, or it cannot be read.
     pub fn seed(&self, game_id: &str) -> Result<Seed, KeyringError> {
-        match read_secret(&self.seed_path(game_id))? {
+        match read_secret(&self.seed_path(game_id)?)? {
             Some(bytes) => Ok(Seed(bytes)),
             None => Err(KeyringError::NoSeed {
                 game_id: game_id.to_string(),
@@ -165,7 +191,26 @@ impl Keyring {
     /// # Errors
     /// It exists but cannot be read.
     pub fn seed_if_present(&self, game_id: &str) -> Result<Option<Seed>, KeyringError> {
-        Ok(read_secret(&self.seed_path(game_id))?.map(Seed))
+        Ok(read_secret(&self.seed_path(game_id)?)?.map(Seed))
+    }
+}
+
+/// A game id as it may become part of a keyring path: what `pbem new` makes (the
+/// game's initials, '-', hex), never `..`, a separator or anything else a hostile game
+/// file could use to reach another file.
+fn checked_id(game_id: &str) -> Result<&str, KeyringError> {
+    let fine = !game_id.is_empty()
+        && game_id.len() <= 64
+        && !game_id.starts_with('-')
+        && game_id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    if fine {
+        Ok(game_id)
+    } else {
+        Err(KeyringError::BadGameId {
+            game_id: game_id.chars().take(80).collect(),
+        })
     }
 }
 
@@ -216,17 +261,6 @@ fn write_secret(path: &Path, bytes: &[u8; 32]) -> Result<(), KeyringError> {
         .map_err(io)
 }
 
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    let mut builder = fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        builder.mode(0o700);
-    }
-    builder.create(dir)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,5 +281,48 @@ mod tests {
         keyring.remember_verified("row-1", &[3; 32]);
         assert_eq!(fs::read_to_string(&note).expect("read"), to_hex(&[3; 32]));
         assert!(!keyring.is_verified("row-2", &[3; 32]));
+    }
+
+    #[test]
+    fn a_hostile_game_id_never_becomes_a_path() {
+        let dir = tempfile::tempdir().expect("dir");
+        let keyring = Keyring::at(dir.path().join("home"));
+        keyring.create_signing_key().expect("a key");
+        let key_file = dir.path().join("home/referee.key");
+        let key = fs::read(&key_file).expect("read");
+        for id in [
+            "../referee.key",
+            "../../x",
+            "/etc/passwd",
+            "",
+            "a/b",
+            "-x",
+            "ROW-1",
+        ] {
+            keyring.remember_verified(id, &[7; 32]);
+            assert!(!keyring.is_verified(id, &[7; 32]), "{id:?}");
+            let error = keyring.seed(id).expect_err("refused");
+            assert!(matches!(error, KeyringError::BadGameId { .. }), "{id:?}");
+            assert!(keyring.store_seed(id, &Seed([1; 32])).is_err(), "{id:?}");
+        }
+        assert_eq!(
+            fs::read(&key_file).expect("read"),
+            key,
+            "the key is untouched"
+        );
+    }
+
+    #[test]
+    fn only_create_signing_key_makes_a_key() {
+        let dir = tempfile::tempdir().expect("dir");
+        let keyring = Keyring::at(dir.path().join("home"));
+        let error = keyring.signing_key().expect_err("no key yet");
+        assert!(error.to_string().contains("PBEM_HOME"), "{error}");
+        assert!(!dir.path().join("home").exists(), "nothing was created");
+        let made = keyring.create_signing_key().expect("created");
+        assert_eq!(
+            keyring.signing_key().expect("found").to_bytes(),
+            made.to_bytes()
+        );
     }
 }

@@ -28,6 +28,8 @@ pub enum EngineError {
     NotYourTurn { name: String, waiting: String },
     #[error("the game is over; no more moves are accepted (`pbem show` has the result)")]
     GameOver,
+    #[error("the seed of this game has been revealed (`pbem reveal`), so anyone could predict its draws; it is closed to moves (start a new game with `pbem new`)")]
+    Closed,
     #[error(transparent)]
     Keyring(#[from] KeyringError),
     #[error("this keyring's signing key is not the one that signed the game; set PBEM_HOME to the referee's keyring")]
@@ -94,7 +96,7 @@ impl<R: Rules> Game<R> {
                 "a game needs players; give each with --player NAME".into(),
             ));
         }
-        check_names(&request.players)?;
+        check_players(&request.players)?;
         let seed = match request.seed {
             Some(seed) => seed,
             None => Seed(random_bytes()?),
@@ -105,7 +107,7 @@ impl<R: Rules> Game<R> {
             .fixed(&seed.0)
             .finish();
         let id = format!("{}-{}", id_prefix(R::NAME), &to_hex(&id_hash)[..8]);
-        let key = keyring.signing_key()?;
+        let key = keyring.create_signing_key()?;
         let referee_key = key.verifying_key().to_bytes();
         let commitment = seed.commitment(&id);
         let rules_hash = sha256(R::DEFAULT_DATA.as_bytes());
@@ -401,6 +403,11 @@ impl<R: Rules> Game<R> {
         if self.rules.is_over(&state) {
             return Err(EngineError::GameOver);
         }
+        if self.file.seed.is_some() {
+            // Revealed before the end (an abandoned game): every later draw is public
+            // knowledge, so no later move could be fair.
+            return Err(EngineError::Closed);
+        }
         let waiting = self.rules.to_move(&state);
         if !waiting.contains(&seat) {
             return Err(EngineError::NotYourTurn {
@@ -409,7 +416,17 @@ impl<R: Rules> Game<R> {
             });
         }
         let mv = self.rules.parse_move(&state, seat, move_text)?;
+        // The record holds the move as the rules understood it, never its spelling: so
+        // the draws it keys cannot be steered by writing the same move another way, and
+        // nothing the player's mail client left around the move reaches the log.
         let understood = self.rules.canonical_text(&mv);
+        let canonical = self.rules.parse_move(&state, seat, &understood)?;
+        if self.rules.canonical_text(&canonical) != understood {
+            return Err(EngineError::Malformed(format!(
+                "the rules do not read their own text of this move back ({understood:?})"
+            )));
+        }
+        let move_text = understood.as_str();
         let turn = earlier + self.file.records.len() as u64 + 1;
         let prev = self.head_hash()?;
         let name = self.names[seat].clone();
@@ -437,7 +454,7 @@ impl<R: Rules> Game<R> {
         self.file.records.push(Record {
             turn,
             player: name,
-            move_text: move_text.to_string(),
+            move_text: understood.clone(),
             draws,
             prev: to_hex(&prev),
             state_hash: to_hex(&after),
@@ -587,10 +604,15 @@ fn replay_error(turn: u64, mismatch: &ReplayMismatch) -> EngineError {
     }
 }
 
-fn check_names(players: &[PlayerEntry]) -> Result<()> {
+/// Checks a list of players before a game is made of it: usable, distinct names, and
+/// for each address one plain address of its own.
+///
+/// # Errors
+/// The first problem, with what would be accepted.
+pub fn check_players(players: &[PlayerEntry]) -> Result<()> {
     for (i, player) in players.iter().enumerate() {
         let name = player.name.trim();
-        if name.is_empty() || name.contains(['<', '>', '\n', ';']) {
+        if name.is_empty() || name.contains(['<', '>', ';']) || name.chars().any(char::is_control) {
             return Err(EngineError::Usage(format!(
                 "{:?} is not a usable player name; use letters, digits and spaces, as in --player \"Ann <ann@example.org>\"",
                 player.name
@@ -604,8 +626,39 @@ fn check_names(players: &[PlayerEntry]) -> Result<()> {
                 "two players are called {name:?}; names must differ"
             )));
         }
+        if let Some(email) = &player.email {
+            check_address(name, email)?;
+            let shared = players[..i].iter().any(|p| {
+                p.email
+                    .as_deref()
+                    .is_some_and(|other| other.eq_ignore_ascii_case(email))
+            });
+            if shared {
+                return Err(EngineError::Usage(format!(
+                    "two players have the address {email}; each player needs an address of their own, because replies are matched to players by it"
+                )));
+            }
+        }
     }
     Ok(())
+}
+
+/// One plain address (an RFC 5322 addr-spec such as `ann@example.org`): never a second
+/// address, a display name, a comment or a header line smuggled in with it, because
+/// the address is signed into genesis and written into mail headers.
+fn check_address(name: &str, email: &str) -> Result<()> {
+    let plain = !email.is_empty()
+        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+        && !email.contains(['<', '>', ',', ';', '"', '(', ')'])
+        && email.parse::<lettre::Address>().is_ok();
+    if plain {
+        Ok(())
+    } else {
+        Err(EngineError::Usage(format!(
+            "{email:?} is not one mail address; give each player as --player \"{name} <{}@example.org>\", one plain address between the angle brackets",
+            name.to_ascii_lowercase().replace(' ', ".")
+        )))
+    }
 }
 
 /// Reads `Name` or `Name <email>`.
@@ -613,8 +666,8 @@ pub fn parse_player(text: &str) -> PlayerEntry {
     match text.split_once('<') {
         Some((name, rest)) => PlayerEntry {
             name: name.trim().to_string(),
-            email: Some(rest.trim_end().trim_end_matches('>').trim().to_string())
-                .filter(|e| !e.is_empty()),
+            // Kept even when empty: `Ann <>` is refused as no address, not read as none.
+            email: Some(rest.trim_end().trim_end_matches('>').trim().to_string()),
         },
         None => PlayerEntry {
             name: text.trim().to_string(),

@@ -1,10 +1,19 @@
-//! Reading and writing game files: a lock beside the file, and atomic, durable writes
-//! (write a temporary file, sync it, rename it over the old one, sync the folder), so a
-//! crash leaves either the old file or the new one, never a mix.
+//! Reading and writing the referee's files: a lock beside each game file, and atomic,
+//! durable writes (write a temporary file, sync it, rename it over the old one, sync the
+//! folder), so a crash leaves either the old file or the new one, never a mix.
+//!
+//! Hostile folders are assumed: temporary files get unpredictable names and are created
+//! exclusively (`O_CREAT | O_EXCL`, which never follows a planted link), a lock file that
+//! is a link is refused, and what a killed run left behind is removed by the next run
+//! that holds the lock. Private files (outbox mail, archived messages: they hold players'
+//! tokens) are 0600 in 0700 folders whatever the umask.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::digest::to_hex;
 
 /// Problems with the file system, naming the path.
 #[derive(Debug, thiserror::Error)]
@@ -27,11 +36,31 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    #[error("{path} is still locked by another pbem after {seconds} s; try again later (PBEM_LOCK_TIMEOUT sets the wait)")]
+    LockTimeout { path: PathBuf, seconds: u64 },
     #[error("{path} already exists; choose another --out or remove it first")]
     Exists { path: PathBuf },
 }
 
-/// An exclusive lock on a game file, held until dropped.
+impl StoreError {
+    /// Whether the error is the referee's machine's fault rather than the input's: a
+    /// retry later may succeed.
+    pub fn is_transient(&self) -> bool {
+        !matches!(self, StoreError::Exists { .. })
+    }
+}
+
+/// Who may read a file pbem writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Readable as the umask allows (game files are public).
+    Public,
+    /// 0600, in a folder made 0700: mail, archives, anything holding a capability.
+    Private,
+}
+
+/// An exclusive lock on a game file (or another resource named by a path), held until
+/// dropped.
 ///
 /// The lock is taken on `FILE.lock`, not on the file itself, because the file is
 /// replaced by rename and a lock on the old inode would not exclude a writer of the new.
@@ -39,30 +68,115 @@ pub struct FileLock {
     _file: File,
 }
 
-fn lock_path(path: &Path) -> PathBuf {
+/// How long [`lock`] waits by default: a game's lock is only ever held for local work
+/// (never while talking to a mail server), so a longer wait means something is stuck.
+pub const LOCK_WAIT: Duration = Duration::from_secs(30);
+
+fn sibling(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".lock");
+    name.push(suffix);
     path.with_file_name(name)
 }
 
-/// Waits for and takes the lock of the game file at `path`.
-///
-/// # Errors
-/// The lock file cannot be created or locked.
-pub fn lock(path: &Path) -> Result<FileLock, StoreError> {
-    let lock_path = lock_path(path);
+fn lock_wait() -> Duration {
+    std::env::var("PBEM_LOCK_TIMEOUT")
+        .ok()
+        .and_then(|text| text.trim().parse::<u64>().ok())
+        .map_or(LOCK_WAIT, Duration::from_secs)
+}
+
+fn open_lock_file(path: &Path) -> Result<(PathBuf, File), StoreError> {
+    let lock_path = sibling(path, ".lock");
     let error = |source| StoreError::Lock {
         path: lock_path.clone(),
         source,
     };
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(error)?;
-    file.lock().map_err(error)?;
+    let mut options = OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // A lock file planted as a link must not make pbem create or open its target.
+        options.custom_flags(libc::O_NOFOLLOW).mode(0o600);
+    }
+    let file = options.open(&lock_path).map_err(error)?;
+    Ok((lock_path, file))
+}
+
+/// Waits (up to PBEM_LOCK_TIMEOUT seconds, default [`LOCK_WAIT`]) for the lock of the
+/// file at `path` and takes it, then removes temporary files a killed run left beside it.
+///
+/// # Errors
+/// The lock file cannot be created or locked, or stays locked too long.
+pub fn lock(path: &Path) -> Result<FileLock, StoreError> {
+    let (lock_path, file) = open_lock_file(path)?;
+    let wait = lock_wait();
+    let deadline = Instant::now() + wait;
+    let mut pause = Duration::from_millis(2);
+    loop {
+        match file.try_lock() {
+            Ok(()) => break,
+            Err(fs::TryLockError::WouldBlock) if Instant::now() < deadline => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(200));
+            }
+            Err(fs::TryLockError::WouldBlock) => {
+                return Err(StoreError::LockTimeout {
+                    path: lock_path,
+                    seconds: wait.as_secs(),
+                })
+            }
+            Err(fs::TryLockError::Error(source)) => {
+                return Err(StoreError::Lock {
+                    path: lock_path,
+                    source,
+                })
+            }
+        }
+    }
+    // Every write of `path` happens under this lock, so any temporary file of it that
+    // exists now was left by a run that died.
+    remove_temporary_files(path);
     Ok(FileLock { _file: file })
+}
+
+/// Takes the lock of `path` if nobody holds it; `None` when someone does.
+///
+/// # Errors
+/// The lock file cannot be created or locked.
+pub fn try_lock(path: &Path) -> Result<Option<FileLock>, StoreError> {
+    let (lock_path, file) = open_lock_file(path)?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(FileLock { _file: file })),
+        Err(fs::TryLockError::WouldBlock) => Ok(None),
+        Err(fs::TryLockError::Error(source)) => Err(StoreError::Lock {
+            path: lock_path,
+            source,
+        }),
+    }
+}
+
+/// The prefix of the names of `path`'s temporary files.
+fn temporary_prefix(path: &Path) -> String {
+    format!(
+        ".{}.tmp-",
+        path.file_name().unwrap_or_default().to_string_lossy()
+    )
+}
+
+/// Removes leftover temporary files of `path` (links among them are removed, never
+/// followed). Best effort: a leftover costs only disk space.
+fn remove_temporary_files(path: &Path) {
+    let dir = folder_of(path);
+    let prefix = temporary_prefix(path);
+    let Ok(listing) = fs::read_dir(&dir) else {
+        return;
+    };
+    for entry in listing.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// The bytes of a file.
@@ -80,28 +194,52 @@ pub fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
 ///
 /// # Errors
 /// Any step fails; the old file is then untouched.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    write_atomic_parts(path, &[bytes])
+pub fn write_atomic(path: &Path, bytes: &[u8], access: Access) -> Result<(), StoreError> {
+    write_atomic_parts(path, &[bytes], access)
+}
+
+fn folder_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Creates a file that did not exist (never through a link), with the access asked.
+fn create_exclusive(path: &Path, access: Access) -> std::io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    if access == Access::Private {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let file = options.open(path)?;
+    #[cfg(unix)]
+    if access == Access::Private {
+        // The umask may have taken away more than asked; set exactly 0600.
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(file)
 }
 
 /// Replaces `path` with `parts`, one after the other, atomically and durably.
 ///
 /// # Errors
 /// Any step fails; the old file is then untouched.
-pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> Result<(), StoreError> {
+pub fn write_atomic_parts(path: &Path, parts: &[&[u8]], access: Access) -> Result<(), StoreError> {
     let error = |source| StoreError::Write {
         path: path.to_path_buf(),
         source,
     };
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".tmp-{}", std::process::id()));
-    let temp = dir.join(name);
+    let dir = folder_of(path);
+    let mut random = [0u8; 8];
+    getrandom::fill(&mut random)
+        .map_err(|cause| error(std::io::Error::other(cause.to_string())))?;
+    let temp = dir.join(format!("{}{}", temporary_prefix(path), to_hex(&random)));
     let result = (|| {
-        let mut file = File::create(&temp)?;
+        let mut file = create_exclusive(&temp, access)?;
         for part in parts {
             file.write_all(part)?;
         }
@@ -120,12 +258,65 @@ pub fn write_atomic_parts(path: &Path, parts: &[&[u8]]) -> Result<(), StoreError
 /// # Errors
 /// It exists, or cannot be written.
 pub fn create_new(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
-    if path.exists() {
+    if fs::symlink_metadata(path).is_ok() {
         return Err(StoreError::Exists {
             path: path.to_path_buf(),
         });
     }
-    write_atomic(path, bytes)
+    write_atomic(path, bytes, Access::Public)
+}
+
+/// Creates a folder (and its parents) for private files; an existing one is made 0700.
+///
+/// # Errors
+/// It cannot be created, or is not a folder.
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let metadata = fs::symlink_metadata(dir)?;
+        if !metadata.is_dir() {
+            return Err(std::io::Error::other(format!(
+                "{} is not a folder",
+                dir.display()
+            )));
+        }
+        if metadata.permissions().mode() & 0o777 != 0o700 {
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
+        }
+    }
+    Ok(())
+}
+
+/// Appends a line to a private file (created 0600 if missing) and syncs it.
+///
+/// # Errors
+/// It cannot be opened or written.
+pub fn append_private(path: &Path, line: &[u8]) -> std::io::Result<()> {
+    let mut options = OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
+    let mut file = options.open(path)?;
+    file.write_all(line)?;
+    file.sync_all()
+}
+
+/// Whether `path` is a regular file, not following links: game folders are listed with
+/// this, so a link, a fifo or a device planted there is never opened.
+pub fn is_regular_file(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|metadata| metadata.file_type().is_file())
 }
 
 #[cfg(unix)]
@@ -137,4 +328,70 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
 #[cfg(not(unix))]
 fn sync_dir(_dir: &Path) -> std::io::Result<()> {
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_link_is_never_written_through() {
+        let dir = tempfile::tempdir().expect("dir");
+        let victim = dir.path().join("victim");
+        fs::write(&victim, b"precious").expect("write");
+        let game = dir.path().join("game.json");
+        // Links where the lock file and every plausible temporary name would be.
+        std::os::unix::fs::symlink(&victim, sibling(&game, ".lock")).expect("link");
+        let error = lock(&game).err().expect("a linked lock file is refused");
+        assert!(error.to_string().contains("game.json.lock"), "{error}");
+        fs::remove_file(sibling(&game, ".lock")).expect("unlink");
+        for suffix in ["0", "1"] {
+            let planted = dir
+                .path()
+                .join(format!("{}{suffix}", temporary_prefix(&game)));
+            std::os::unix::fs::symlink(&victim, planted).expect("link");
+        }
+        let _lock = lock(&game).expect("locks");
+        write_atomic(&game, b"new", Access::Public).expect("writes");
+        assert_eq!(fs::read(&victim).expect("read"), b"precious");
+        assert_eq!(fs::read(&game).expect("read"), b"new");
+        // Taking the lock removed the leftovers (the links themselves, not their target).
+        let left: Vec<String> = fs::read_dir(dir.path())
+            .expect("list")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.contains(".tmp-"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn private_files_and_folders_are_owner_only_whatever_the_umask() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("dir");
+        let folder = dir.path().join("box");
+        fs::create_dir(&folder).expect("mkdir");
+        fs::set_permissions(&folder, fs::Permissions::from_mode(0o777)).expect("chmod");
+        create_private_dir(&folder).expect("made private");
+        let mode = |path: &Path| fs::metadata(path).expect("stat").permissions().mode() & 0o777;
+        assert_eq!(mode(&folder), 0o700);
+        let file = folder.join("mail");
+        write_atomic(&file, b"token", Access::Private).expect("writes");
+        assert_eq!(mode(&file), 0o600);
+        let index = folder.join("index");
+        append_private(&index, b"line\n").expect("appends");
+        assert_eq!(mode(&index), 0o600);
+    }
+
+    #[test]
+    fn a_held_lock_is_not_taken_twice() {
+        let dir = tempfile::tempdir().expect("dir");
+        let game = dir.path().join("game.json");
+        let _held = lock(&game).expect("locks");
+        assert!(try_lock(&game).expect("tries").is_none());
+        let (_, file) = open_lock_file(&game).expect("opens");
+        assert!(matches!(file.try_lock(), Err(fs::TryLockError::WouldBlock)));
+    }
 }

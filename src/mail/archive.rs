@@ -4,12 +4,13 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use super::MailError;
+use crate::engine::digest::{sha256, to_hex};
+use crate::engine::store::{self, Access};
 
 /// One archived message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -25,6 +26,12 @@ pub struct Entry {
     pub detail: String,
     /// Unix seconds.
     pub at: u64,
+    /// The move as read from the message (the player's own lines), when it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub move_text: Option<String>,
+    /// The record an applied message's move became.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u64>,
 }
 
 /// A folder of raw messages and their index.
@@ -90,25 +97,126 @@ impl Archive {
     /// # Errors
     /// The folder cannot be written.
     pub fn keep(&self, raw: &[u8], mut entry: Entry) -> Result<Entry, MailError> {
-        fs::create_dir_all(&self.dir).map_err(MailError::io(&self.dir))?;
+        store::create_private_dir(&self.dir).map_err(MailError::io(&self.dir))?;
         let count = self.entries()?.len();
         entry.file = format!("{:06}-{}.eml", count + 1, entry.outcome);
         let path = self.dir.join(&entry.file);
-        crate::engine::store::write_atomic(&path, raw)?;
+        store::write_atomic(&path, raw, Access::Private)?;
         let mut line = serde_json::to_string(&entry)
             .map_err(|error| MailError::Config(format!("cannot index a message: {error}")))?;
         line.push('\n');
         let index = self.index();
-        let mut file = fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&index)
-            .map_err(MailError::io(&index))?;
-        file.write_all(line.as_bytes())
-            .and_then(|()| file.sync_all())
-            .map_err(MailError::io(&index))?;
+        store::append_private(&index, line.as_bytes()).map_err(MailError::io(&index))?;
         Ok(entry)
     }
+
+    fn pending_path(&self, key: &str) -> PathBuf {
+        self.dir.join(format!("pending-{key}"))
+    }
+
+    /// Notes, durably, that handling of the message `key` ([`message_key`]) has begun
+    /// while the game had `records` records; [`Archive::keep`] followed by
+    /// [`Archive::finish_pending`] ends it. A run killed in between leaves the note, so
+    /// the retry knows the message's move may already be in the game file.
+    ///
+    /// # Errors
+    /// The folder cannot be written.
+    pub fn begin_pending(&self, key: &str, records: u64) -> Result<(), MailError> {
+        store::create_private_dir(&self.dir).map_err(MailError::io(&self.dir))?;
+        let path = self.pending_path(key);
+        store::write_atomic(&path, records.to_string().as_bytes(), Access::Private)?;
+        Ok(())
+    }
+
+    /// The record count noted when an earlier run began handling the message `key` and
+    /// did not finish; `None` when none did.
+    pub fn pending(&self, key: &str) -> Option<u64> {
+        let path = self.pending_path(key);
+        if !store::is_regular_file(&path) {
+            return None;
+        }
+        fs::read_to_string(path).ok()?.trim().parse().ok()
+    }
+
+    /// Ends what [`Archive::begin_pending`] began.
+    ///
+    /// # Errors
+    /// The note cannot be removed.
+    pub fn finish_pending(&self, key: &str) -> Result<(), MailError> {
+        let path = self.pending_path(key);
+        match fs::remove_file(&path) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                Err(MailError::io(path)(error))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A short name for one incoming message: from its Message-ID, or its bytes when it
+/// has none.
+pub fn message_key(message_id: Option<&str>, raw: &[u8]) -> String {
+    let digest = match message_id {
+        Some(id) => sha256(id.to_ascii_lowercase().as_bytes()),
+        None => sha256(raw),
+    };
+    to_hex(&digest[..12])
+}
+
+/// When mail of a kind last went to an address, so notices a stranger can cause (someone
+/// tried to move for you, you are not a player) are sent at most once per interval.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Throttle {
+    /// `kind address` to Unix seconds.
+    pub last: BTreeMap<String, u64>,
+}
+
+impl Throttle {
+    fn path(archive: &Archive) -> PathBuf {
+        archive.dir.join("throttle.json")
+    }
+
+    /// # Errors
+    /// The file exists but cannot be read.
+    pub fn load(archive: &Archive) -> Result<Throttle, MailError> {
+        read_json(&Throttle::path(archive))
+    }
+
+    /// Whether mail of `kind` may go to `address` now; if so, notes it as sent now.
+    pub fn allow(&mut self, kind: &str, address: &str, now: u64, interval: u64) -> bool {
+        let key = format!("{kind} {}", address.to_ascii_lowercase());
+        match self.last.get(&key) {
+            Some(&last) if now.saturating_sub(last) < interval => false,
+            _ => {
+                self.last.insert(key, now);
+                true
+            }
+        }
+    }
+
+    /// # Errors
+    /// The file cannot be written.
+    pub fn save(&self, archive: &Archive) -> Result<(), MailError> {
+        write_json(archive, &Throttle::path(archive), self)
+    }
+}
+
+fn read_json<T: Default + serde::de::DeserializeOwned>(path: &Path) -> Result<T, MailError> {
+    match fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|error| {
+            MailError::Config(format!("{} is not valid: {error}", path.display()))
+        }),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(T::default()),
+        Err(error) => Err(MailError::io(path)(error)),
+    }
+}
+
+fn write_json(archive: &Archive, path: &Path, value: &impl Serialize) -> Result<(), MailError> {
+    store::create_private_dir(&archive.dir).map_err(MailError::io(&archive.dir))?;
+    let bytes = serde_json::to_vec_pretty(value)
+        .map_err(|error| MailError::Config(format!("cannot store {}: {error}", path.display())))?;
+    store::write_atomic(path, &bytes, Access::Private)?;
+    Ok(())
 }
 
 /// Since when each seat has been waited for, and when it was last reminded.
@@ -136,24 +244,13 @@ impl Waiting {
     /// # Errors
     /// The file exists but cannot be read.
     pub fn load(archive: &Archive) -> Result<Waiting, MailError> {
-        let path = Waiting::path(archive);
-        match fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|error| {
-                MailError::Config(format!("{} is not valid: {error}", path.display()))
-            }),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Waiting::default()),
-            Err(error) => Err(MailError::io(path)(error)),
-        }
+        read_json(&Waiting::path(archive))
     }
 
     /// # Errors
     /// The file cannot be written.
     pub fn save(&self, archive: &Archive) -> Result<(), MailError> {
-        fs::create_dir_all(&archive.dir).map_err(MailError::io(&archive.dir))?;
-        let bytes = serde_json::to_vec_pretty(self)
-            .map_err(|error| MailError::Config(format!("cannot store waits: {error}")))?;
-        crate::engine::store::write_atomic(&Waiting::path(archive), &bytes)?;
-        Ok(())
+        write_json(archive, &Waiting::path(archive), self)
     }
 }
 

@@ -4,7 +4,6 @@
 //! token line their welcome mail gave them. Codes are never stored; they are derived.
 
 use crate::engine::digest::Fields;
-use crate::engine::keyring::{Keyring, KeyringError};
 use crate::engine::Seat;
 
 /// 32 letters and digits without look-alikes (no l, o, 0, 1): 5 bits each.
@@ -23,14 +22,8 @@ impl std::fmt::Debug for MailSecret {
 impl MailSecret {
     /// Derived from the referee's signing key, domain-separated, so there is nothing
     /// more to back up.
-    ///
-    /// # Errors
-    /// The keyring has no readable key.
-    pub fn from_keyring(keyring: &Keyring) -> Result<MailSecret, KeyringError> {
-        let key = keyring.signing_key()?;
-        Ok(MailSecret(
-            Fields::keyed(&key.to_bytes(), "pbem/v1/mail-secret").finish(),
-        ))
+    pub fn from_key(key: &ed25519_dalek::SigningKey) -> MailSecret {
+        MailSecret(Fields::keyed(&key.to_bytes(), "pbem/v1/mail-secret").finish())
     }
 
     #[cfg(test)]

@@ -68,7 +68,13 @@ pub struct Incoming {
     pub move_text: String,
     /// True when the move was read from an HTML part (no usable text/plain part).
     pub body_was_html: bool,
+    /// The player's own lines left out as clearly not part of the move.
+    #[serde(default)]
+    pub dropped: Vec<String>,
 }
+
+/// The largest message pbem reads.
+pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
 /// Why raw bytes could not be read as a mail message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -166,6 +172,7 @@ pub fn read_message(raw: &[u8]) -> Result<Incoming, IntakeError> {
         token: extracted.token,
         move_text: extracted.move_text,
         body_was_html,
+        dropped: Vec::new(),
     })
 }
 

@@ -5,12 +5,17 @@
 pub mod archive;
 pub mod capability;
 pub mod compose;
+mod deadlines;
 pub mod intake;
+pub mod maildir;
 pub mod outbox;
+mod receive;
 pub mod referee;
 pub mod transport;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+pub use receive::{Handled, STRANGER_INTERVAL, TRIED_INTERVAL};
 
 use crate::ops::OpsError;
 
@@ -32,6 +37,22 @@ pub enum MailError {
     Template { name: String, error: String },
     #[error(transparent)]
     Ops(#[from] OpsError),
+}
+
+/// The game files in a folder (`*.json`, regular files only: a link, fifo or device
+/// planted there is never opened), sorted by name.
+///
+/// # Errors
+/// The folder cannot be listed.
+pub fn game_files(games: &Path) -> Result<Vec<PathBuf>, MailError> {
+    let listing = std::fs::read_dir(games).map_err(MailError::io(games))?;
+    let mut paths: Vec<PathBuf> = listing
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .filter(|path| crate::engine::store::is_regular_file(path))
+        .collect();
+    paths.sort();
+    Ok(paths)
 }
 
 impl MailError {

@@ -7,6 +7,10 @@
 //! are renamed to `.mail`. A crash in between is repaired by [`Outbox::recover`]: staged
 //! mail of a move that reached the game file is kept, of one that did not is dropped.
 //! `.mail` files leave the outbox only once sent.
+//!
+//! Sending takes the outbox's own lock (`game.json.outbox.lock`), never the game's: a
+//! slow or hung mail server must not hold up moves. Staging and recovery happen under
+//! the game's lock, by the code that changes the game.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -15,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::transport::Transport;
 use super::MailError;
+use crate::engine::store::{self, Access};
 
 /// One message ready to send.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,16 +91,27 @@ impl Outbox {
     /// # Errors
     /// The folder cannot be written.
     pub fn stage(&self, records: u64, messages: &[Outgoing]) -> Result<Vec<PathBuf>, MailError> {
-        fs::create_dir_all(&self.dir).map_err(MailError::io(&self.dir))?;
-        let taken = self.entries("mail")?.len() + self.entries("staged")?.len();
+        if messages.is_empty() {
+            return Ok(Vec::new());
+        }
+        store::create_private_dir(&self.dir).map_err(MailError::io(&self.dir))?;
+        // Numbered after every message still here, so a new one never takes the name
+        // of one waiting (the count would repeat a name once earlier ones were sent).
+        let next = self
+            .entries("mail")?
+            .iter()
+            .chain(&self.entries("staged")?)
+            .filter_map(|path| sequence(path))
+            .max()
+            .map_or(0, |last| last + 1);
         let mut staged = Vec::new();
         for (i, message) in messages.iter().enumerate() {
             let path = self
                 .dir
-                .join(format!("{records:08}-{:06}.staged", taken + i));
+                .join(format!("{records:08}-{:06}.staged", next + i as u64));
             let bytes = serde_json::to_vec_pretty(message)
                 .map_err(|error| MailError::Config(format!("cannot store a message: {error}")))?;
-            crate::engine::store::write_atomic(&path, &bytes)?;
+            store::write_atomic(&path, &bytes, Access::Private)?;
             staged.push(path);
         }
         Ok(staged)
@@ -118,6 +134,16 @@ impl Outbox {
     /// # Errors
     /// The folder cannot be read or changed.
     pub fn recover(&self, records: u64) -> Result<(), MailError> {
+        // Temporary files a killed write left (hidden names, see `store`).
+        if let Ok(listing) = fs::read_dir(&self.dir) {
+            for entry in listing.flatten() {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                if name.starts_with('.') && name.contains(".tmp-") {
+                    let _ = fs::remove_file(entry.path());
+                }
+            }
+        }
         for path in self.entries("staged")? {
             let belongs_to = path
                 .file_name()
@@ -128,6 +154,18 @@ impl Outbox {
                 Some(count) if count <= records => self.commit(std::slice::from_ref(&path))?,
                 _ => fs::remove_file(&path).map_err(MailError::io(&path))?,
             }
+        }
+        Ok(())
+    }
+
+    /// Drops every staged message (before a new game is written at this outbox's game
+    /// path: nothing staged can belong to it).
+    ///
+    /// # Errors
+    /// The folder cannot be read or changed.
+    pub fn drop_staged(&self) -> Result<(), MailError> {
+        for path in self.entries("staged")? {
+            fs::remove_file(&path).map_err(MailError::io(&path))?;
         }
         Ok(())
     }
@@ -152,11 +190,28 @@ impl Outbox {
     }
 
     /// Sends waiting messages in order; each leaves the outbox once sent. Stops at the
-    /// first failure, so order is kept and nothing is skipped.
+    /// first failure, so order is kept and nothing is skipped. Holds the outbox's lock
+    /// while sending, so two runs never send one message twice; with `wait` false, a
+    /// flush that finds another run sending leaves the work to it.
     ///
     /// # Errors
-    /// The folder cannot be read or a sent message cannot be removed.
-    pub fn flush(&self, transport: &Transport) -> Result<Flushed, MailError> {
+    /// The folder cannot be read, a sent message cannot be removed, or (with `wait`) the
+    /// lock stays taken too long.
+    pub fn flush(&self, transport: &Transport, wait: bool) -> Result<Flushed, MailError> {
+        let _lock = if wait {
+            store::lock(&self.dir)?
+        } else {
+            match store::try_lock(&self.dir)? {
+                Some(lock) => lock,
+                None => {
+                    return Ok(Flushed {
+                        waiting: self.waiting()?.len(),
+                        error: Some("another pbem is sending this outbox".into()),
+                        ..Flushed::default()
+                    })
+                }
+            }
+        };
         let waiting = self.waiting()?;
         let mut flushed = Flushed {
             waiting: waiting.len(),
@@ -175,6 +230,12 @@ impl Outbox {
         }
         Ok(flushed)
     }
+}
+
+/// The sequence number in an outbox file's name (`00000003-000012.mail` has 12).
+fn sequence(path: &Path) -> Option<u64> {
+    let stem = path.file_stem()?.to_str()?;
+    stem.split_once('-')?.1.parse().ok()
 }
 
 #[cfg(test)]
@@ -207,6 +268,28 @@ mod tests {
     }
 
     #[test]
+    fn new_mail_never_takes_the_name_of_mail_still_waiting() {
+        let dir = tempfile::tempdir().expect("dir");
+        let outbox = Outbox::beside(&dir.path().join("game.json"));
+        let first = outbox
+            .stage(1, &[message(1), message(2), message(3)])
+            .expect("stage");
+        outbox.commit(&first).expect("commit");
+        // The first two were sent; a reminder is staged for the same record count.
+        fs::remove_file(first[0].with_extension("mail")).expect("sent");
+        fs::remove_file(first[1].with_extension("mail")).expect("sent");
+        let second = outbox.stage(1, &[message(4)]).expect("stage");
+        outbox.commit(&second).expect("commit");
+        let waiting: Vec<Outgoing> = outbox
+            .waiting()
+            .expect("list")
+            .into_iter()
+            .map(|(_, m)| m)
+            .collect();
+        assert_eq!(waiting, vec![message(3), message(4)]);
+    }
+
+    #[test]
     fn flush_sends_in_order_and_empties() {
         let dir = tempfile::tempdir().expect("dir");
         let outbox = Outbox::beside(&dir.path().join("game.json"));
@@ -214,7 +297,7 @@ mod tests {
         outbox.commit(&staged).expect("commit");
         let sent = dir.path().join("sent");
         let flushed = outbox
-            .flush(&Transport::Folder(sent.clone()))
+            .flush(&Transport::Folder(sent.clone()), true)
             .expect("flush");
         assert_eq!((flushed.sent, flushed.waiting, flushed.error), (2, 0, None));
         assert_eq!(fs::read_dir(sent).expect("sent").count(), 2);
@@ -229,7 +312,7 @@ mod tests {
         outbox.commit(&staged).expect("commit");
         // Nothing listens on port 9 of loopback.
         let transport = Transport::parse("smtp://127.0.0.1:9").expect("valid");
-        let flushed = outbox.flush(&transport).expect("flush");
+        let flushed = outbox.flush(&transport, true).expect("flush");
         assert_eq!((flushed.sent, flushed.waiting), (0, 1));
         assert!(flushed.error.is_some());
         assert_eq!(outbox.waiting().expect("list").len(), 1);

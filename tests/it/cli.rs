@@ -639,3 +639,101 @@ fn closed_standard_streams_are_replaced_and_the_move_still_applies() {
     let lock = table.file().with_extension("json.lock");
     assert_eq!(std::fs::read(&lock).expect("the lock file"), b"");
 }
+
+#[test]
+fn a_revealed_game_is_closed_to_moves() {
+    let table = Table::new();
+    table.new_game(SEED);
+    let (mover, text) = table.first_move();
+    assert!(table.apply(&mover, &text).0);
+    table
+        .pbem()
+        .arg("reveal")
+        .arg(table.file())
+        .arg("--force")
+        .assert()
+        .success();
+    let before = bytes(&table.file());
+    let next = to_move(&table.view());
+    let text = table.legal(&next)[0]["move"]
+        .as_str()
+        .expect("a move")
+        .to_string();
+    let (ok, out) = table.apply(&next, &text);
+    assert!(!ok, "a move after the reveal was accepted: {out}");
+    assert!(out.contains("revealed"), "{out}");
+    assert_eq!(bytes(&table.file()), before);
+    let (ok, report) = table.audit(true);
+    assert!(ok, "{report}");
+}
+
+/// `pbem apply ... | true`: the reader is gone before pbem writes. The move is applied
+/// and the exit status is the command's own, for an applied move and a refused one.
+#[test]
+fn output_to_a_closed_pipe_keeps_the_real_exit_status() {
+    let table = Table::new();
+    table.new_game(SEED);
+    let (mover, text) = table.first_move();
+    let run = |player: &str, text: &str| {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        let (err_reader, err_writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        drop(err_reader);
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("pbem"))
+            .env("PBEM_HOME", table.home())
+            .arg("apply")
+            .arg(table.file())
+            .args(["--player", player, "--move", text])
+            .stdout(writer)
+            .stderr(err_writer)
+            .status()
+            .expect("runs")
+    };
+    let status = run(&mover, &text);
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    assert_eq!(table.view()["turn"], 1, "the move was applied");
+    let status = run(&mover, "place nowhere");
+    assert_eq!(status.code(), Some(1), "{status:?}");
+    assert_eq!(table.view()["turn"], 1);
+}
+
+/// Only `pbem new` makes a signing key: any other command pointed at an empty keyring
+/// (a `.forward` pipe without PBEM_HOME, say) fails and creates nothing.
+#[test]
+fn no_command_but_new_creates_a_key() {
+    let table = Table::new();
+    table.new_game(SEED);
+    let (mover, text) = table.first_move();
+    let empty = table.dir.path().join("empty-home");
+    for args in [
+        vec!["apply", "--player", mover.as_str(), "--move", text.as_str()],
+        vec!["reveal", "--force"],
+        vec!["outbox", "flush"],
+    ] {
+        let output = table
+            .pbem()
+            .env("PBEM_HOME", &empty)
+            .args(&args[..1])
+            .args(if args[0] == "outbox" {
+                &args[1..]
+            } else {
+                &[][..]
+            })
+            .arg(table.file())
+            .args(if args[0] == "outbox" {
+                &[][..]
+            } else {
+                &args[1..]
+            })
+            .output()
+            .expect("runs");
+        assert!(!output.status.success(), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&output.stderr).contains("PBEM_HOME"),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(!empty.join("referee.key").exists(), "{args:?} made a key");
+    }
+    assert_eq!(table.view()["turn"], 0);
+}

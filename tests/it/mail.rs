@@ -851,24 +851,468 @@ fn a_referees_own_templates_and_the_attached_game_file() {
 }
 
 #[test]
-fn a_message_for_no_game_is_answered_and_kept() {
+fn a_message_for_no_game_is_kept_and_never_answered() {
     let host = Host::new();
     host.start_game();
+    let delivered = host.mails().len();
     let stray = "From: Carol <carol@example.net>\r\nTo: referee@pbem.example\r\n\
 Subject: [pbem row-00000000] my move\r\nMessage-ID: <stray-1@example.net>\r\n\r\nplace E,W at E9\r\n";
     let report = host.inbox(stray);
     assert!(report.starts_with("no-game"), "{report}");
-    assert!(host
-        .mails()
-        .iter()
-        .any(|m| m.to == "carol@example.net" && m.subject.contains("No game found")));
+    let untagged = "From: Dan <dan@example.net>\r\nTo: referee@pbem.example\r\n\
+Subject: hello\r\nMessage-ID: <stray-2@example.net>\r\n\r\nbuy cheap pills\r\n";
+    assert!(host.inbox(untagged).starts_with("no-game"));
+    // Its sender may be forged: an answer would be backscatter.
+    assert_eq!(host.mails().len(), delivered, "nothing was sent");
     let index =
         std::fs::read_to_string(host.games().join("unmatched.mail/index.jsonl")).expect("kept");
-    assert!(index.contains("stray-1@example.net"));
+    assert!(index.contains("stray-1@example.net") && index.contains("stray-2@example.net"));
     let (ok, out) = host.run(
         host.pbem()
             .args(["outbox", "flush", "--games"])
             .arg(host.games()),
     );
     assert!(ok, "nothing is left waiting: {out}");
+}
+
+impl Host {
+    /// Feeds one raw message to `pbem inbox` with these extra environment variables;
+    /// returns the exit status and what it printed.
+    fn inbox_with(&self, raw: &str, env: &[(&str, &str)]) -> (Option<i32>, String) {
+        let mut command = self.pbem();
+        command
+            .args(["inbox", "--games"])
+            .arg(self.games())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let mut child = command.spawn().expect("spawns");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(raw.as_bytes())
+            .expect("write");
+        let output = child.wait_with_output().expect("waits");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        (output.status.code(), text)
+    }
+
+    fn maildir(&self) -> PathBuf {
+        let maildir = self.dir.path().join("incoming");
+        for sub in ["new", "cur", "tmp"] {
+            std::fs::create_dir_all(maildir.join(sub)).expect("maildir");
+        }
+        maildir
+    }
+
+    fn inbox_maildir(&self) -> Command {
+        let mut command = self.pbem();
+        command
+            .args(["inbox", "--games"])
+            .arg(self.games())
+            .arg("--maildir")
+            .arg(self.maildir())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        command
+    }
+}
+
+/// Every run of `inbox --maildir` killed at a random moment, again and again: each
+/// message is still handled exactly once (applied once, archived once, filed once).
+#[test]
+fn killed_maildir_runs_lose_nothing_and_apply_nothing_twice() {
+    let host = Host::new();
+    host.start_game();
+    let tag = format!("[pbem {}]", host.view()["id"].as_str().expect("id"));
+    let maildir = host.maildir();
+    let mut picker = pbem::engine::DrawStream::for_testing(11);
+    let moves = 8;
+    let mut written = 0;
+    let mut ids = Vec::new();
+    for round in 0..300 {
+        let turn = host.view()["turn"].as_u64().expect("turn");
+        if turn == moves {
+            break;
+        }
+        if written == turn {
+            // The next move, once the one before it is in: a token message, and a
+            // stranger's message beside it.
+            let player = host.view()["to_move"][0]
+                .as_str()
+                .expect("player")
+                .to_string();
+            let from = address(&player);
+            let text = host.legal(&player)[0].clone();
+            let id = format!("move-{turn}");
+            let raw = token_message(&tag, &token_of(&host, &from), &from, &text, &id);
+            std::fs::write(maildir.join(format!("new/{round:04}.move")), raw).expect("write");
+            let junk = format!(
+                "From: spam@example.net\r\nSubject: {tag} hi\r\nMessage-ID: <junk-{turn}@example.net>\r\n\r\nbuy now\r\n"
+            );
+            std::fs::write(maildir.join(format!("new/{round:04}.junk")), junk).expect("write");
+            ids.push(format!("{id}@example.org"));
+            ids.push(format!("junk-{turn}@example.net"));
+            written += 1;
+        }
+        let mut run = host.inbox_maildir().spawn().expect("spawns");
+        if round % 5 != 4 {
+            // Killed anywhere in its work: claiming, reading, applying, archiving,
+            // mailing, filing (a run here takes some tens of milliseconds).
+            let delay = picker.index(150);
+            std::thread::sleep(Duration::from_millis(u64::from(delay)));
+            let _ = run.kill();
+        }
+        let _ = run.wait();
+    }
+    // One last run that is left to finish.
+    assert!(host.inbox_maildir().status().expect("runs").success());
+    assert_eq!(host.view()["turn"], moves, "every move applied, once");
+    let filed: Vec<String> = std::fs::read_dir(maildir.join("cur"))
+        .expect("cur")
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect();
+    assert_eq!(filed.len(), ids.len(), "{filed:?}");
+    assert!(filed.iter().all(|name| name.ends_with(":2,S")), "{filed:?}");
+    assert_eq!(
+        std::fs::read_dir(maildir.join("new")).expect("new").count(),
+        0
+    );
+    let index =
+        std::fs::read_to_string(host.games().join("game.json.mail/index.jsonl")).expect("archive");
+    for id in &ids {
+        let times = index
+            .lines()
+            .filter(|line| line.contains(id.as_str()))
+            .count();
+        assert_eq!(times, 1, "{id} archived {times} times:\n{index}");
+    }
+    assert_eq!(
+        index.lines().filter(|l| l.contains("\"applied\"")).count(),
+        moves as usize
+    );
+    let (ok, report) = host.run(host.pbem().arg("audit").arg(host.file()));
+    assert!(ok, "{report}");
+}
+
+/// Faults on the referee's side exit 75 (EX_TEMPFAIL), so the mail server keeps the
+/// player's message and retries; nothing is created, applied or answered.
+#[test]
+fn referee_side_faults_exit_75_and_change_nothing() {
+    let host = Host::new();
+    host.start_game();
+    let (player, text) = host.first_move();
+    let notice = host.notice_for(&address(&player));
+    let reply = gmail_reply(&notice, &address(&player), &text, "fault-1");
+    let before = std::fs::read(host.file()).expect("file");
+    let delivered = host.mails().len();
+
+    // A `.forward` pipe without PBEM_HOME: the default keyring has no key. No key is
+    // made, no "forged" verdict reaches anyone.
+    let empty = tempfile::tempdir().expect("dir");
+    let empty_home = empty.path().join("pbem");
+    let (code, out) = host.inbox_with(
+        &reply,
+        &[("PBEM_HOME", empty_home.to_str().expect("utf-8"))],
+    );
+    assert_eq!(code, Some(75), "{out}");
+    assert!(out.contains("PBEM_HOME"), "{out}");
+    assert!(
+        !empty_home.join("referee.key").exists(),
+        "no key was created"
+    );
+
+    // The keyring of another referee: the game is not theirs.
+    let other = tempfile::tempdir().expect("dir");
+    std::fs::write(
+        other.path().join("referee.key"),
+        format!("{}\n", "77".repeat(32)),
+    )
+    .expect("key");
+    let (code, out) = host.inbox_with(
+        &reply,
+        &[("PBEM_HOME", other.path().to_str().expect("utf-8"))],
+    );
+    assert_eq!(code, Some(75), "{out}");
+    assert!(out.contains("another referee key"), "{out}");
+
+    // A bad config file.
+    let keyring = host.dir.path().join("keyring");
+    std::fs::write(keyring.join("config.toml"), "[mail]\nsmpt = 1\n").expect("config");
+    let (code, out) = host.inbox_with(&reply, &[]);
+    assert_eq!(code, Some(75), "{out}");
+    assert!(out.contains("config.toml"), "{out}");
+    std::fs::remove_file(keyring.join("config.toml")).expect("rm");
+
+    // The game held by a stuck process.
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(host.games().join("game.json.lock"))
+        .expect("lock file");
+    lock.lock().expect("locked");
+    let (code, out) = host.inbox_with(&reply, &[("PBEM_LOCK_TIMEOUT", "1")]);
+    assert_eq!(code, Some(75), "{out}");
+    assert!(out.contains("still locked"), "{out}");
+    drop(lock);
+
+    assert_eq!(
+        std::fs::read(host.file()).expect("file"),
+        before,
+        "nothing applied"
+    );
+    assert_eq!(host.mails().len(), delivered, "nothing answered");
+    assert!(!host.games().join("game.json.mail/index.jsonl").exists());
+    // Once the referee's side is mended, the same message is applied.
+    assert!(host.inbox(&reply).starts_with("applied"));
+}
+
+/// A turn is applied whole or refused whole: never a part of it.
+#[test]
+fn a_mailed_turn_is_applied_whole_or_refused_whole() {
+    let host = Host::new();
+    host.start_game();
+    let (player, text) = host.first_move();
+    let notice = host.notice_for(&address(&player));
+    let before = std::fs::read(host.file()).expect("file");
+    let tail = format!("{text}\ndiscard C,V extra-garbage");
+    let report = host.inbox(&gmail_reply(&notice, &address(&player), &tail, "part-1"));
+    assert!(report.starts_with("refused"), "{report}");
+    let junk: String = (0..10_000).map(|i| format!("zz{i} qq\n")).collect();
+    let long = format!("{text}\n{junk}");
+    let report = host.inbox(&gmail_reply(&notice, &address(&player), &long, "part-2"));
+    assert!(report.starts_with("refused"), "{report}");
+    assert_eq!(std::fs::read(host.file()).expect("file"), before);
+    let refusals = host
+        .mails()
+        .into_iter()
+        .filter(|m| m.to == address(&player) && m.subject.contains("Move refused"))
+        .count();
+    assert_eq!(refusals, 2);
+}
+
+/// A stranger sending forged moves again and again: each is archived, the player is
+/// told once per interval.
+#[test]
+fn someone_tried_notices_are_rate_limited() {
+    let host = Host::new();
+    host.start_game();
+    let (player, text) = host.first_move();
+    let notice = host.notice_for(&address(&player));
+    for n in 0..5 {
+        let forged = gmail_reply(
+            &notice,
+            "mallory@example.net",
+            &text,
+            &format!("mallory-{n}"),
+        );
+        assert!(host.inbox(&forged).starts_with("forged"));
+    }
+    let told = host
+        .mails()
+        .into_iter()
+        .filter(|m| m.subject.contains("Someone tried to move for you"))
+        .count();
+    assert_eq!(told, 1);
+    let index =
+        std::fs::read_to_string(host.games().join("game.json.mail/index.jsonl")).expect("archive");
+    assert_eq!(
+        index.lines().filter(|l| l.contains("\"forged\"")).count(),
+        5
+    );
+    // After the interval, the player is told again.
+    let later = (std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("time")
+        .as_secs()
+        + pbem::mail::TRIED_INTERVAL
+        + 60)
+        .to_string();
+    let forged = gmail_reply(&notice, "mallory@example.net", &text, "mallory-late");
+    let (code, out) = host.inbox_with(&forged, &[("PBEM_NOW", &later)]);
+    assert_eq!(code, Some(0), "{out}");
+    let told = host
+        .mails()
+        .into_iter()
+        .filter(|m| m.subject.contains("Someone tried to move for you"))
+        .count();
+    assert_eq!(told, 2);
+}
+
+/// A mail server that accepts connections and never answers: the game's lock is free
+/// while pbem waits on it, so other moves go on.
+#[test]
+fn a_hung_mail_server_never_holds_the_game() {
+    let host = Host::new();
+    host.start_game();
+    let hung = TcpListener::bind("127.0.0.1:0").expect("a port");
+    let hung_url = format!("smtp://{}", hung.local_addr().expect("addr"));
+    let (player, text) = host.first_move();
+    let notice = host.notice_for(&address(&player));
+    let reply = gmail_reply(&notice, &address(&player), &text, "hung-1");
+    let mut child = host
+        .pbem()
+        .env("PBEM_SMTP", &hung_url)
+        .args(["inbox", "--games"])
+        .arg(host.games())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawns");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(reply.as_bytes())
+        .expect("write");
+    // Wait until the move is in and pbem is talking to the hung server.
+    let (_connection, _) = hung.accept().expect("pbem connects");
+    assert_eq!(host.view()["turn"], 1);
+    let next = host.view()["to_move"][0]
+        .as_str()
+        .expect("player")
+        .to_string();
+    let next_move = host.legal(&next)[0].clone();
+    let (ok, out) = host.run(
+        host.pbem()
+            .env("PBEM_LOCK_TIMEOUT", "5")
+            .arg("apply")
+            .arg(host.file())
+            .args(["--player", &next, "--move", &next_move]),
+    );
+    assert!(ok, "the game is not held while mail waits: {out}");
+    assert!(
+        child.try_wait().expect("status").is_none(),
+        "the first run is still waiting for the hung server"
+    );
+    assert_eq!(host.view()["turn"], 2);
+    drop(hung);
+    drop(_connection);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Hostile things planted among the games: a fifo is never opened (it would block
+/// forever), and what pbem writes for mail is private whatever the umask.
+#[cfg(unix)]
+#[test]
+fn planted_files_are_skipped_and_mail_files_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let host = Host::new();
+    host.start_game();
+    let fifo = host.games().join("aaa.json");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let (player, text) = host.first_move();
+    let notice = host.notice_for(&address(&player));
+    let reply = gmail_reply(&notice, &address(&player), &text, "private-1");
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(r#"umask 000; exec "$0" inbox --games "$1""#)
+        .arg(assert_cmd::cargo::cargo_bin("pbem"))
+        .arg(host.games())
+        .env("PBEM_HOME", host.dir.path().join("keyring"))
+        .env("PBEM_SMTP", host.smtp.url())
+        .env("PBEM_FROM", "Referee <referee@pbem.example>")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(reply.as_bytes())
+        .expect("write");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().expect("status").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("pbem opened the fifo among the games and blocked");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().expect("output");
+    assert!(
+        String::from_utf8_lossy(&output.stdout).starts_with("applied"),
+        "{output:?}"
+    );
+    let mode = |path: &Path| std::fs::metadata(path).expect("stat").permissions().mode() & 0o777;
+    for folder in ["game.json.mail", "game.json.outbox"] {
+        let dir = host.games().join(folder);
+        assert_eq!(mode(&dir), 0o700, "{folder}");
+        for entry in std::fs::read_dir(&dir).expect("list").flatten() {
+            assert_eq!(mode(&entry.path()), 0o600, "{}", entry.path().display());
+        }
+    }
+}
+
+/// `pbem new` refuses an address that is not one plain address before anything is
+/// written; a mail outage after the game is made leaves the game and its mail waiting.
+#[test]
+fn new_refuses_smuggled_addresses_and_survives_a_mail_outage() {
+    let mut host = Host::new();
+    for bad in [
+        "Ann <a@b.org>\r\nBcc: evil@x.org",
+        "Ann <a@b.org>, Eve <e@x.org>",
+        "Ann <a@b.org> <e@x.org>",
+        "Ann <>",
+        "Ann <not an address>",
+    ] {
+        let (ok, out) = host.run(
+            host.pbem()
+                .args([
+                    "new",
+                    "right-of-way",
+                    "--player",
+                    bad,
+                    "--player",
+                    "Bob <bob@example.org>",
+                ])
+                .args(["--mail", "--out"])
+                .arg(host.file()),
+        );
+        assert!(!ok, "{bad:?} accepted: {out}");
+        assert!(out.contains("mail address"), "{out}");
+        assert!(!host.file().exists(), "{bad:?}: nothing written");
+        assert!(
+            !host.dir.path().join("keyring/seeds").exists(),
+            "{bad:?}: no seed stored"
+        );
+    }
+    host.smtp.stop();
+    let (ok, out) = host.run(
+        host.pbem()
+            .args(["new", "right-of-way", "--player", "Ann <ann@example.org>"])
+            .args([
+                "--player",
+                "Bob <bob@example.org>",
+                "--seed",
+                SEED,
+                "--mail",
+                "--out",
+            ])
+            .arg(host.file()),
+    );
+    assert!(ok, "the game stands though mail cannot go out: {out}");
+    assert!(out.contains("outbox flush"), "{out}");
+    host.smtp.resume();
+    let (ok, out) = host.run(host.pbem().args(["outbox", "flush"]).arg(host.file()));
+    assert!(ok, "{out}");
+    assert_eq!(
+        host.mails().len(),
+        3,
+        "two welcomes and the first turn notice"
+    );
 }

@@ -1,0 +1,92 @@
+//! Taking players' messages from a Maildir (what fetchmail, mbsync or the local mail
+//! server delivers into), as `pbem inbox --maildir` does from cron.
+//!
+//! One run at a time per Maildir (`.pbem-inbox.lock` in its folder; a run that finds it
+//! taken waits for it). A run first claims every message in `new/` by renaming it to
+//! `cur/NAME.processing`, then handles the claimed ones in name order, filing each as
+//! `cur/NAME:2,S` (seen) once handled. A run that was killed, or stopped at a fault on
+//! the referee's side, leaves its claims in `cur/`; the next run handles them first.
+//! Handling is exactly once even then: [`Referee::receive`] knows by the archive what
+//! was already done with a message.
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::intake::MAX_MESSAGE_BYTES;
+use super::referee::Referee;
+use super::{Handled, MailError};
+use crate::engine::store;
+
+const CLAIMED: &str = ".processing";
+
+/// Handles every message of the Maildir at `maildir` for the games in `games`, calling
+/// `report` with each message's name and outcome as it is filed; returns how many were
+/// handled.
+///
+/// # Errors
+/// The Maildir cannot be read or changed, or a fault on the referee's side (see
+/// [`Referee::receive`]); the messages not yet handled stay claimed for the next run.
+pub fn process(
+    referee: &Referee,
+    games: &Path,
+    maildir: &Path,
+    report: &mut dyn FnMut(&str, &Handled),
+) -> Result<usize, MailError> {
+    let new = maildir.join("new");
+    let cur = maildir.join("cur");
+    if !new.is_dir() {
+        return Err(MailError::Config(format!(
+            "{} is not a Maildir (it has no new/ folder)",
+            maildir.display()
+        )));
+    }
+    std::fs::create_dir_all(&cur).map_err(MailError::io(&cur))?;
+    let _lock = store::lock(&maildir.join(".pbem-inbox"))?;
+    let mut claimed = names_in(&cur, |name| name.ends_with(CLAIMED))?;
+    for name in names_in(&new, |name| !name.starts_with('.'))? {
+        let mut working = name.clone();
+        working.push(CLAIMED);
+        // Another program may have taken it meanwhile (a mail client marking it read).
+        if std::fs::rename(new.join(&name), cur.join(&working)).is_ok() {
+            claimed.push(working);
+        }
+    }
+    let mut count = 0;
+    for working in claimed {
+        let path = cur.join(&working);
+        let raw = read_bounded(&path)?;
+        let handled = referee.receive(games, &raw)?;
+        let name = working.to_string_lossy();
+        let name = name.strip_suffix(CLAIMED).unwrap_or(&name).to_string();
+        let filed = cur.join(format!("{name}:2,S"));
+        std::fs::rename(&path, &filed).map_err(MailError::io(&filed))?;
+        report(&name, &handled);
+        count += 1;
+    }
+    Ok(count)
+}
+
+/// The names of the regular files in `dir` that `wanted` accepts, sorted.
+fn names_in(dir: &Path, wanted: impl Fn(&str) -> bool) -> Result<Vec<OsString>, MailError> {
+    let listing = std::fs::read_dir(dir).map_err(MailError::io(dir))?;
+    let mut names: Vec<OsString> = listing
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))
+        .map(|entry| entry.file_name())
+        .filter(|name| wanted(&name.to_string_lossy()))
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// A message's bytes, at most one more than any message pbem reads (so a larger one is
+/// recognised as too large without reading it all).
+fn read_bounded(path: &PathBuf) -> Result<Vec<u8>, MailError> {
+    let file = std::fs::File::open(path).map_err(MailError::io(path))?;
+    let mut raw = Vec::new();
+    file.take(MAX_MESSAGE_BYTES as u64 + 1)
+        .read_to_end(&mut raw)
+        .map_err(MailError::io(path))?;
+    Ok(raw)
+}

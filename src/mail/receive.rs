@@ -1,0 +1,497 @@
+//! Incoming mail: every message a referee's mail system hands to pbem gets an outcome
+//! and an archive entry. A message for a game is answered (applied, refused, stale,
+//! already applied, not a player); the player is told when someone else tried to move
+//! for them. Mail that matches no game is kept but never answered: its sender may be
+//! forged, and an answer would be backscatter.
+//!
+//! Exactly once: a message is archived under its Message-ID once handled, and a note
+//! (`pending-<key>` in the archive) spans its handling. A run killed between applying
+//! the move and archiving it leaves the note; the retry sees that the move reached the
+//! game file and finishes the archive entry instead of answering "already applied".
+//!
+//! Only trouble on the referee's side (no keyring, a game signed by another key, a file
+//! that cannot be read or written, a lock held too long) is an error; the caller exits
+//! so the mail server keeps the message and retries.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::archive::{self, message_key, Archive, Entry, Throttle};
+use super::capability::NoticeId;
+use super::intake::{self, Incoming};
+use super::outbox::{Outbox, Outgoing};
+use super::referee::{roster, Referee, Roster};
+use super::transport::address_of;
+use super::{compose, MailError};
+use crate::engine::session::EngineError;
+use crate::engine::store;
+use crate::ops::OpsError;
+
+/// What happened to an incoming message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Handled {
+    /// applied, refused, stale, duplicate, forged, not-a-player, no-game, unreadable.
+    pub outcome: String,
+    pub detail: String,
+    pub game: Option<PathBuf>,
+}
+
+/// At most one "someone tried to move for you" per player per this many seconds: each
+/// forged message is archived, but a stranger must not be able to flood a player.
+pub const TRIED_INTERVAL: u64 = 6 * 3600;
+/// At most one "you are not a player" per address per game per this many seconds.
+pub const STRANGER_INTERVAL: u64 = 24 * 3600;
+/// How much of a message that matches no game is archived (the rest is cut off): a
+/// stranger's mail must not fill the referee's disk.
+const UNMATCHED_KEPT: usize = 256 * 1024;
+
+fn entry(incoming: Option<&Incoming>, outcome: &str, detail: &str) -> Entry {
+    Entry {
+        file: String::new(),
+        message_id: incoming.and_then(|m| m.message_id.clone()),
+        from: incoming.and_then(|m| m.from_address.clone()),
+        subject: incoming.map(|m| m.subject.clone()).unwrap_or_default(),
+        outcome: outcome.to_string(),
+        detail: detail.to_string(),
+        at: archive::now(),
+        move_text: incoming
+            .map(|m| m.move_text.clone())
+            .filter(|text| !text.is_empty()),
+        turn: None,
+    }
+}
+
+/// Whether an engine error is about the message (answered to its sender) rather than
+/// the referee's files or keyring (an error, so the mail server retries).
+fn is_about_the_move(error: &EngineError) -> bool {
+    matches!(
+        error,
+        EngineError::Refused(_)
+            | EngineError::UnknownPlayer { .. }
+            | EngineError::NotYourTurn { .. }
+            | EngineError::GameOver
+            | EngineError::Closed
+            | EngineError::Usage(_)
+    )
+}
+
+/// A move's words, for telling a resend from a new move: case, spacing and the choice
+/// between `;` and a new line do not matter.
+fn same_words(a: &str, b: &str) -> bool {
+    let words = |text: &str| {
+        text.to_lowercase()
+            .replace(['\n', ';'], " ; ")
+            .split_whitespace()
+            .filter(|word| *word != ";")
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    words(a) == words(b)
+}
+
+impl Referee {
+    /// Handles one raw incoming message for the games in `games`: finds the game,
+    /// checks who sent it and for which turn, applies the move or refuses it, answers,
+    /// archives the message with its outcome, and then (without the game's lock) sends
+    /// what waits in the game's outbox.
+    ///
+    /// # Errors
+    /// Only for trouble on the referee's side; every problem with the message is an
+    /// outcome, answered by mail where there is someone to answer.
+    pub fn receive(&self, games: &Path, raw: &[u8]) -> Result<Handled, MailError> {
+        let incoming = match intake::read_message(raw) {
+            Ok(incoming) => incoming,
+            Err(error) => return self.unmatched(games, raw, None, "unreadable", error.to_string()),
+        };
+        let Some(path) = self.find_game(games, &incoming)? else {
+            let detail = "no game here matches this message (no [pbem ...] subject tag or reply reference of one); kept, not answered".to_string();
+            return self.unmatched(games, raw, Some(&incoming), "no-game", detail);
+        };
+        let handled = {
+            let _lock = store::lock(&path)?;
+            self.receive_locked(&path, raw, &incoming)?
+        };
+        self.try_flush(&Outbox::beside(&path));
+        Ok(handled)
+    }
+
+    /// Keeps a message that belongs to no game, unanswered.
+    fn unmatched(
+        &self,
+        games: &Path,
+        raw: &[u8],
+        incoming: Option<&Incoming>,
+        outcome: &str,
+        detail: String,
+    ) -> Result<Handled, MailError> {
+        let archive = Archive::at(games.join("unmatched.mail"));
+        let _lock = store::lock(archive.dir())?;
+        archive.keep(
+            &raw[..raw.len().min(UNMATCHED_KEPT)],
+            entry(incoming, outcome, &detail),
+        )?;
+        Ok(Handled {
+            outcome: outcome.to_string(),
+            detail,
+            game: None,
+        })
+    }
+
+    /// The game a message belongs to: by its subject tag, else by the ids it cites.
+    /// Only regular files are read: a link or a fifo planted among the games is passed
+    /// over.
+    fn find_game(&self, games: &Path, incoming: &Incoming) -> Result<Option<PathBuf>, MailError> {
+        let cited = incoming
+            .in_reply_to
+            .iter()
+            .chain(&incoming.references)
+            .find_map(|id| NoticeId::parse(id))
+            .map(|id| id.game_id);
+        let Some(wanted) = incoming.game_tag.clone().or(cited) else {
+            return Ok(None);
+        };
+        for path in super::game_files(games)? {
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            if let Ok(found) = roster(&bytes) {
+                if found.id.eq_ignore_ascii_case(&wanted) {
+                    return Ok(Some(path));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    fn reply_mail(
+        &self,
+        template: &str,
+        context: &serde_json::Value,
+        address: &str,
+        incoming: &Incoming,
+        kind: &str,
+    ) -> Result<Outgoing, MailError> {
+        let (subject, body) = self.templates.render_mail(template, context)?;
+        let game_id = context["id"].as_str().unwrap_or("none");
+        // A reply's id is unique per incoming message: derived from its id (or hash).
+        let seed = incoming
+            .message_id
+            .clone()
+            .unwrap_or_else(|| incoming.subject.clone());
+        let tag = crate::engine::digest::to_hex(&crate::engine::digest::sha256(seed.as_bytes()));
+        let message_id = format!("pbem.{game_id}.re.{kind}.{}@{}", &tag[..16], self.domain());
+        compose::build(
+            &self.settings,
+            compose::Draft {
+                to_name: context["player"].as_str().unwrap_or(address),
+                to_address: address,
+                subject,
+                body,
+                message_id,
+                thread_root: super::capability::thread_root(game_id, &self.domain()),
+                answers: incoming.message_id.as_deref(),
+                attachment: None,
+            },
+        )
+    }
+
+    fn receive_locked(
+        &self,
+        path: &Path,
+        raw: &[u8],
+        incoming: &Incoming,
+    ) -> Result<Handled, MailError> {
+        let archive = Archive::beside(path);
+        let (bytes, driver) = crate::ops::load(path)?;
+        let roster = roster(&bytes)?;
+        self.check_key(path, &roster)?;
+        let records = roster.records.len() as u64;
+        Outbox::beside(path).recover(records)?;
+        let handled = |outcome: &str, detail: String| Handled {
+            outcome: outcome.to_string(),
+            detail,
+            game: Some(path.to_path_buf()),
+        };
+
+        let key = message_key(incoming.message_id.as_deref(), raw);
+        if let Some(id) = &incoming.message_id {
+            if let Some(earlier) = archive.find(id)? {
+                // Delivered again, or a run was killed after archiving it: done already.
+                archive.finish_pending(&key)?;
+                let detail = format!("this message was already handled ({})", earlier.outcome);
+                return Ok(handled("duplicate", detail));
+            }
+        }
+        let begun = archive.pending(&key);
+        archive.begin_pending(&key, begun.unwrap_or(records))?;
+
+        let base = self.context(&driver.view(&bytes, None, None, None)?, &roster);
+        let finish =
+            |outcome: &str, detail: String, replies: Vec<Outgoing>| -> Result<Handled, MailError> {
+                let outbox = Outbox::beside(path);
+                let staged = outbox.stage(records, &replies)?;
+                outbox.commit(&staged)?;
+                archive.keep(raw, entry(Some(incoming), outcome, &detail))?;
+                archive.finish_pending(&key)?;
+                Ok(handled(outcome, detail))
+            };
+        let refusal = |seat_name: &str,
+                       address: &str,
+                       headline: &str,
+                       problem: &str,
+                       accepted: &str,
+                       example: &str,
+                       kind: &str| {
+            let mut context = base.clone();
+            context["player"] = json!(seat_name);
+            context["headline"] = json!(headline);
+            context["problem"] = json!(problem);
+            context["accepted"] = json!(accepted);
+            context["example"] = json!(example);
+            self.reply_mail("move-refused.txt", &context, address, incoming, kind)
+        };
+
+        let sender = incoming.from_address.clone().unwrap_or_default();
+        let sender_seat = roster
+            .players
+            .iter()
+            .position(|p| p.email.as_deref().is_some_and(|e| address_of(e) == sender));
+        let proof = self.proof(&roster, incoming);
+        let mut throttle = Throttle::load(&archive)?;
+        let now = archive::now();
+
+        let (seat, turn) = match (proof, sender_seat) {
+            (Some((seat, turn)), Some(from)) if seat == from => (seat, turn),
+            (Some((seat, _)), _) | (None, Some(seat)) => {
+                // A claim on a player's turn without that player's proof, or a proof
+                // sent from someone else's address: refused, and the player is told
+                // (not more often than TRIED_INTERVAL).
+                let player = &roster.players[seat];
+                let mut replies = Vec::new();
+                if let Some(address) = &player.email {
+                    if throttle.allow("tried", address, now, TRIED_INTERVAL) {
+                        let mut context = base.clone();
+                        context["player"] = json!(player.name);
+                        context["sender"] = json!(sender);
+                        context["subject"] = json!(incoming.subject);
+                        replies.push(self.reply_mail(
+                            "someone-tried.txt",
+                            &context,
+                            address,
+                            incoming,
+                            "tried",
+                        )?);
+                        throttle.save(&archive)?;
+                    }
+                }
+                let detail = format!("no proof that this message comes from {}", player.name);
+                return finish("forged", detail, replies);
+            }
+            (None, None) => {
+                let detail = format!("{sender} is not a player of this game");
+                let mut replies = Vec::new();
+                if !sender.is_empty() && throttle.allow("stranger", &sender, now, STRANGER_INTERVAL)
+                {
+                    replies.push(refusal(
+                        &sender,
+                        &sender,
+                        "You are not a player of this game",
+                        &format!(
+                            "this address ({sender}) is not one of the players of {}",
+                            roster.id
+                        ),
+                        "Only the players' own replies to their turn notices are accepted.",
+                        "",
+                        "notplayer",
+                    )?);
+                    throttle.save(&archive)?;
+                }
+                return finish("not-a-player", detail, replies);
+            }
+        };
+
+        let player = &roster.players[seat];
+        let address = player.email.clone().unwrap_or_default();
+        let text = incoming.move_text.trim();
+        // Moves this player made since the notice the message answers.
+        let since: Vec<&(u64, String, String)> = roster
+            .records
+            .iter()
+            .filter(|(t, name, _)| *t >= turn && name.eq_ignore_ascii_case(&player.name))
+            .collect();
+        if let Some((done, recorded)) = self.applied_before(&archive, &roster, begun, seat)? {
+            // This very message's move reached the file before a run handling it died:
+            // finish its archive entry; its notices were staged with it.
+            let detail = format!("turn {done}: {recorded}");
+            let mut applied = entry(Some(incoming), "applied", &detail);
+            applied.turn = Some(done);
+            archive.keep(raw, applied)?;
+            archive.finish_pending(&key)?;
+            return Ok(handled("applied", detail));
+        }
+        if let Some((done, _, recorded)) = since.first() {
+            let resent = same_words(recorded, text)
+                || archive.entries()?.iter().any(|e| {
+                    e.outcome == "applied"
+                        && e.turn == Some(*done)
+                        && e.move_text.as_deref().is_some_and(|m| same_words(m, text))
+                });
+            let (outcome, headline, problem) = if resent {
+                (
+                    "duplicate",
+                    "Already applied",
+                    format!("your move for turn {done} was already applied"),
+                )
+            } else {
+                (
+                    "stale",
+                    "That turn is over",
+                    format!(
+                        "you already moved for turn {done}; this message answers an old notice"
+                    ),
+                )
+            };
+            let (_, example) = self.personal(driver, &bytes, &player.name)?;
+            let accepted = if example.is_empty() {
+                "There is nothing for you to do now; wait for your next turn notice.".to_string()
+            } else {
+                "Reply to your latest turn notice.".to_string()
+            };
+            let reply = refusal(
+                &player.name,
+                &address,
+                headline,
+                &problem,
+                &accepted,
+                &example,
+                outcome,
+            )?;
+            return finish(outcome, problem, vec![reply]);
+        }
+        if text.is_empty() {
+            let (_, example) = self.personal(driver, &bytes, &player.name)?;
+            let reply = refusal(
+                &player.name,
+                &address,
+                "No move found",
+                "no move was found at the top of your message",
+                "Write your whole turn above the quoted text.",
+                &example,
+                "empty",
+            )?;
+            return finish("refused", "no move in the message".into(), vec![reply]);
+        }
+
+        // The whole turn as written, or nothing: never a part of it.
+        match self.apply_locked(path, &player.name, text, &incoming.dropped) {
+            Ok(outcome) => {
+                let detail = format!("turn {}: {}", outcome.turn, outcome.understood);
+                let mut applied = entry(Some(incoming), "applied", &detail);
+                applied.turn = Some(outcome.turn);
+                archive.keep(raw, applied)?;
+                archive.finish_pending(&key)?;
+                Ok(handled("applied", detail))
+            }
+            Err(MailError::Ops(OpsError::Engine(error))) if is_about_the_move(&error) => {
+                let (problem, accepted) = match &error {
+                    EngineError::Refused(rule) => (rule.problem.clone(), rule.accepted.clone()),
+                    other => (other.to_string(), String::new()),
+                };
+                let (_, example) = self.personal(driver, &bytes, &player.name)?;
+                let reply = refusal(
+                    &player.name,
+                    &address,
+                    "Move refused",
+                    &problem,
+                    &accepted,
+                    &example,
+                    "refused",
+                )?;
+                finish("refused", problem, vec![reply])
+            }
+            Err(other) => Err(other),
+        }
+    }
+
+    /// The record this message's own move became, when a run that began handling it
+    /// (with `begun` records) applied it and died before archiving it: the record after
+    /// `begun` is by the message's seat, and no other message is archived as its maker.
+    fn applied_before(
+        &self,
+        archive: &Archive,
+        roster: &Roster,
+        begun: Option<u64>,
+        seat: usize,
+    ) -> Result<Option<(u64, String)>, MailError> {
+        let Some(begun) = begun else {
+            return Ok(None);
+        };
+        let Some((turn, name, recorded)) = roster.records.iter().find(|r| r.0 == begun + 1) else {
+            return Ok(None);
+        };
+        if !name.eq_ignore_ascii_case(&roster.players[seat].name) {
+            return Ok(None);
+        }
+        let claimed = archive
+            .entries()?
+            .iter()
+            .any(|e| e.outcome == "applied" && e.turn == Some(*turn));
+        Ok((!claimed).then(|| (*turn, recorded.clone())))
+    }
+
+    /// The seat and notice turn a message proves: a reply code in the ids it cites or in
+    /// its subject, or a player token in its body.
+    fn proof(&self, roster: &Roster, incoming: &Incoming) -> Option<(usize, u64)> {
+        let records = roster.records.len() as u64;
+        let ours = |seat: usize, turn: u64, code: &str| {
+            seat < roster.players.len()
+                && turn >= 1
+                && turn <= records + 1
+                && self.secret.reply_code(&roster.id, seat, turn) == code.to_ascii_lowercase()
+        };
+        let cited = incoming
+            .in_reply_to
+            .iter()
+            .chain(&incoming.references)
+            .filter_map(|id| NoticeId::parse(id))
+            .filter(|id| id.game_id.eq_ignore_ascii_case(&roster.id))
+            .find(|id| ours(id.seat, id.turn, &id.code))
+            .map(|id| (id.seat, id.turn));
+        if cited.is_some() {
+            return cited;
+        }
+        if let Some(code) = &incoming.subject_code {
+            for turn in (1..=records + 1).rev() {
+                for seat in 0..roster.players.len() {
+                    if ours(seat, turn, code) {
+                        return Some((seat, turn));
+                    }
+                }
+            }
+        }
+        let token = incoming.token.as_deref()?;
+        (0..roster.players.len())
+            .find(|&seat| {
+                self.secret
+                    .token(&roster.id, seat)
+                    .eq_ignore_ascii_case(token.trim())
+            })
+            .map(|seat| (seat, records + 1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_words_are_the_same_move_whatever_the_spacing() {
+        assert!(same_words(
+            "place E,W at A7; discard C",
+            "PLACE e,w  at a7\ndiscard c"
+        ));
+        assert!(same_words("pass", " pass ;"));
+        assert!(!same_words("place E,W at A7", "place E,W at A8"));
+    }
+}
