@@ -737,3 +737,31 @@ fn no_command_but_new_creates_a_key() {
     }
     assert_eq!(table.view()["turn"], 0);
 }
+
+/// The record holds the move as understood: the same move spelt another way makes the
+/// same record, the same draws and so the same file.
+#[test]
+fn the_same_move_spelt_two_ways_records_and_draws_the_same() {
+    let first = Table::new();
+    first.new_game(SEED);
+    let second = Table::new();
+    second.new_game(SEED);
+    let (mover, text) = first.first_move();
+    let respelt = format!("  {}  ", text.to_lowercase().replace(' ', "   "));
+    assert_ne!(respelt, text);
+    assert!(first.apply(&mover, &text).0);
+    let (ok, out) = second.apply(&mover.to_uppercase(), &respelt);
+    assert!(ok, "{out}");
+    assert_eq!(bytes(&first.file()), bytes(&second.file()));
+    let log = String::from_utf8(
+        second
+            .pbem()
+            .arg("log")
+            .arg(second.file())
+            .output()
+            .expect("runs")
+            .stdout,
+    )
+    .expect("utf-8");
+    assert!(!log.contains(respelt.trim()), "{log}");
+}
