@@ -64,6 +64,7 @@ pub struct RightOfWay {
 }
 
 #[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Data {
     #[serde(default)]
     options: BTreeMap<String, String>,
@@ -74,6 +75,7 @@ struct Data {
 }
 
 #[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct CityData {
     tiles: u32,
     dollar: u32,
@@ -81,6 +83,7 @@ struct CityData {
 }
 
 #[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct TileData {
     name: String,
     #[serde(default)]
@@ -90,6 +93,7 @@ struct TileData {
 }
 
 #[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct MapData {
     radius: i32,
     rows: Vec<String>,
@@ -522,5 +526,20 @@ mod tests {
             .replace("draft_radius = 5", "draft_radius = 4");
         let from_changed: Data = BUILT_IN_DATA.parse(&changed).expect("toml");
         assert_eq!(from_changed.city.draft_radius, 4);
+    }
+
+    #[test]
+    fn rules_data_with_an_unknown_key_is_refused() {
+        for (from, to) in [
+            ("draft_radius = 5", "draft_radius = 5\nradius = 4"),
+            ("count = 7", "count = 7\ncolour = \"red\""),
+            ("radius = 5\n", "radius = 5\nwater = 3\n"),
+        ] {
+            let changed = BUILT_IN_DATA.toml.replacen(from, to, 1);
+            assert_ne!(changed, BUILT_IN_DATA.toml, "{from}");
+            let error = RightOfWay::from_data(&changed, &Options::new())
+                .expect_err(&format!("an extra key after `{from}`"));
+            assert!(error.problem.contains("unknown field"), "{error}");
+        }
     }
 }
