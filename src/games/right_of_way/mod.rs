@@ -10,6 +10,7 @@ mod moves;
 mod play;
 mod state;
 mod tiles;
+mod turns;
 mod view;
 
 use std::collections::BTreeMap;
@@ -461,9 +462,8 @@ impl Rules for RightOfWay {
         mv: &Move,
         chance: &mut dyn Chance,
     ) -> Result<State, RuleError> {
-        let mut next = state.clone();
-        self.play(&mut next, seat, mv, Some(chance))?;
-        Ok(next)
+        self.play(state, seat, mv, Some(chance))
+            .map(|(next, _)| next)
     }
 
     fn legal_moves(&self, state: &State, seat: Seat) -> Vec<LegalMove> {
@@ -490,10 +490,8 @@ impl Rules for RightOfWay {
 
     fn deadline_move(&self, state: &State, seat: Seat, choice: Deadline) -> Option<Move> {
         match choice {
-            // The rules allow a skip only where a pass is legal: no placement exists.
-            Deadline::Skip => {
-                (!state.setup && !self.has_placement(state, seat as u8)).then_some(Move::Pass)
-            }
+            // The rules allow a skip only where a pass is legal (R22).
+            Deadline::Skip => (!state.over && self.must_pass(state, seat)).then_some(Move::Pass),
             Deadline::Forfeit => Some(Move::Resign),
         }
     }
