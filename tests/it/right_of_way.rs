@@ -810,6 +810,53 @@ fn pass_only_when_no_turn_can_place_a_tile() {
 }
 
 #[test]
+fn the_game_ends_when_nobody_can_place_a_tile_any_more() {
+    // R20, R22: red builds on the last free city tile. Nobody can ever place a tile
+    // again, so the game is over at once, without a round of passes.
+    let mut p = Pos::new();
+    p.only(&["A5", "A7"]).road(1, "A7", &[0, 3]);
+    p.hand(0, &["I", "C"]).hand(1, &["I", "C", "Y"]);
+    let s = p.apply(0, "place E,W at A5").unwrap();
+    assert!(s.over, "{s:?}");
+    assert!(p.rules.to_move(&s).is_empty());
+    assert_eq!(s.ended_by, None, "nobody used up the tiles");
+    assert_eq!(p.rules.winners(&s), vec![0, 1]);
+
+    // The game goes on while someone can still build: here red's own right-of-way on
+    // A9. Blue cannot afford it (one tile), so blue passes; red builds there; then the
+    // game is over.
+    let mut p = Pos::new();
+    p.only(&["A5", "A7", "A9"])
+        .road(1, "A7", &[0, 3])
+        .face_down(0, "A9", "V");
+    p.hand(0, &["I", "I"]).hand(1, &["I"]);
+    let s1 = p.apply(0, "place E,W at A5").unwrap();
+    assert!(!s1.over && s1.to_move == 1);
+    let legal: Vec<String> = p
+        .rules
+        .legal_moves(&s1, 1)
+        .into_iter()
+        .map(|m| m.text)
+        .collect();
+    assert_eq!(legal, vec!["pass"]);
+    let q = Pos {
+        rules: rules(),
+        s: s1,
+    };
+    let s2 = q.apply(1, "pass").unwrap();
+    assert!(!s2.over && s2.to_move == 0);
+    let q = Pos {
+        rules: rules(),
+        s: s2,
+    };
+    let s3 = q.apply(0, "place E,W at A9").unwrap();
+    assert!(s3.over);
+    q.check_conservation(&s3);
+    // Red's A5 and A9 meet blue's A7 on both sides: 2 points for A7, none for the ends.
+    assert_eq!(q.rules.scores(&s3), vec![0, 2]);
+}
+
+#[test]
 fn the_game_ends_one_turn_after_a_player_runs_out() {
     let mut p = Pos::new();
     p.hand(0, &["I"]).hand(1, &["I", "C"]);

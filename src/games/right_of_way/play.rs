@@ -98,7 +98,6 @@ impl RightOfWay {
             first: 0,
             ended_by: None,
             final_turns: 0,
-            passes: 0,
             over: false,
             resigned: None,
             turn: 0,
@@ -406,7 +405,6 @@ impl RightOfWay {
                         ),
                     ));
                 }
-                state.passes += 1;
                 self.end_turn(&mut state, me, chance, false);
                 TurnReport::default()
             }
@@ -422,7 +420,6 @@ impl RightOfWay {
                 }
                 let report =
                     self.play_turn(before, &mut state, me, actions, chance, every_loses)?;
-                state.passes = 0;
                 self.end_turn(&mut state, me, chance, true);
                 report
             }
@@ -973,7 +970,8 @@ impl RightOfWay {
     }
 
     /// The end of a turn: an empty hand draws one tile; a used-up player starts the
-    /// final turns; the turn passes on.
+    /// final turns; the game ends after them or when nobody can place a tile any more;
+    /// else the turn passes on.
     fn end_turn(&self, state: &mut State, me: u8, chance: &mut dyn Chance, placed: bool) {
         let n = state.players.len();
         let seat = me as usize;
@@ -993,8 +991,10 @@ impl RightOfWay {
             state.ended_by = Some(me);
             state.final_turns = (n - 1) as u8;
         }
-        // Nobody can place: every player passed in a row (a ruling).
-        if state.passes as usize >= n {
+        // Nobody can place a tile any more, so nothing can change: the game is over
+        // (R20, R22). Only a player's own turn changes that player's hand, and passing
+        // changes nothing, so a round of passes would only confirm it.
+        if !state.over && (0..n).all(|s| !self.can_place(state, s)) {
             state.over = true;
         }
         if !state.over {

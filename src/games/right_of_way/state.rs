@@ -128,8 +128,6 @@ pub struct State {
     pub ended_by: Option<u8>,
     /// Final turns still to be played after `ended_by` was set.
     pub final_turns: u8,
-    /// Consecutive passes (turns without a legal placement).
-    pub passes: u8,
     pub over: bool,
     /// The seat that resigned, which ended the game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
