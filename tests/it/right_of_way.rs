@@ -1,9 +1,9 @@
 //! Right of Way: the rulebook's worked examples, refusals, the move language, random
 //! whole games (proptest) and board snapshots.
 
-use pbem::engine::{Chance, DrawStream, Options, Rules, Viewer, Visibility};
-use pbem::games::right_of_way::{Cell, City, Highway, Move, RightOfWay, State};
-use pbem::grid::hex::{opposite, Hex, DIRS};
+use pbem::engine::{Chance, Deadline, DrawStream, Options, Rules, Viewer, Visibility};
+use pbem::games::right_of_way::{Cell, City, FaceDown, Highway, Move, RightOfWay, State};
+use pbem::grid::hex::{opposite, rotate_mask, Hex, DIRS};
 use proptest::prelude::*;
 
 fn names() -> Vec<String> {
@@ -104,6 +104,40 @@ impl Pos {
             kind,
             edges: mask,
         });
+        self
+    }
+
+    /// Keeps only these cells in the city: every other cell of the frame has no city
+    /// tile, so nothing can be built there and nothing there earns profit.
+    fn only(&mut self, labels: &[&str]) -> &mut Self {
+        let keep: Vec<u16> = labels.iter().map(|l| self.cell(l)).collect();
+        for (i, c) in self.s.cells.iter_mut().enumerate() {
+            if !keep.contains(&(i as u16)) {
+                c.city = City::Empty;
+            }
+        }
+        self
+    }
+
+    /// A face-down tile of `seat`, taken from its stack, on top of a cell's stack.
+    fn face_down(&mut self, seat: usize, label: &str, tile: &str) -> &mut Self {
+        let kind = self.kind(tile);
+        self.take(seat, kind);
+        let c = self.cell(label);
+        self.s.cells[c as usize].row.push(FaceDown {
+            owner: seat as u8,
+            kind,
+        });
+        self
+    }
+
+    /// Hand tiles go back to the stack.
+    fn unhand(&mut self, seat: usize, tiles: &[&str]) -> &mut Self {
+        for t in tiles {
+            let k = self.kind(t);
+            assert!(self.s.players[seat].take_from_hand(k), "{t} in hand");
+            self.s.players[seat].stack.push(k);
+        }
         self
     }
 
@@ -299,18 +333,16 @@ fn overall_result_minus_one_discards_one() {
 
 #[test]
 fn a_loss_beyond_the_hand_takes_placed_and_face_down_tiles() {
+    // R15, R18. A city of three $ tiles far apart: red's highway on A5, red's
+    // right-of-way on I9, and E9 free. Every placement red can make (on E9, or on its
+    // own right-of-way I9) faces nothing and so loses its whole cost.
     let mut p = Pos::new();
-    p.dollar(&[CENTRE]);
-    p.road(0, "A5", &[0, 3]);
+    p.only(&["A5", CENTRE, "I9"]).dollar(&["A5", CENTRE, "I9"]);
+    p.road(0, "A5", &[0, 3]).face_down(0, "I9", "C");
     p.hand(0, &["H", "I"]).hand(1, &["I"]);
-    let row_cell = p.cell("I9");
-    let fd = p.kind("C");
-    p.take(0, fd);
-    p.s.cells[row_cell as usize]
-        .row
-        .push(pbem::games::right_of_way::FaceDown { owner: 0, kind: fd });
-    // Cost 6 (hub on a $ tile), profit 0: a loss of 6. Hand after placing: I (1 tile),
-    // then the face-down tile on I9, then the highway on A5; the rest lapses.
+    // Cost 6 (hub on a $ tile), profit 0: a loss of 6. The hand after placing holds one
+    // tile (I), which goes first; then the face-down tile on I9, then the highway on A5;
+    // the rest lapses.
     let mv = p.rules.parse_move(&p.s, 0, "place H rot 0 at E9").unwrap();
     assert_eq!(
         p.rules.move_text(&mv),
@@ -320,7 +352,7 @@ fn a_loss_beyond_the_hand_takes_placed_and_face_down_tiles() {
         .rules
         .apply(&p.s, 0, &mv, &mut DrawStream::for_testing(1))
         .unwrap();
-    assert!(after.cells[row_cell as usize].row.is_empty());
+    assert!(after.cells[p.cell("I9") as usize].row.is_empty());
     assert!(after.cells[p.cell("A5") as usize].highway.is_none());
     assert!(after.cells[p.cell(CENTRE) as usize].highway.is_some());
     // The hand was emptied, so one tile is drawn at the end of the turn.
@@ -331,6 +363,135 @@ fn a_loss_beyond_the_hand_takes_placed_and_face_down_tiles() {
         .apply(0, "place H rot 0 at E9; discard placed E9")
         .unwrap_err();
     assert!(err.problem.contains("E9"), "{err}");
+}
+
+/// Red's straights on E7 and E11 complete blue's straight on E9 (2 points); A5 is a $
+/// corner whose neighbours earn nothing.
+fn knock_off_position(only_these: bool) -> Pos {
+    let mut p = Pos::new();
+    if only_these {
+        p.only(&["A5", "E7", CENTRE, "E11"]);
+    }
+    p.dollar(&["A5"]);
+    p.road(0, "E7", &[0, 3])
+        .road(1, CENTRE, &[0, 3])
+        .road(0, "E11", &[0, 3]);
+    p.hand(1, &["I"]);
+    assert_eq!(p.rules.scores(&p.s), vec![0, 2]);
+    assert_eq!(p.cost_profit("A5", &[0, 3]), (2, 0));
+    p
+}
+
+#[test]
+fn placed_tiles_never_pay_a_loss_the_hand_can_pay() {
+    // R15: "If you can only place highways which produce a negative overall result and
+    // don't have enough highway tiles in your hand to discard, you have to discard your
+    // already-placed highway tiles". A straight on A5 loses $2 and the hand keeps three
+    // tiles after it: the loss is paid from the hand. Discarding red's own E11 instead
+    // would knock blue's fully connected E9 off the score.
+    for only_these in [false, true] {
+        // Without `only`, red could also build without a loss on any unmarked tile;
+        // with it, A5 is the only free tile and every placement loses. Either way the
+        // hand can pay.
+        let mut p = knock_off_position(only_these);
+        p.hand(0, &["I", "C", "Y", "X"]);
+        let before = p.s.clone();
+        for text in [
+            "place E,W at A5; discard placed E11",
+            "place E,W at A5; discard C,placed E11",
+            "place E,W at A5; discard placed E7,placed E11",
+        ] {
+            let err = p
+                .apply(0, text)
+                .expect_err(&format!("{text} (only: {only_these})"));
+            assert!(err.problem.contains("hand"), "{text}: {err}");
+            assert_eq!(p.s, before);
+        }
+        let mv = p.rules.parse_move(&p.s, 0, "place E,W at A5").unwrap();
+        assert_eq!(p.rules.move_text(&mv), "place E,W at A5; discard C,Y");
+        let after = p.apply(0, "place E,W at A5").unwrap();
+        assert_eq!(p.rules.scores(&after), vec![0, 2], "blue keeps its points");
+        p.check_conservation(&after);
+        // A listed move discards a placed tile only when every placement loses and its
+        // loss is more than the three tiles left in hand (a crossing, $4).
+        for m in p.rules.legal_moves(&p.s, 0) {
+            if m.text.contains("placed") || m.text.contains("row") {
+                let loss =
+                    m.details["cost"].as_i64().unwrap() - m.details["profit"].as_i64().unwrap();
+                assert!(only_these && loss > 3, "{}", m.text);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_loss_the_hand_cannot_pay_is_refused_while_a_placement_without_loss_exists() {
+    // R15: placed tiles pay only when "you can only place highways which produce a
+    // negative overall result". Here every unmarked tile takes a highway for free, so
+    // a hub on the $ corner A5 (a loss of 6, one tile left in hand) is not allowed.
+    let mut p = knock_off_position(false);
+    p.hand(0, &["H", "I"]);
+    let before = p.s.clone();
+    for text in [
+        "place H rot 0 at A5",
+        "place H rot 0 at A5; discard I,placed E11",
+        "place E,W at A5",
+    ] {
+        let err = match p.rules.parse_move(&p.s, 0, text) {
+            Err(e) => e,
+            Ok(mv) => p
+                .rules
+                .apply(&p.s, 0, &mv, &mut DrawStream::for_testing(3))
+                .expect_err(text),
+        };
+        assert!(err.problem.contains("loss"), "{text}: {err}");
+        // The example offered instead is a legal turn.
+        let example = err.accepted.split('`').nth(1).expect("an example");
+        p.apply(0, example)
+            .unwrap_or_else(|e| panic!("{text}: example `{example}`: {e}"));
+        assert_eq!(p.s, before);
+    }
+    let legal = p.rules.legal_moves(&p.s, 0);
+    assert!(legal
+        .iter()
+        .all(|m| m.details.get("cell").is_none_or(|c| c != "A5") || m.kind != "place"));
+    assert_eq!(p.rules.scores(&p.s), vec![0, 2]);
+}
+
+#[test]
+fn placed_tiles_pay_only_what_the_hand_cannot() {
+    // R15, forced: A5 is the only free tile, so every placement loses; a bend there
+    // loses $2 and leaves one tile in hand. The hand tile goes, and one placed tile of
+    // red's choice pays the rest ("until the result is balanced").
+    let mut p = knock_off_position(true);
+    p.hand(0, &["C", "I"]);
+    let mv = p
+        .rules
+        .parse_move(&p.s, 0, "place E,NW at A5; discard placed E11")
+        .unwrap();
+    assert_eq!(
+        p.rules.move_text(&mv),
+        "place E,NW at A5; discard I,placed E11"
+    );
+    let after = p
+        .rules
+        .apply(&p.s, 0, &mv, &mut DrawStream::for_testing(1))
+        .unwrap();
+    assert!(after.cells[p.cell("E11") as usize].highway.is_none());
+    assert!(after.cells[p.cell("E7") as usize].highway.is_some());
+    assert_eq!(p.rules.scores(&after), vec![0, 0]);
+    p.check_conservation(&after);
+    // Only the shortfall: one placed tile, not two.
+    let err = p
+        .apply(0, "place E,NW at A5; discard placed E7,placed E11")
+        .unwrap_err();
+    assert!(err.problem.contains("hand"), "{err}");
+    // The default: the hand, then placed highways in label order.
+    let mv = p.rules.parse_move(&p.s, 0, "place E,NW at A5").unwrap();
+    assert_eq!(
+        p.rules.move_text(&mv),
+        "place E,NW at A5; discard I,placed E7"
+    );
 }
 
 #[test]
@@ -576,6 +737,126 @@ fn no_legal_placement_means_pass_and_all_passing_ends_the_game() {
 }
 
 #[test]
+fn pass_only_when_no_turn_can_place_a_tile() {
+    // R22: "You must each place one highway tile each turn". Red can build nowhere
+    // directly (E9 has a highway, C9 is blue's right-of-way), but three tiles in hand
+    // buy blue's right-of-way (one discarded, one face-down) and leave one to build on
+    // C9: that is a turn that places a tile, so red may not pass.
+    let mut p = Pos::new();
+    p.only(&["C9", CENTRE])
+        .road(0, CENTRE, &[0, 3])
+        .face_down(1, "C9", "V");
+    p.hand(0, &["P", "I", "C"]).hand(1, &["I"]);
+    let legal = p.rules.legal_moves(&p.s, 0);
+    assert!(legal.iter().all(|m| m.kind != "pass"), "{legal:?}");
+    assert!(
+        legal
+            .iter()
+            .any(|m| m.kind == "buy" && m.details["cell"] == "C9" && m.text.ends_with("at C9")),
+        "{legal:?}"
+    );
+    for m in &legal {
+        let after = p
+            .apply(0, &m.text)
+            .unwrap_or_else(|e| panic!("`{}`: {e}", m.text));
+        p.check_conservation(&after);
+    }
+    let err = p.apply(0, "pass").unwrap_err();
+    assert!(err.problem.contains("pass"), "{err}");
+    assert!(err.accepted.contains("buy C9"), "{err}");
+    let after = p.apply(0, "buy C9; place P at C9").unwrap();
+    assert_eq!(
+        after.cells[p.cell("C9") as usize].highway.map(|h| h.owner),
+        Some(0)
+    );
+    p.check_conservation(&after);
+    assert_eq!(p.rules.deadline_move(&p.s, 0, Deadline::Skip), None);
+    let example = p.rules.example_move(&p.s, 0).expect("an example");
+    assert!(example.starts_with("buy C9"), "{example}");
+    p.apply(0, &example).unwrap();
+    for seed in 0..20 {
+        let mv = p
+            .rules
+            .sample_move(&p.s, 0, &mut DrawStream::for_testing(seed))
+            .expect("a move");
+        assert_ne!(mv, Move::Pass);
+        p.rules
+            .apply(&p.s, 0, &mv, &mut DrawStream::for_testing(seed))
+            .unwrap_or_else(|e| panic!("`{}`: {e}", p.rules.move_text(&mv)));
+    }
+
+    // With two tiles red cannot buy it ("You may not use last highway tile in your hand
+    // to buy right-of-way"): now pass is the only move, everywhere.
+    p.unhand(0, &["C"]);
+    let legal = p.rules.legal_moves(&p.s, 0);
+    assert_eq!(
+        legal.iter().map(|m| m.text.as_str()).collect::<Vec<_>>(),
+        vec!["pass"]
+    );
+    assert_eq!(
+        p.rules.deadline_move(&p.s, 0, Deadline::Skip),
+        Some(Move::Pass)
+    );
+    assert_eq!(p.rules.example_move(&p.s, 0).as_deref(), Some("pass"));
+    assert_eq!(
+        p.rules
+            .sample_move(&p.s, 0, &mut DrawStream::for_testing(1)),
+        Some(Move::Pass)
+    );
+    let after = p.apply(0, "pass").unwrap();
+    // Blue can still build on its own right-of-way: the game goes on.
+    assert!(!after.over && after.to_move == 1);
+    assert!(p.apply(0, "buy C9; place E,W at C9").is_err());
+}
+
+#[test]
+fn the_game_ends_when_nobody_can_place_a_tile_any_more() {
+    // R20, R22: red builds on the last free city tile. Nobody can ever place a tile
+    // again, so the game is over at once, without a round of passes.
+    let mut p = Pos::new();
+    p.only(&["A5", "A7"]).road(1, "A7", &[0, 3]);
+    p.hand(0, &["I", "C"]).hand(1, &["I", "C", "Y"]);
+    let s = p.apply(0, "place E,W at A5").unwrap();
+    assert!(s.over, "{s:?}");
+    assert!(p.rules.to_move(&s).is_empty());
+    assert_eq!(s.ended_by, None, "nobody used up the tiles");
+    assert_eq!(p.rules.winners(&s), vec![0, 1]);
+
+    // The game goes on while someone can still build: here red's own right-of-way on
+    // A9. Blue cannot afford it (one tile), so blue passes; red builds there; then the
+    // game is over.
+    let mut p = Pos::new();
+    p.only(&["A5", "A7", "A9"])
+        .road(1, "A7", &[0, 3])
+        .face_down(0, "A9", "V");
+    p.hand(0, &["I", "I"]).hand(1, &["I"]);
+    let s1 = p.apply(0, "place E,W at A5").unwrap();
+    assert!(!s1.over && s1.to_move == 1);
+    let legal: Vec<String> = p
+        .rules
+        .legal_moves(&s1, 1)
+        .into_iter()
+        .map(|m| m.text)
+        .collect();
+    assert_eq!(legal, vec!["pass"]);
+    let q = Pos {
+        rules: rules(),
+        s: s1,
+    };
+    let s2 = q.apply(1, "pass").unwrap();
+    assert!(!s2.over && s2.to_move == 0);
+    let q = Pos {
+        rules: rules(),
+        s: s2,
+    };
+    let s3 = q.apply(0, "place E,W at A9").unwrap();
+    assert!(s3.over);
+    q.check_conservation(&s3);
+    // Red's A5 and A9 meet blue's A7 on both sides: 2 points for A7, none for the ends.
+    assert_eq!(q.rules.scores(&s3), vec![0, 2]);
+}
+
+#[test]
 fn the_game_ends_one_turn_after_a_player_runs_out() {
     let mut p = Pos::new();
     p.hand(0, &["I"]).hand(1, &["I", "C"]);
@@ -798,6 +1079,155 @@ fn check_legal(r: &RightOfWay, s: &State, seat: usize, chance: &mut dyn Chance) 
     }
 }
 
+/// R22, worked out here without the rules code: a turn that places a tile exists when
+/// the hand holds a tile and some city tile without a highway is free, is `seat`'s
+/// right-of-way, or is another player's that `seat` can buy: one discard per tile in
+/// the stack and one face-down, keeping a tile to place (R12, R13).
+fn placing_turn_exists(s: &State, seat: usize) -> bool {
+    (0..s.cells.len()).any(|i| reachable(s, seat, i))
+}
+
+fn reachable(s: &State, seat: usize, cell: usize) -> bool {
+    let hand = s.players[seat].hand.len();
+    let c = &s.cells[cell];
+    hand > 0
+        && c.city != City::Empty
+        && c.highway.is_none()
+        && c.row
+            .last()
+            .is_none_or(|t| t.owner as usize == seat || hand >= c.row.len() + 2)
+}
+
+/// R15, worked out here: every placement `seat` can make this turn loses.
+fn every_placement_loses(r: &RightOfWay, s: &State, seat: usize) -> bool {
+    let hand = &s.players[seat].hand;
+    (0..s.cells.len()).all(|cell| {
+        !reachable(s, seat, cell)
+            || hand.iter().all(|&k| {
+                (0..6).all(|rot| {
+                    let mask = rotate_mask(r.kinds()[k as usize].mask, rot);
+                    let edges: Vec<u8> = (0..6).filter(|e| mask & (1 << e) != 0).collect();
+                    let (cost, profit) = independent_cost_profit(r, s, cell as u16, &edges);
+                    profit < cost
+                })
+            })
+    })
+}
+
+/// A whole random game, checking at every step that `legal`, `apply`, `example_move`,
+/// `deadline_move` and `sample_move` agree on passing (R22), that placed and face-down
+/// tiles pay only forced losses (R15), and that the game ends by R20.
+fn play_checking_every_step(r: &RightOfWay, seed: u64) {
+    let mut chance = DrawStream::for_testing(seed);
+    let mut picks = DrawStream::for_testing(seed ^ 0x5eed);
+    let mut s = r.setup(&names(), &mut chance).unwrap();
+    let mut moves = 0;
+    while !r.is_over(&s) {
+        let seat = r.to_move(&s)[0];
+        let can = placing_turn_exists(&s, seat);
+        if !s.setup {
+            assert!(
+                (0..2).any(|p| placing_turn_exists(&s, p)),
+                "nobody can place a tile, so the game should be over"
+            );
+            let legal = r.legal_moves(&s, seat);
+            assert!(
+                !legal.is_empty(),
+                "no legal move while the game is not over"
+            );
+            let listed = legal.iter().any(|m| m.text == "pass");
+            let accepted = r
+                .apply(&s, seat, &Move::Pass, &mut DrawStream::for_testing(1))
+                .is_ok();
+            assert_eq!(listed, !can, "pass listed: {legal:?}");
+            assert_eq!(accepted, !can, "pass accepted");
+            assert!(
+                !listed || legal.len() == 1,
+                "pass is the only move: {legal:?}"
+            );
+            assert_eq!(
+                r.deadline_move(&s, seat, Deadline::Skip) == Some(Move::Pass),
+                !can
+            );
+            let example = r.example_move(&s, seat).expect("an example");
+            assert_eq!(example == "pass", !can, "{example}");
+            let random = picks.draw(legal.len() as u32, Visibility::Public) as usize;
+            let texts = [example.as_str(), &legal[0].text, &legal[random].text];
+            for text in texts {
+                let mv = r
+                    .parse_move(&s, seat, text)
+                    .unwrap_or_else(|e| panic!("`{text}`: {e}"));
+                r.apply(&s, seat, &mv, &mut DrawStream::for_testing(11))
+                    .unwrap_or_else(|e| panic!("`{text}`: {e}"));
+            }
+        }
+        let mv = r
+            .sample_move(&s, seat, &mut chance)
+            .expect("a move while not over");
+        if !s.setup {
+            assert_eq!(mv == Move::Pass, !can, "{}", r.move_text(&mv));
+        }
+        let next = r
+            .apply(&s, seat, &mv, &mut chance)
+            .unwrap_or_else(|e| panic!("sampled `{}` refused: {e}", r.move_text(&mv)));
+        // The canonical text names every discard, defaults included.
+        let text = r
+            .parse_move(&s, seat, &r.move_text(&mv))
+            .map(|m| r.move_text(&m))
+            .unwrap_or_else(|e| panic!("`{}`: {e}", r.move_text(&mv)));
+        let board_paid = text
+            .split("discard")
+            .nth(1)
+            .is_some_and(|d| d.contains("placed") || d.contains("row"));
+        if board_paid {
+            assert!(every_placement_loses(r, &s, seat), "{text}");
+            assert!(
+                next.players[seat].hand.len() <= 1,
+                "the hand went first: {text}"
+            );
+        }
+        if !next.setup {
+            for p in 0..2 {
+                assert_eq!(
+                    next.tiles_of(p),
+                    r.tiles_per_player(),
+                    "tile conservation, seat {p}"
+                );
+            }
+        }
+        s = next;
+        moves += 1;
+        assert!(moves < 1000, "the game must end");
+    }
+    // R20: a player used up stack and hand and the others had their final turn, or
+    // nobody can place a tile any more.
+    let used_up = s.ended_by.is_some() && s.final_turns == 0;
+    let frozen = (0..2).all(|p| !placing_turn_exists(&s, p));
+    assert!(s.resigned.is_none() && (used_up || frozen), "{s:?}");
+}
+
+/// Rules data for games that reach the ends and losses the standard game rarely does:
+/// `few` tiles per player (one of each kind) run out before the city fills; a city of
+/// one row of seven $ tiles, where a road leaving the row earns nothing, makes most
+/// placements lose, so hands run short and placed tiles pay (R15).
+fn rules_for_ends(few: bool) -> RightOfWay {
+    let mut data = RightOfWay::DEFAULT_DATA.to_string();
+    let mut options = Options::new();
+    if few {
+        for n in 2..=7 {
+            data = data.replace(&format!("count = {n}"), "count = 1");
+        }
+    } else {
+        data.push_str(
+            "\n[maps.street]\nradius = 3\nrows = [\"- - - -\", \"- - - - -\", \"- - - - - -\", \
+             \"$ $ $ $ $ $ $\", \"- - - - - -\", \"- - - - -\", \"- - - -\"]\n",
+        );
+        options.insert("setup".into(), "map".into());
+        options.insert("map".into(), "street".into());
+    }
+    RightOfWay::from_data(&data, &options).expect("valid rules data")
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
@@ -809,6 +1239,17 @@ proptest! {
     #[test]
     fn legal_moves_apply_as_listed(seed in any::<u64>()) {
         play_game(&rules(), seed, 25);
+    }
+
+    #[test]
+    fn every_step_agrees_on_passing_and_ends_by_the_rules(seed in any::<u64>()) {
+        play_checking_every_step(&rules(), seed);
+    }
+
+    #[test]
+    fn games_that_run_out_or_lose_often_agree_too(seed in any::<u64>()) {
+        play_checking_every_step(&rules_for_ends(true), seed);
+        play_checking_every_step(&rules_for_ends(false), seed);
     }
 
     #[test]

@@ -2,8 +2,11 @@
 
 use serde_json::{json, Map, Value};
 
+use std::cell::OnceCell;
+
 use super::moves::{mask_list, Action, Move};
 use super::state::State;
+use super::turns::Reach;
 use super::RightOfWay;
 use crate::engine::rules::{Chance, LegalMove, Seat, Visibility};
 use crate::grid::hex::rotate_mask;
@@ -29,6 +32,9 @@ impl RightOfWay {
         out
     }
 
+    /// Every legal turn (`pbem legal`): `pass` alone when the player must pass (R22);
+    /// else every placement whose result can be settled (R15), and for every right-of-way
+    /// the player may buy, one complete turn with that purchase.
     pub(crate) fn legal(&self, state: &State, seat: Seat) -> Vec<LegalMove> {
         let mut out = Vec::new();
         if state.over || seat != state.to_move as usize || seat >= state.players.len() {
@@ -46,38 +52,36 @@ impl RightOfWay {
             }
             return out;
         }
-        if !self.has_placement(state, me) {
+        if self.must_pass(state, seat) {
             out.push(entry("pass".into(), "pass", Map::new()));
             return out;
         }
-        let mut kinds = state.players[seat].hand.clone();
-        kinds.dedup();
-        for &kind in &kinds {
-            for edges in self.rotations(kind) {
-                for cell in 0..state.cells.len() {
-                    if !self.placeable(state, me, cell) {
-                        continue;
-                    }
-                    let cell = cell as u16;
-                    let (cost, profit) = self.cost_profit(state, cell, edges);
-                    let mv = Move::Turn(vec![Action::Place { cell, edges }]);
-                    let mv = if profit < cost {
-                        match self.resolve(state, seat, mv) {
-                            Ok(m) => m,
-                            Err(_) => continue,
-                        }
-                    } else {
-                        mv
-                    };
-                    let mut d = Map::new();
-                    d.insert("cell".into(), json!(self.label(cell)));
-                    d.insert("edges".into(), json!(mask_list(edges)));
-                    d.insert("tile".into(), json!(self.kinds[kind as usize].name));
-                    d.insert("cost".into(), json!(cost));
-                    d.insert("profit".into(), json!(profit));
-                    out.push(entry(self.move_text(&mv), "place", d));
-                }
+        let hand = state.players[seat].hand.len();
+        let loses = OnceCell::new();
+        let every_loses = || *loses.get_or_init(|| self.every_placement_loses(state, me));
+        for p in self.placements(state, me) {
+            if p.reach != Reach::Direct || !Self::settles(p.net(), hand - 1, every_loses) {
+                continue;
             }
+            let mv = Move::Turn(vec![Action::Place {
+                cell: p.cell,
+                edges: p.edges,
+            }]);
+            let mv = if p.net() < 0 {
+                match self.resolve_knowing(state, seat, mv, Some(every_loses())) {
+                    Ok(m) => m,
+                    Err(_) => continue,
+                }
+            } else {
+                mv
+            };
+            let mut d = Map::new();
+            d.insert("cell".into(), json!(self.label(p.cell)));
+            d.insert("edges".into(), json!(mask_list(p.edges)));
+            d.insert("tile".into(), json!(self.kinds[p.kind as usize].name));
+            d.insert("cost".into(), json!(p.cost));
+            d.insert("profit".into(), json!(p.profit));
+            out.push(entry(self.move_text(&mv), "place", d));
         }
         for cell in 0..state.cells.len() {
             let c = &state.cells[cell];
@@ -85,14 +89,11 @@ impl RightOfWay {
                 continue;
             }
             let height = c.row.len();
-            if state.players[seat].hand.len() < height + 2 {
-                continue;
-            }
             let cell = cell as u16;
-            let Some(mv) = self.default_buy_turn(state, me, cell) else {
+            let Some(mv) = self.buy_turn(state, me, cell, every_loses) else {
                 continue;
             };
-            let Ok(mv) = self.resolve(state, seat, mv) else {
+            let Ok(mv) = self.resolve_knowing(state, seat, mv, Some(every_loses())) else {
                 continue;
             };
             let mut d = Map::new();
@@ -107,13 +108,16 @@ impl RightOfWay {
     /// messages: the first free city tile in label order, as `pbem legal` lists it.
     pub(crate) fn example_buy(&self, state: &State, seat: Seat) -> String {
         let me = seat as u8;
+        let loses = OnceCell::new();
+        let every_loses = || *loses.get_or_init(|| self.every_placement_loses(state, me));
         let found = (0..state.cells.len()).find_map(|i| {
             let c = &state.cells[i];
             if !c.is_city() || c.highway.is_some() || !c.row.is_empty() {
                 return None;
             }
-            let mv = self.default_buy_turn(state, me, i as u16)?;
-            self.resolve(state, seat, mv).ok()
+            let mv = self.buy_turn(state, me, i as u16, every_loses)?;
+            self.resolve_knowing(state, seat, mv, Some(every_loses()))
+                .ok()
         });
         match found {
             Some(mv) => format!("`{}`", self.move_text(&mv)),
@@ -121,52 +125,79 @@ impl RightOfWay {
         }
     }
 
-    /// A purchase with the default tiles, then the default placement: on the bought
-    /// cell when it was another player's right-of-way (the reason to buy it), else on
-    /// the first other cell in reading order where a placement is legal, with the
-    /// hand tile that has the fewest connections, unrotated.
-    fn default_buy_turn(&self, state: &State, me: u8, cell: u16) -> Option<Move> {
-        let buy = Action::Buy {
-            cell,
-            tile: None,
-            paying: None,
-        };
-        // The hand left for the placement: the purchase's defaults take the tiles with
-        // the fewest connections.
-        let mut after = state.clone();
-        let c = &state.cells[cell as usize];
+    /// A purchase of `cell` with the default tiles, then a placement whose result can be
+    /// settled (R15): on the bought cell when it was another player's right-of-way (the
+    /// reason to buy it); else on the first other cell in label order where a
+    /// placement is legal, or the bought cell itself. Tried first: the tile the
+    /// purchase leaves with the fewest connections, unrotated; then the other rotations
+    /// and tiles, in hand order. `None` when the purchase is not affordable or no
+    /// placement after it settles.
+    fn buy_turn(
+        &self,
+        state: &State,
+        me: u8,
+        cell: u16,
+        every_loses: impl Fn() -> bool,
+    ) -> Option<Move> {
+        let c = state.cells.get(cell as usize)?;
+        let hand = &state.players.get(me as usize)?.hand;
         let height = c.row.len();
-        let hand = &mut after.players[me as usize].hand;
-        for _ in 0..=height {
-            let k = hand
-                .iter()
-                .copied()
-                .min_by_key(|&k| (self.kinds[k as usize].connections(), k))?;
-            let pos = hand.iter().position(|&h| h == k)?;
-            hand.remove(pos);
+        if !c.is_city() || c.highway.is_some() || c.row_holder() == Some(me) {
+            return None;
         }
-        let kind = *after.players[me as usize]
-            .hand
-            .iter()
-            .min_by_key(|&&k| (self.kinds[k as usize].connections(), k))?;
-        let target = if c.row.is_empty() {
+        // R12: the price, the face-down tile, and one tile left to place.
+        let hand_after = hand.len().checked_sub(height + 2)?;
+        // The purchase's defaults take the tiles with the fewest connections.
+        let mut rest = hand.clone();
+        for _ in 0..=height {
+            let k = self.cheapest(&rest);
+            let pos = rest.iter().position(|&h| h == k)?;
+            rest.remove(pos);
+        }
+        let preferred = self.cheapest(&rest);
+        let mut kinds = vec![preferred];
+        for &k in hand {
+            if !kinds.contains(&k) {
+                kinds.push(k);
+            }
+        }
+        let targets: Vec<u16> = if c.row.is_empty() {
             (0..state.cells.len())
-                .find(|&i| i != cell as usize && self.placeable(state, me, i))
-                .map_or(cell, |i| i as u16)
+                .filter(|&i| i != cell as usize && self.placeable(state, me, i))
+                .map(|i| i as u16)
+                .chain(std::iter::once(cell))
+                .collect()
         } else {
-            cell
+            vec![cell]
         };
-        Some(Move::Turn(vec![
-            buy,
-            Action::Place {
-                cell: target,
-                edges: self.kinds[kind as usize].mask,
-            },
-        ]))
+        for kind in kinds {
+            for edges in self.rotations(kind) {
+                for &target in &targets {
+                    let (cost, profit) = self.cost_profit(state, target, edges);
+                    if Self::settles(profit - cost, hand_after, &every_loses) {
+                        return Some(Move::Turn(vec![
+                            Action::Buy {
+                                cell,
+                                tile: None,
+                                paying: None,
+                            },
+                            Action::Place {
+                                cell: target,
+                                edges,
+                            },
+                        ]));
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// A uniformly random placement (tile, rotation, cell), sometimes with a purchase
-    /// first; no enumeration and no text, so whole games stay fast.
+    /// first, and always with one when only another player's right-of-way can be built
+    /// on; no enumeration and no text, so whole games stay fast. A draw whose loss
+    /// cannot be settled (R15) is drawn again, a few times, before falling back to
+    /// [`RightOfWay::first_turn`].
     pub(crate) fn sample(&self, state: &State, seat: Seat, rng: &mut dyn Chance) -> Option<Move> {
         if state.over || seat != state.to_move as usize {
             return None;
@@ -185,51 +216,69 @@ impl RightOfWay {
                 spots[rng.draw(spots.len() as u32, Visibility::Public) as usize],
             ));
         }
-        let hand = &state.players[seat].hand;
-        let mut cells: Vec<u16> = (0..n)
-            .filter(|&i| self.placeable(state, me, i))
-            .map(|i| i as u16)
-            .collect();
-        if hand.is_empty() || cells.is_empty() {
+        if self.must_pass(state, seat) {
             return Some(Move::Pass);
         }
-        let kind = hand[rng.draw(hand.len() as u32, Visibility::Public) as usize];
-        let rot = rng.draw(6, Visibility::Public) as usize;
-        let edges = rotate_mask(self.kinds[kind as usize].mask, rot);
-        let mut actions = Vec::with_capacity(2);
-        if hand.len() >= 2 && rng.draw(6, Visibility::Public) == 0 {
-            // Buy somewhere: a free city tile or another player's right-of-way.
-            let targets: Vec<u16> = (0..n)
-                .filter(|&i| {
-                    let c = &state.cells[i];
-                    c.is_city()
-                        && c.highway.is_none()
-                        && c.row_holder() != Some(me)
-                        && hand.len() >= c.row.len() + 2
-                })
-                .map(|i| i as u16)
-                .collect();
-            if !targets.is_empty() {
-                let target = targets[rng.draw(targets.len() as u32, Visibility::Public) as usize];
-                let mut rest = hand.clone();
-                if let Some(p) = rest.iter().position(|&k| k == kind) {
-                    rest.remove(p);
-                }
-                let height = state.cells[target as usize].row.len();
-                let tile = rest[0];
-                let paying = rest[1..=height].to_vec();
-                actions.push(Action::Buy {
-                    cell: target,
-                    tile: Some(tile),
-                    paying: Some(paying),
-                });
-                if !cells.contains(&target) {
-                    cells.push(target);
+        let hand = &state.players[seat].hand;
+        let direct: Vec<u16> = (0..n)
+            .filter(|&i| self.reach(state, me, i) == Some(Reach::Direct))
+            .map(|i| i as u16)
+            .collect();
+        let loses = OnceCell::new();
+        let every_loses = || *loses.get_or_init(|| self.every_placement_loses(state, me));
+        for _ in 0..4 {
+            let kind = hand[rng.draw(hand.len() as u32, Visibility::Public) as usize];
+            let rot = rng.draw(6, Visibility::Public) as usize;
+            let edges = rotate_mask(self.kinds[kind as usize].mask, rot);
+            let mut cells = direct.clone();
+            let mut actions = Vec::with_capacity(2);
+            let mut hand_after = hand.len() - 1;
+            let wants_to_buy = hand.len() >= 2 && rng.draw(6, Visibility::Public) == 0;
+            if wants_to_buy || cells.is_empty() {
+                // Buy somewhere: a free city tile or another player's right-of-way; with
+                // no cell to build on directly, such a right-of-way (must_pass is false,
+                // so there is one).
+                let targets: Vec<u16> = (0..n)
+                    .filter(|&i| {
+                        let c = &state.cells[i];
+                        c.is_city()
+                            && c.highway.is_none()
+                            && c.row_holder() != Some(me)
+                            && hand.len() >= c.row.len() + 2
+                    })
+                    .map(|i| i as u16)
+                    .collect();
+                if !targets.is_empty() {
+                    let target =
+                        targets[rng.draw(targets.len() as u32, Visibility::Public) as usize];
+                    let mut rest = hand.clone();
+                    if let Some(p) = rest.iter().position(|&k| k == kind) {
+                        rest.remove(p);
+                    }
+                    let height = state.cells[target as usize].row.len();
+                    let tile = rest[0];
+                    let paying = rest[1..=height].to_vec();
+                    actions.push(Action::Buy {
+                        cell: target,
+                        tile: Some(tile),
+                        paying: Some(paying),
+                    });
+                    hand_after -= height + 1;
+                    if !cells.contains(&target) {
+                        cells.push(target);
+                    }
                 }
             }
+            if cells.is_empty() {
+                break;
+            }
+            let cell = cells[rng.draw(cells.len() as u32, Visibility::Public) as usize];
+            actions.push(Action::Place { cell, edges });
+            let (cost, profit) = self.cost_profit(state, cell, edges);
+            if Self::settles(profit - cost, hand_after, every_loses) {
+                return Some(Move::Turn(actions));
+            }
         }
-        let cell = cells[rng.draw(cells.len() as u32, Visibility::Public) as usize];
-        actions.push(Action::Place { cell, edges });
-        Some(Move::Turn(actions))
+        self.first_turn(state, me)
     }
 }

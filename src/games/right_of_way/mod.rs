@@ -10,6 +10,7 @@ mod moves;
 mod play;
 mod state;
 mod tiles;
+mod turns;
 mod view;
 
 use std::collections::BTreeMap;
@@ -64,6 +65,7 @@ pub struct RightOfWay {
 }
 
 #[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Data {
     #[serde(default)]
     options: BTreeMap<String, String>,
@@ -74,6 +76,7 @@ struct Data {
 }
 
 #[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct CityData {
     tiles: u32,
     dollar: u32,
@@ -81,6 +84,7 @@ struct CityData {
 }
 
 #[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct TileData {
     name: String,
     #[serde(default)]
@@ -90,6 +94,7 @@ struct TileData {
 }
 
 #[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct MapData {
     radius: i32,
     rows: Vec<String>,
@@ -457,9 +462,8 @@ impl Rules for RightOfWay {
         mv: &Move,
         chance: &mut dyn Chance,
     ) -> Result<State, RuleError> {
-        let mut next = state.clone();
-        self.play(&mut next, seat, mv, Some(chance))?;
-        Ok(next)
+        self.play(state, seat, mv, Some(chance))
+            .map(|(next, _)| next)
     }
 
     fn legal_moves(&self, state: &State, seat: Seat) -> Vec<LegalMove> {
@@ -486,10 +490,8 @@ impl Rules for RightOfWay {
 
     fn deadline_move(&self, state: &State, seat: Seat, choice: Deadline) -> Option<Move> {
         match choice {
-            // The rules allow a skip only where a pass is legal: no placement exists.
-            Deadline::Skip => {
-                (!state.setup && !self.has_placement(state, seat as u8)).then_some(Move::Pass)
-            }
+            // The rules allow a skip only where a pass is legal (R22).
+            Deadline::Skip => (!state.over && self.must_pass(state, seat)).then_some(Move::Pass),
             Deadline::Forfeit => Some(Move::Resign),
         }
     }
@@ -522,5 +524,20 @@ mod tests {
             .replace("draft_radius = 5", "draft_radius = 4");
         let from_changed: Data = BUILT_IN_DATA.parse(&changed).expect("toml");
         assert_eq!(from_changed.city.draft_radius, 4);
+    }
+
+    #[test]
+    fn rules_data_with_an_unknown_key_is_refused() {
+        for (from, to) in [
+            ("draft_radius = 5", "draft_radius = 5\nradius = 4"),
+            ("count = 7", "count = 7\ncolour = \"red\""),
+            ("radius = 5\n", "radius = 5\nwater = 3\n"),
+        ] {
+            let changed = BUILT_IN_DATA.toml.replacen(from, to, 1);
+            assert_ne!(changed, BUILT_IN_DATA.toml, "{from}");
+            let error = RightOfWay::from_data(&changed, &Options::new())
+                .expect_err(&format!("an extra key after `{from}`"));
+            assert!(error.problem.contains("unknown field"), "{error}");
+        }
     }
 }

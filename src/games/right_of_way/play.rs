@@ -20,6 +20,24 @@ pub(crate) struct TurnReport {
     pub drew_before_buy: bool,
 }
 
+/// One purchase as written: `None` tiles take the defaults, which leave one tile of
+/// the `reserve` kind (the placement's, when the purchase comes first).
+struct Purchase<'a> {
+    cell: u16,
+    tile: Option<u8>,
+    paying: Option<&'a [u8]>,
+    reserve: Option<u8>,
+}
+
+/// A loss to cover: who, how much, and the tiles of this turn that may not go (R17).
+#[derive(Clone, Copy)]
+struct Loss {
+    me: u8,
+    need: usize,
+    placed: u16,
+    bought: Option<u16>,
+}
+
 /// A chance source for dry runs: always the first index. Its draws are never kept.
 struct FirstIndex;
 
@@ -80,7 +98,6 @@ impl RightOfWay {
             first: 0,
             ended_by: None,
             final_turns: 0,
-            passes: 0,
             over: false,
             resigned: None,
             turn: 0,
@@ -238,11 +255,6 @@ impl RightOfWay {
         c.is_city() && c.highway.is_none() && c.row_holder().is_none_or(|o| o == seat)
     }
 
-    pub(crate) fn has_placement(&self, state: &State, seat: u8) -> bool {
-        !state.players[seat as usize].hand.is_empty()
-            && (0..state.cells.len()).any(|i| self.placeable(state, seat, i))
-    }
-
     /// Whether a draft tile may go on `cell`: an empty frame cell next to the city.
     pub(crate) fn city_spot(&self, state: &State, cell: usize) -> bool {
         !state.cells[cell].is_city()
@@ -251,8 +263,8 @@ impl RightOfWay {
                 .any(|&n| n != NO_CELL && state.cells[n as usize].is_city())
     }
 
-    /// A move that is legal now, for error messages: the first placement in cell order
-    /// with the first hand tile, discards included.
+    /// A move that is legal now, for error messages and notices: `pass` exactly when
+    /// the player must pass (R22), else [`RightOfWay::first_turn`] with its discards.
     pub(crate) fn example(&self, state: &State, seat: Seat) -> String {
         if state.over {
             return "nothing: the game is over".into();
@@ -265,19 +277,12 @@ impl RightOfWay {
                     |i| format!("city {}", self.label(i as u16)),
                 );
         }
-        let s = seat.min(state.players.len().saturating_sub(1)) as u8;
-        let Some(&kind) = state.players[s as usize].hand.first() else {
+        let s = seat.min(state.players.len().saturating_sub(1));
+        if self.must_pass(state, s) {
             return "pass".into();
-        };
-        match (0..state.cells.len()).find(|&i| self.placeable(state, s, i)) {
-            Some(cell) => {
-                let mv = Move::Turn(vec![Action::Place {
-                    cell: cell as u16,
-                    edges: self.kinds[kind as usize].mask,
-                }]);
-                let mv = self.resolve(state, seat, mv.clone()).unwrap_or(mv);
-                self.move_text(&mv)
-            }
+        }
+        match self.first_turn(state, s as u8) {
+            Some(mv) => self.move_text(&mv),
             None => "pass".into(),
         }
     }
@@ -285,13 +290,22 @@ impl RightOfWay {
     /// Fills in the documented defaults (face-down tile, price, discards) by a dry run,
     /// so the canonical text is explicit. Refuses what `apply` would refuse.
     pub(crate) fn resolve(&self, state: &State, seat: Seat, mv: Move) -> Result<Move, RuleError> {
+        self.resolve_knowing(state, seat, mv, None)
+    }
+
+    /// [`RightOfWay::resolve`], given R15's answer for `state` when the caller knows it
+    /// (see [`RightOfWay::play_knowing`]).
+    pub(crate) fn resolve_knowing(
+        &self,
+        state: &State,
+        seat: Seat,
+        mv: Move,
+        every_loses: Option<bool>,
+    ) -> Result<Move, RuleError> {
+        let (_, report) = self.play_knowing(state, seat, &mv, None, every_loses)?;
         let Move::Turn(actions) = mv else {
-            let mut dry = state.clone();
-            self.play(&mut dry, seat, &mv, None)?;
             return Ok(mv);
         };
-        let mut dry = state.clone();
-        let report = self.play(&mut dry, seat, &Move::Turn(actions.clone()), None)?;
         let mut out = Vec::new();
         let mut placed = false;
         for a in actions {
@@ -320,82 +334,97 @@ impl RightOfWay {
         Ok(Move::Turn(out))
     }
 
-    /// Applies a move to `state` in place. With `chance` absent (a dry run) draws take
-    /// the first index; the caller throws that state away. On error `state` may be
-    /// half-changed: callers work on a clone.
+    /// Applies a move to a copy of `before` and returns it. With `chance` absent (a
+    /// dry run) draws take the first index.
     pub(crate) fn play(
         &self,
-        state: &mut State,
+        before: &State,
         seat: Seat,
         mv: &Move,
         chance: Option<&mut dyn Chance>,
-    ) -> Result<TurnReport, RuleError> {
+    ) -> Result<(State, TurnReport), RuleError> {
+        self.play_knowing(before, seat, mv, chance, None)
+    }
+
+    /// [`RightOfWay::play`], given whether every placement loses in `before` (R15) when
+    /// the caller has worked it out already (`legal` asks once for all its entries);
+    /// `None` works it out when a loss needs it.
+    pub(crate) fn play_knowing(
+        &self,
+        before: &State,
+        seat: Seat,
+        mv: &Move,
+        chance: Option<&mut dyn Chance>,
+        every_loses: Option<bool>,
+    ) -> Result<(State, TurnReport), RuleError> {
         let mut first = FirstIndex;
         let chance: &mut dyn Chance = match chance {
             Some(c) => c,
             None => &mut first,
         };
-        if state.over {
+        if before.over {
             return Err(RuleError::new(
                 "the game is over",
                 "no more moves; `pbem show` has the final scores",
             ));
         }
-        if seat >= state.players.len() || seat != state.to_move as usize {
+        if seat >= before.players.len() || seat != before.to_move as usize {
             return Err(RuleError::new(
                 format!("it is not seat {seat}'s turn"),
-                format!("a move from seat {}, whose turn it is", state.to_move),
+                format!("a move from seat {}, whose turn it is", before.to_move),
             ));
         }
         let me = seat as u8;
-        match mv {
-            Move::City(cell) => self
-                .play_city(state, *cell, chance)
-                .map(|()| TurnReport::default()),
+        let mut state = before.clone();
+        let report = match mv {
+            Move::City(cell) => {
+                self.play_city(&mut state, *cell, chance)?;
+                TurnReport::default()
+            }
             Move::Resign => {
                 state.resigned = Some(me);
                 state.over = true;
-                Ok(TurnReport::default())
+                TurnReport::default()
             }
             Move::Pass => {
-                if state.setup {
+                if before.setup {
                     return Err(RuleError::new(
                         "nobody passes while the city is being built",
                         format!(
                             "place the drawn city tile, e.g. `{}`",
-                            self.example(state, seat)
+                            self.example(before, seat)
                         ),
                     ));
                 }
-                if self.has_placement(state, me) {
+                if !self.must_pass(before, seat) {
                     return Err(RuleError::new(
-                        "you may only pass when no placement is legal",
+                        "you may only pass when no turn can place a tile, and you can place one",
                         format!(
-                            "a placement such as `{}`; see `pbem legal`",
-                            self.example(state, seat)
+                            "a turn that places a tile (buying another player's right-of-way first if need be), e.g. `{}`; see `pbem legal`",
+                            self.example(before, seat)
                         ),
                     ));
                 }
-                state.passes += 1;
-                self.end_turn(state, me, chance, false);
-                Ok(TurnReport::default())
+                self.end_turn(&mut state, me, chance, false);
+                TurnReport::default()
             }
             Move::Turn(actions) => {
-                if state.setup {
+                if before.setup {
                     return Err(RuleError::new(
                         "the city is still being built",
                         format!(
                             "place the drawn city tile, e.g. `{}`",
-                            self.example(state, seat)
+                            self.example(before, seat)
                         ),
                     ));
                 }
-                let report = self.play_turn(state, me, actions, chance)?;
-                state.passes = 0;
-                self.end_turn(state, me, chance, true);
-                Ok(report)
+                let report =
+                    self.play_turn(before, &mut state, me, actions, chance, every_loses)?;
+                self.end_turn(&mut state, me, chance, true);
+                report
             }
-        }
+        };
+        Ok((state, report))
     }
 
     fn play_city(
@@ -441,12 +470,15 @@ impl RightOfWay {
         Ok(())
     }
 
+    /// A highway turn on `state`, a copy of `before` (whose examples the refusals give).
     fn play_turn(
         &self,
+        before: &State,
         state: &mut State,
         me: u8,
         actions: &[Action],
         chance: &mut dyn Chance,
+        known_loses: Option<bool>,
     ) -> Result<TurnReport, RuleError> {
         let seat = me as usize;
         let places = actions
@@ -466,14 +498,14 @@ impl RightOfWay {
                 },
                 format!(
                     "one placement, with at most one purchase before or after it, e.g. `{}`",
-                    self.example(state, seat)
+                    self.example(before, seat)
                 ),
             ));
         }
         if buys > 1 {
             return Err(RuleError::new(
                 "a turn buys at most one right-of-way",
-                format!("one purchase, e.g. {}", self.example_buy(state, seat)),
+                format!("one purchase, e.g. {}", self.example_buy(before, seat)),
             ));
         }
         let wanted: Vec<DiscardItem> = actions
@@ -484,6 +516,9 @@ impl RightOfWay {
             })
             .flatten()
             .collect();
+        // R15 asks whether every placement loses as the turn begins; only a loss the
+        // hand cannot pay needs the answer.
+        let every_loses = || known_loses.unwrap_or_else(|| self.every_placement_loses(before, me));
         let mut report = TurnReport::default();
         let mut bought_cell = None;
         let mut placed = false;
@@ -496,30 +531,43 @@ impl RightOfWay {
                         Action::Place { edges, .. } if !placed => self.kind_of_edges(*edges),
                         _ => None,
                     });
-                    report.bought =
-                        Some(self.buy(state, me, *cell, *tile, paying.as_deref(), reserve)?);
+                    report.bought = Some(self.buy(
+                        before,
+                        state,
+                        me,
+                        Purchase {
+                            cell: *cell,
+                            tile: *tile,
+                            paying: paying.as_deref(),
+                            reserve,
+                        },
+                    )?);
                     bought_cell = Some(*cell);
                 }
                 Action::Place { cell, edges } => {
                     placed = true;
-                    let (cost, profit) = self.place(state, me, *cell, *edges)?;
+                    let (cost, profit) = self.place(before, state, me, *cell, *edges)?;
                     report.cost = cost;
                     report.profit = profit;
                     let net = profit - cost;
                     if net < 0 {
                         report.discards = self.cover_loss(
+                            before,
                             state,
-                            me,
-                            (-net) as usize,
+                            Loss {
+                                me,
+                                need: (-net) as usize,
+                                placed: *cell,
+                                bought: bought_cell,
+                            },
                             &wanted,
-                            *cell,
-                            bought_cell,
+                            &every_loses,
                         )?;
                     } else {
                         if !wanted.is_empty() {
                             return Err(RuleError::new(
                                 format!("this placement has no loss (result ${net}), so nothing is discarded"),
-                                format!("the same turn without `discard`: `{}`", self.move_text(&Move::Turn(vec![action.clone()]))),
+                                format!("the same turn without `discard`: `{}`", self.move_text(&Move::Turn(actions.iter().filter(|a| !matches!(a, Action::Discard(_))).cloned().collect()))),
                             ));
                         }
                         for _ in 0..net {
@@ -537,22 +585,26 @@ impl RightOfWay {
 
     fn buy(
         &self,
+        before: &State,
         state: &mut State,
         me: u8,
-        cell: u16,
-        tile: Option<u8>,
-        paying: Option<&[u8]>,
-        reserve: Option<u8>,
+        purchase: Purchase<'_>,
     ) -> Result<(u8, Vec<u8>), RuleError> {
+        let Purchase {
+            cell,
+            tile,
+            paying,
+            reserve,
+        } = purchase;
         let seat = me as usize;
-        let example_buy = |state: &State| self.example_buy(state, seat);
+        let example_buy = || self.example_buy(before, seat);
         let c = &state.cells[cell as usize];
         if !c.is_city() {
             return Err(RuleError::new(
                 format!("{} is not a city tile", self.label(cell)),
                 format!(
                     "a free city tile or another player's right-of-way, e.g. {}",
-                    example_buy(state)
+                    example_buy()
                 ),
             ));
         }
@@ -561,7 +613,7 @@ impl RightOfWay {
                 format!("{} already has a highway", self.label(cell)),
                 format!(
                     "a free city tile or another player's right-of-way, e.g. {}",
-                    example_buy(state)
+                    example_buy()
                 ),
             ));
         }
@@ -570,7 +622,7 @@ impl RightOfWay {
                 format!("you already hold the right-of-way on {}", self.label(cell)),
                 format!(
                     "a free city tile or another player's right-of-way, e.g. {}",
-                    example_buy(state)
+                    example_buy()
                 ),
             ));
         }
@@ -584,7 +636,7 @@ impl RightOfWay {
                     height + 1,
                     hand.len()
                 ),
-                format!("a purchase you can afford keeping one tile, e.g. {}, or no purchase", example_buy(state)),
+                format!("a purchase you can afford keeping one tile, e.g. {}, or no purchase", example_buy()),
             ));
         }
         let mut remaining = hand.clone();
@@ -661,7 +713,7 @@ impl RightOfWay {
     }
 
     /// The kind with the fewest connections in a list (first in data order on ties).
-    fn cheapest(&self, tiles: &[u8]) -> u8 {
+    pub(crate) fn cheapest(&self, tiles: &[u8]) -> u8 {
         tiles
             .iter()
             .copied()
@@ -681,6 +733,7 @@ impl RightOfWay {
 
     fn place(
         &self,
+        before: &State,
         state: &mut State,
         me: u8,
         cell: u16,
@@ -694,7 +747,7 @@ impl RightOfWay {
                 format!(
                     "edges of a tile in your hand ({}), e.g. `{}`",
                     self.hand_text(&state.players[seat].hand),
-                    self.example(state, seat)
+                    self.example(before, seat)
                 ),
             ));
         };
@@ -702,7 +755,7 @@ impl RightOfWay {
         let refuse = |problem: String| {
             Err(RuleError::new(
                 problem,
-                format!("a free city tile or one where you hold the right-of-way, e.g. `{}`; see `pbem legal`", self.example(state, seat)),
+                format!("a free city tile or one where you hold the right-of-way, e.g. `{}`; see `pbem legal`", self.example(before, seat)),
             ))
         };
         if !c.is_city() {
@@ -727,7 +780,7 @@ impl RightOfWay {
                 ),
                 format!(
                     "edges one of your tiles can take, e.g. `{}`; see `pbem legal`",
-                    self.example(state, seat)
+                    self.example(before, seat)
                 ),
             ));
         }
@@ -747,20 +800,28 @@ impl RightOfWay {
         Ok((cost, profit))
     }
 
-    /// Discards `need` tiles: the ones asked for first, then the default order: hand
-    /// tiles with the fewest connections, then face-down tiles (cell order), then placed
-    /// highways (cell order); never the tiles placed or bought this turn. What cannot be
-    /// covered lapses (a ruling).
+    /// Covers a loss (R15). A loss the hand can pay is paid from the hand: the tiles
+    /// named, then those with the fewest connections. A loss beyond the hand is allowed
+    /// only when every placement of this turn loses; then the whole hand goes, and
+    /// placed and face-down tiles pay the rest: those named, then face-down tiles (cell
+    /// order), then placed highways (cell order); never the tiles placed or bought this
+    /// turn (R17). What nothing covers lapses (R18).
     fn cover_loss(
         &self,
+        before: &State,
         state: &mut State,
-        me: u8,
-        need: usize,
+        loss: Loss,
         wanted: &[DiscardItem],
-        placed: u16,
-        bought: Option<u16>,
+        every_loses: &dyn Fn() -> bool,
     ) -> Result<Vec<DiscardItem>, RuleError> {
+        let Loss {
+            me,
+            need,
+            placed,
+            bought,
+        } = loss;
         let seat = me as usize;
+        let hand = state.players[seat].hand.len();
         if wanted.len() > need {
             return Err(RuleError::new(
                 format!(
@@ -769,15 +830,59 @@ impl RightOfWay {
                 ),
                 format!(
                     "at most {need} discard(s), e.g. `discard {}`",
-                    self.hand_text(
-                        &state.players[seat].hand[..need.min(state.players[seat].hand.len())]
-                    )
-                    .replace(' ', ",")
+                    self.hand_text(&state.players[seat].hand[..need.min(hand)])
+                        .replace(' ', ",")
+                ),
+            ));
+        }
+        let (from_hand, from_board): (Vec<DiscardItem>, Vec<DiscardItem>) = wanted
+            .iter()
+            .partition(|item| matches!(item, DiscardItem::Hand(_)));
+        let shortfall = need.saturating_sub(hand);
+        if shortfall == 0 && !from_board.is_empty() {
+            return Err(RuleError::new(
+                format!(
+                    "your hand can pay this loss of ${need}, so no placed or face-down tile may go"
+                ),
+                format!(
+                    "{need} tile(s) from your hand ({}), or none named for the default",
+                    self.hand_text(&state.players[seat].hand)
+                ),
+            ));
+        }
+        if shortfall > 0 && !every_loses() {
+            return Err(RuleError::new(
+                format!(
+                    "this placement's loss of ${need} is more than the {hand} tile(s) left in your hand, and placed and face-down tiles pay a loss only when every placement you can make loses"
+                ),
+                format!(
+                    "a placement without a loss, or one your hand can pay, e.g. `{}`; see `pbem legal`",
+                    self.example(before, seat)
+                ),
+            ));
+        }
+        if from_board.len() > shortfall {
+            return Err(RuleError::new(
+                format!(
+                    "your hand pays ${hand} of the loss of ${need}, so only {shortfall} placed or face-down tile(s) may go, not {}",
+                    from_board.len()
+                ),
+                format!(
+                    "at most {shortfall} of `placed <CELL>` and `row <CELL>`; the hand tiles go first"
                 ),
             ));
         }
         let mut done = Vec::new();
-        for &item in wanted {
+        for &item in &from_hand {
+            self.discard_one(state, me, item, placed, bought)?;
+            done.push(item);
+        }
+        while done.len() < need && !state.players[seat].hand.is_empty() {
+            let item = DiscardItem::Hand(self.cheapest(&state.players[seat].hand));
+            self.discard_one(state, me, item, placed, bought)?;
+            done.push(item);
+        }
+        for &item in &from_board {
             self.discard_one(state, me, item, placed, bought)?;
             done.push(item);
         }
@@ -865,7 +970,8 @@ impl RightOfWay {
     }
 
     /// The end of a turn: an empty hand draws one tile; a used-up player starts the
-    /// final turns; the turn passes on.
+    /// final turns; the game ends after them or when nobody can place a tile any more;
+    /// else the turn passes on.
     fn end_turn(&self, state: &mut State, me: u8, chance: &mut dyn Chance, placed: bool) {
         let n = state.players.len();
         let seat = me as usize;
@@ -885,8 +991,10 @@ impl RightOfWay {
             state.ended_by = Some(me);
             state.final_turns = (n - 1) as u8;
         }
-        // Nobody can place: every player passed in a row (a ruling).
-        if state.passes as usize >= n {
+        // Nobody can place a tile any more, so nothing can change: the game is over
+        // (R20, R22). Only a player's own turn changes that player's hand, and passing
+        // changes nothing, so a round of passes would only confirm it.
+        if !state.over && (0..n).all(|s| !self.can_place(state, s)) {
             state.over = true;
         }
         if !state.over {

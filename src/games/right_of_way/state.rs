@@ -1,5 +1,8 @@
 //! The game state: compact so that `apply` is cheap (cells indexed by number, tiles as
 //! kind indices, edges as 6-bit masks). Geometry lives in `RightOfWay`, not here.
+//!
+//! Every struct refuses unknown keys and `City` unknown names: a game file's cached
+//! state with anything extra is not this game's state.
 
 use serde::{Deserialize, Serialize};
 
@@ -17,6 +20,7 @@ pub enum City {
 
 /// A face-up highway tile on the board.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Highway {
     pub owner: u8,
     /// Index into the rules' tile kinds.
@@ -28,6 +32,7 @@ pub struct Highway {
 /// A face-down highway tile: one level of a right-of-way stack. Hands are face-up, so
 /// which tile went face-down is public.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FaceDown {
     pub owner: u8,
     pub kind: u8,
@@ -35,6 +40,7 @@ pub struct FaceDown {
 
 /// One cell of the frame.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Cell {
     pub city: City,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -69,6 +75,7 @@ impl Cell {
 
 /// One player's tiles that are not on the board.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PlayerState {
     /// The face-down drawing stack in canonical order (kind indices); draws pick an index.
     pub stack: Vec<u8>,
@@ -99,6 +106,7 @@ impl PlayerState {
 
 /// Where the game stands.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct State {
     /// One entry per cell of the frame, in the rules' cell order.
     pub cells: Vec<Cell>,
@@ -120,8 +128,6 @@ pub struct State {
     pub ended_by: Option<u8>,
     /// Final turns still to be played after `ended_by` was set.
     pub final_turns: u8,
-    /// Consecutive passes (turns without a legal placement).
-    pub passes: u8,
     pub over: bool,
     /// The seat that resigned, which ended the game.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -147,5 +153,56 @@ impl State {
     pub fn tiles_of(&self, seat: u8) -> usize {
         let p = &self.players[seat as usize];
         p.stack.len() + p.hand.len() + p.discards as usize + self.on_board(seat)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::rules::Rules;
+    use crate::engine::DrawStream;
+    use crate::games::right_of_way::RightOfWay;
+    use serde_json::{json, Value};
+
+    /// A state after setup with a highway and a right-of-way on the board, as JSON.
+    fn state_json() -> Value {
+        let rules = RightOfWay::standard().expect("built-in data");
+        let names = ["red".to_string(), "blue".to_string()];
+        let mut state = rules
+            .setup(&names, &mut DrawStream::for_testing(1))
+            .expect("setup");
+        state.cells[0].highway = Some(Highway {
+            owner: 0,
+            kind: 0,
+            edges: 0b1001,
+        });
+        state.cells[1].row.push(FaceDown { owner: 1, kind: 2 });
+        state.ended_by = Some(1);
+        serde_json::to_value(&state).expect("json")
+    }
+
+    #[test]
+    fn an_unknown_key_anywhere_in_the_state_is_refused() {
+        let good = state_json();
+        assert!(serde_json::from_value::<State>(good.clone()).is_ok());
+        let places: [fn(&mut Value) -> &mut Value; 5] = [
+            |v| v,
+            |v| &mut v["players"][0],
+            |v| &mut v["cells"][0],
+            |v| &mut v["cells"][0]["highway"],
+            |v| &mut v["cells"][1]["row"][0],
+        ];
+        for (i, place) in places.iter().enumerate() {
+            let mut bad = good.clone();
+            let object = place(&mut bad).as_object_mut().expect("an object");
+            object.insert("colour".into(), json!("red"));
+            let error = serde_json::from_value::<State>(bad)
+                .expect_err(&format!("an extra key at place {i} must be refused"));
+            assert!(error.to_string().contains("colour"), "{error}");
+        }
+        // An unknown city kind is refused too.
+        let mut bad = good;
+        bad["cells"][0]["city"] = json!("harbour");
+        assert!(serde_json::from_value::<State>(bad).is_err());
     }
 }

@@ -1,0 +1,184 @@
+//! Which turns exist. Where a tile can go this turn (R8, R13), whether a turn that
+//! places a tile exists at all (R22: otherwise the only move is `pass`), whether every
+//! placement loses (R15: only then may placed and face-down tiles pay a loss), and one
+//! turn that is legal now.
+//!
+//! `legal`, `play` (so `apply`), `example`, `sample` and `deadline_move` all ask these
+//! functions, so they agree by construction on when a player must pass.
+
+use std::rc::Rc;
+
+use super::moves::{Action, Move};
+use super::state::State;
+use super::RightOfWay;
+use crate::engine::rules::Seat;
+
+/// How a player can build on a cell this turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// A free city tile or the player's own right-of-way: place there directly.
+    Direct,
+    /// Another player's right-of-way the player can afford: buy it first, then place
+    /// there ("You can place a highway tile on a tile for which you just bought
+    /// right-of-way in the same turn").
+    AfterBuying,
+}
+
+/// One placement a player could make this turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Placement {
+    pub cell: u16,
+    pub reach: Reach,
+    pub kind: u8,
+    pub edges: u8,
+    pub cost: i64,
+    pub profit: i64,
+}
+
+impl Placement {
+    /// The overall result: profit minus cost.
+    pub fn net(&self) -> i64 {
+        self.profit - self.cost
+    }
+}
+
+impl RightOfWay {
+    /// How `seat` could build on `cell` this turn, whatever the tile; `None` when it
+    /// cannot. It needs a tile in hand. Another player's stack of height h is bought
+    /// with h + 1 hand tiles and may not take the last one (R12), which is then the
+    /// tile to place: h + 2 tiles in all.
+    pub(crate) fn reach(&self, state: &State, seat: u8, cell: usize) -> Option<Reach> {
+        let hand = state.players.get(seat as usize)?.hand.len();
+        let c = state.cells.get(cell)?;
+        if hand == 0 || !c.is_city() || c.highway.is_some() {
+            return None;
+        }
+        match c.row_holder() {
+            None => Some(Reach::Direct),
+            Some(holder) if holder == seat => Some(Reach::Direct),
+            Some(_) if hand >= c.row.len() + 2 => Some(Reach::AfterBuying),
+            Some(_) => None,
+        }
+    }
+
+    /// R22: whether `seat` has a complete turn that places a tile. Any reachable cell
+    /// gives one: either some placement has no loss, or every placement loses and R15
+    /// lets placed and face-down tiles pay what the hand cannot (R18: the rest lapses).
+    pub fn can_place(&self, state: &State, seat: Seat) -> bool {
+        let Ok(me) = u8::try_from(seat) else {
+            return false;
+        };
+        (0..state.cells.len()).any(|cell| self.reach(state, me, cell).is_some())
+    }
+
+    /// R22: whether `pass` is the move of `seat`: a highway turn in which no turn that
+    /// places a tile exists. The one test for `legal`, `apply`, `example`, `sample`
+    /// and `deadline_move`.
+    pub(crate) fn must_pass(&self, state: &State, seat: Seat) -> bool {
+        !state.setup && !self.can_place(state, seat)
+    }
+
+    /// Every placement `seat` could make this turn: the kinds in hand (each once, in
+    /// hand order, so fewest connections first), their distinct rotations, then the
+    /// reachable cells in label order.
+    pub(crate) fn placements<'a>(
+        &'a self,
+        state: &'a State,
+        seat: u8,
+    ) -> impl Iterator<Item = Placement> + 'a {
+        let mut kinds = state
+            .players
+            .get(seat as usize)
+            .map(|p| p.hand.clone())
+            .unwrap_or_default();
+        kinds.dedup();
+        let cells: Rc<[(u16, Reach)]> = (0..state.cells.len())
+            .filter_map(|cell| Some((cell as u16, self.reach(state, seat, cell)?)))
+            .collect();
+        kinds
+            .into_iter()
+            .flat_map(move |kind| {
+                self.rotations(kind)
+                    .into_iter()
+                    .map(move |edges| (kind, edges))
+            })
+            .flat_map(move |(kind, edges)| {
+                let cells = Rc::clone(&cells);
+                (0..cells.len()).map(move |i| {
+                    let (cell, reach) = cells[i];
+                    let (cost, profit) = self.cost_profit(state, cell, edges);
+                    Placement {
+                        cell,
+                        reach,
+                        kind,
+                        edges,
+                        cost,
+                        profit,
+                    }
+                })
+            })
+    }
+
+    /// R15: whether every placement `seat` can make this turn produces a negative
+    /// overall result, placements after a purchase included (owning the right-of-way
+    /// changes neither cost nor profit). A placement on an unmarked city tile costs
+    /// nothing, so one such cell within reach settles it.
+    pub(crate) fn every_placement_loses(&self, state: &State, seat: u8) -> bool {
+        let mut kinds = state
+            .players
+            .get(seat as usize)
+            .map(|p| p.hand.clone())
+            .unwrap_or_default();
+        kinds.dedup();
+        (0..state.cells.len()).all(|cell| {
+            self.reach(state, seat, cell).is_none()
+                || kinds.iter().all(|&kind| {
+                    self.rotations(kind).into_iter().all(|edges| {
+                        let (cost, profit) = self.cost_profit(state, cell as u16, edges);
+                        profit < cost
+                    })
+                })
+        })
+    }
+
+    /// R15: whether a placement's result can be settled. No loss; a loss the hand pays
+    /// (`hand_after`: the hand right after the placement); or a loss beyond the hand
+    /// when every placement loses, and placed and face-down tiles pay the rest.
+    pub(crate) fn settles(net: i64, hand_after: usize, every_loses: impl FnOnce() -> bool) -> bool {
+        net >= 0 || usize::try_from(-net).is_ok_and(|loss| loss <= hand_after) || every_loses()
+    }
+
+    /// A complete turn that places a tile, for examples and as a fallback: the first
+    /// placement without a loss in the order of [`RightOfWay::placements`], else (every
+    /// placement loses) the first placement. Another player's right-of-way is bought
+    /// first, with the default tiles. `None` only when `seat` must pass.
+    pub(crate) fn first_turn(&self, state: &State, seat: u8) -> Option<Move> {
+        let mut first = None;
+        let mut pick = None;
+        for p in self.placements(state, seat) {
+            first.get_or_insert(p);
+            if p.net() >= 0 {
+                pick = Some(p);
+                break;
+            }
+        }
+        let p = pick.or(first)?;
+        let place = Action::Place {
+            cell: p.cell,
+            edges: p.edges,
+        };
+        let actions = match p.reach {
+            Reach::Direct => vec![place],
+            Reach::AfterBuying => vec![
+                Action::Buy {
+                    cell: p.cell,
+                    tile: None,
+                    paying: None,
+                },
+                place,
+            ],
+        };
+        let mv = Move::Turn(actions);
+        Some(self.resolve(state, seat as Seat, mv.clone()).unwrap_or(mv))
+    }
+}
