@@ -100,6 +100,14 @@
 //!   what Mail.ru and Yandex write above an HTML blockquote: "23.11.2026, 10:00,
 //!   "Referee" <r@x.org>:").
 //!
+//! A wrapped attribution is read by joining a line with the next one or two, only
+//! when the line starts like an attribution (an opening word, a date, an e-mail
+//! address, or a `<` at its end where the address was wrapped), never with a line
+//! that starts an attribution of its own (an opening word, or a date and the rest
+//! of an attribution) or has a board cell in it (`C5`); and the
+//! joined text must be an attribution by its own words (a verb, or an address and a
+//! date), not merely by a quote below it.
+//!
 //! English attributions are also recognised without the colon ("On Mon, Nov 23, 2026
 //! at 10:00 AM Referee <r@x.org> wrote") when quoted lines follow. "Starts with a
 //! date" means: a digit, or a word of at most 5 letters (a weekday such as "Mon,",
@@ -594,7 +602,8 @@ fn html_body_to_text(html: &str) -> String {
                 line_quoted = depth > 0;
             }
             BLOCK_MARK | QUOTE_OPEN_MARK | QUOTE_CLOSE_MARK | PARAGRAPH_MARK => {
-                if !line.trim().is_empty() {
+                // A block of only `&nbsp;` (`<div>&nbsp;</div>`) is a blank line.
+                if !line.trim().is_empty() || line.contains('\u{a0}') {
                     finish(&mut lines, &mut line, line_quoted);
                     absorb_newline = true;
                 } else {
@@ -621,9 +630,10 @@ fn html_body_to_text(html: &str) -> String {
     lines.join("\n")
 }
 
-/// Inserts the structure markers before block-level tags (see [`BLOCK_MARK`]), in
-/// one pass: each tag is read up to its name, and a `<p>` tag up to its end or the
-/// next `<`.
+/// Inserts the structure markers before block-level tags (see [`BLOCK_MARK`]), and
+/// keeps the line breaks of `<pre>` text (Thunderbird's signature is
+/// `<pre class="moz-signature">-- \nAnn</pre>`) as `<br>`, in one pass: each tag is
+/// read up to its name, and a `<p>` tag up to its end or the next `<`.
 fn mark_html_blocks(html: &str) -> String {
     const BLOCKS: [&str; 16] = [
         "div", "p", "li", "ul", "ol", "tr", "table", "hr", "pre", "h1", "h2", "h3", "h4", "h5",
@@ -631,8 +641,25 @@ fn mark_html_blocks(html: &str) -> String {
     ];
     let mut out = String::with_capacity(html.len() + html.len() / 16);
     let mut rest = html;
+    let mut pre_depth = 0usize;
+    let mut after_tag = false;
+    let mut copy = |out: &mut String, segment: &str, pre_depth: usize| {
+        // A segment after a tag starts with the rest of that tag, up to its `>`.
+        let text_from = if after_tag {
+            segment.find('>').map_or(segment.len(), |k| k + 1)
+        } else {
+            0
+        };
+        after_tag = true;
+        out.push_str(&segment[..text_from]);
+        if pre_depth > 0 {
+            out.push_str(&segment[text_from..].replace('\n', "<br>"));
+        } else {
+            out.push_str(&segment[text_from..]);
+        }
+    };
     while let Some(pos) = rest.find('<') {
-        out.push_str(&rest[..pos]);
+        copy(&mut out, &rest[..pos], pre_depth);
         let tag = &rest[pos + 1..];
         let closing = tag.starts_with('/');
         let name: String = tag
@@ -657,13 +684,20 @@ fn mark_html_blocks(html: &str) -> String {
             name if BLOCKS.contains(&name) => Some(BLOCK_MARK),
             _ => None,
         };
+        if name == "pre" {
+            pre_depth = if closing {
+                pre_depth.saturating_sub(1)
+            } else {
+                pre_depth + 1
+            };
+        }
         if let Some(mark) = mark {
             out.push_str(&format!(" &#{}; ", u32::from(mark)));
         }
         out.push('<');
         rest = tag;
     }
-    out.push_str(rest);
+    copy(&mut out, rest, pre_depth);
     out
 }
 
@@ -1558,6 +1592,7 @@ fn is_original_message_rule(trimmed: &str) -> bool {
         "oryginalna wiadomość",
         "przekazana wiadomość",
         "původní zpráva",
+        "původní e-mail",
         "přeposlaná zpráva",
         "исходное сообщение",
         "пересылаемое сообщение",
@@ -1665,6 +1700,14 @@ const VERBS: &[&str] = &[
 
 /// How many lines (1 to [`MAX_ATTRIBUTION_LINES`]) the attribution starting at line
 /// `i` takes, if one does.
+///
+/// Clients wrap long attributions (Gmail at about 78 columns), so the address, the
+/// verb and the colon may be on the next lines. A line is joined with the next ones
+/// only when it starts like an attribution (an opening word, a date, an e-mail
+/// address, or a `<` at its end where the address was wrapped), never with a line
+/// that starts one of its own or has a board cell in it (`C5`), and the joined text
+/// must be an attribution by its own words (a verb, or an address and a date), not
+/// merely by a quote below it.
 fn attribution_at(lines: &[String], i: usize) -> Option<usize> {
     let first = lines[i].trim();
     if first.len() > MAX_ATTRIBUTION_CHARS * 4 {
@@ -1673,10 +1716,9 @@ fn attribution_at(lines: &[String], i: usize) -> Option<usize> {
     if is_attribution(first, quote_follows(lines, i + 1)) {
         return Some(1);
     }
-    // Clients wrap long attributions (Gmail at about 78 columns), so the address,
-    // the verb and the colon may be on the next lines. Only a line that starts like
-    // an attribution is joined with the next, and never with one that starts its own.
-    if ends_with_colon(first) || !could_start_attribution(first) {
+    let wrapped_start =
+        starts_like_attribution(first) || has_address(first) || first.ends_with('<');
+    if ends_with_colon(first) || !wrapped_start {
         return None;
     }
     let mut joined = first.to_string();
@@ -1684,14 +1726,20 @@ fn attribution_at(lines: &[String], i: usize) -> Option<usize> {
         let next = lines.get(i + k)?.trim();
         if next.is_empty()
             || is_quoted(next)
-            || could_start_attribution(next)
+            || starts_own_attribution(next)
+            || has_cell_word(next)
             || joined.len() + next.len() > MAX_ATTRIBUTION_CHARS * 4
         {
             return None;
         }
         joined.push(' ');
         joined.push_str(next);
-        if is_attribution(&joined, quote_follows(lines, i + k + 1)) {
+        let by_its_words = if ends_with_colon(next) {
+            is_attribution(&joined, false)
+        } else {
+            is_attribution(&joined, quote_follows(lines, i + k + 1))
+        };
+        if by_its_words {
             return Some(k + 1);
         }
         if ends_with_colon(next) {
@@ -1705,9 +1753,16 @@ fn ends_with_colon(text: &str) -> bool {
     text.ends_with(':') || text.ends_with('：')
 }
 
-/// An opening word or a date, as the first line of a wrapped attribution has.
-fn could_start_attribution(text: &str) -> bool {
+/// An opening word or a date, as an attribution starts.
+fn starts_like_attribution(text: &str) -> bool {
     OPENINGS.iter().any(|opening| text.starts_with(opening)) || starts_with_date(text)
+}
+
+/// A line that starts an attribution of its own: an opening word, or a date and
+/// an attribution by its own words ("10:02):", the end of a wrapped one, is not).
+fn starts_own_attribution(text: &str) -> bool {
+    OPENINGS.iter().any(|opening| text.starts_with(opening))
+        || (starts_with_date(text) && is_attribution(text, false))
 }
 
 /// True for an attribution (see the module docs); `quote_follows` tells whether
@@ -2367,6 +2422,24 @@ mod tests {
             "a\u{a0}b\n\nc"
         );
         assert_eq!(html_body_to_text("a<br><br>b"), "a\n\nb");
+        // Lines of preformatted text stay lines; a tag's own newlines do not count.
+        assert_eq!(
+            html_body_to_text("<p>x</p><pre\nclass=\"moz-signature\">-- \nAnn\n</pre>\ny\nz"),
+            "x\n--\nAnn\ny z"
+        );
+        // Paragraphs are separated by a blank line, Outlook's lines are not.
+        assert_eq!(
+            html_body_to_text("<p>a</p><p>b</p><p class=MsoNormal>c</p><p class=MsoNormal>d</p>"),
+            "a\n\nb\nc\nd"
+        );
+        assert_eq!(
+            html_body_to_text("<div>a</div><div><br></div><div>b</div>"),
+            "a\n\nb"
+        );
+        assert_eq!(
+            html_body_to_text("<div>a</div>\n<div>&nbsp;</div>\n<div>b</div>"),
+            "a\n\nb"
+        );
     }
 
     /// Mail.ru and Yandex write a bare attribution right above an HTML blockquote.
