@@ -251,6 +251,91 @@ fn base64_latin1_with_wrapped_french_attribution() {
     assert_eq!(m.token, None);
 }
 
+/// The corpus in tests/fixtures/mail/replies: replies shaped as real clients write
+/// them (Gmail, Outlook desktop, mobile and web, Apple Mail, Thunderbird, Yahoo,
+/// Proton, Mail.ru, Yandex, GMX, Seznam, QQ, Samsung, …) in many languages, top- and
+/// bottom-posted. Each NAME.eml has NAME.expected, the exact move text, and, when
+/// lines are left out, NAME.dropped, one per line in order.
+#[test]
+fn corpus_of_client_replies() {
+    let dir = fixture_path("replies");
+    let mut messages: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .map(|entry| entry.expect("a directory entry").path())
+        .collect();
+    messages.sort();
+    for sidecar in &messages {
+        let ext = sidecar.extension().and_then(|e| e.to_str()).unwrap_or("");
+        assert!(
+            ext == "eml" || sidecar.with_extension("eml").is_file(),
+            "{} has no message beside it",
+            sidecar.display()
+        );
+    }
+    messages.retain(|path| path.extension().is_some_and(|e| e == "eml"));
+    assert!(
+        messages.len() >= 40,
+        "the corpus has {} messages, expected at least 40",
+        messages.len()
+    );
+
+    let mut failures = Vec::new();
+    for eml in &messages {
+        let name = eml.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
+        let raw = std::fs::read(eml).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let expected = std::fs::read_to_string(eml.with_extension("expected"))
+            .unwrap_or_else(|e| panic!("{name}.expected: {e}"));
+        let expected = expected.strip_suffix('\n').unwrap_or(&expected);
+        let dropped: Vec<String> = match std::fs::read_to_string(eml.with_extension("dropped")) {
+            Ok(text) => text.lines().map(str::to_string).collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => panic!("{name}.dropped: {e}"),
+        };
+        let m = read_message(&raw).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut wrong = Vec::new();
+        if m.move_text != expected {
+            wrong.push(format!("move {:?}, expected {expected:?}", m.move_text));
+        }
+        if m.dropped != dropped {
+            wrong.push(format!("dropped {:?}, expected {dropped:?}", m.dropped));
+        }
+        if m.move_text
+            .lines()
+            .any(|l| l.trim().is_empty() || l.trim_start().starts_with('>'))
+        {
+            wrong.push(format!(
+                "a blank or quoted line in the move {:?}",
+                m.move_text
+            ));
+        }
+        if m.dropped
+            .iter()
+            .any(|l| l.trim().is_empty() || l.contains('\n'))
+        {
+            wrong.push(format!(
+                "a blank or multi-line dropped line {:?}",
+                m.dropped
+            ));
+        }
+        if m.truncated {
+            wrong.push("truncated".to_string());
+        }
+        if m.game_tag.as_deref() != Some("row-7f3a2b1c") {
+            wrong.push(format!("game tag {:?}", m.game_tag));
+        }
+        if !wrong.is_empty() {
+            failures.push(format!("{name}: {}", wrong.join("; ")));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} replies read wrong:\n{}",
+        failures.len(),
+        messages.len(),
+        failures.join("\n")
+    );
+}
+
 #[test]
 fn garbage_bytes_are_not_a_message() {
     let err = read_message(&fixture_bytes("07_not_a_message.bin")).expect_err("garbage");
