@@ -20,9 +20,10 @@
 //!
 //! * a raw message longer than [`MAX_MESSAGE_BYTES`] (4 MiB) is refused with
 //!   [`IntakeError::TooLarge`] before it is parsed;
-//! * only the first [`MAX_BODY_BYTES`] (64 KiB) of the decoded body are examined
-//!   (an HTML body is converted to text first, then cut); a line cut in the middle
-//!   is left out;
+//! * only the first [`MAX_HTML_BYTES`] (512 KiB) of an HTML body are converted to
+//!   text;
+//! * only the first [`MAX_BODY_BYTES`] (64 KiB) of the decoded text are examined
+//!   (for HTML, of the text it converts to); a line cut in the middle is left out;
 //! * only the first [`MAX_OWN_LINES`] (100) of the player's own lines are read.
 //!
 //! When a limit stops reading while the player's text may still go on,
@@ -162,6 +163,11 @@ pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 /// How much of the decoded body is examined: the first 64 KiB (after an HTML body is
 /// converted to text). The move is at the top of a reply, or below a quote.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// How much of an HTML body is converted to text: the first 512 KiB. Mail clients
+/// write much more markup than text (Outlook's style sheets alone can take tens of
+/// KiB), so this is well above [`MAX_BODY_BYTES`]; converting is linear but not free.
+pub const MAX_HTML_BYTES: usize = 512 * 1024;
 
 /// How many of the player's own lines (not blank, not quoted, counting signature
 /// lines) are read: 100. A turn is a few lines.
@@ -438,8 +444,8 @@ struct Body {
 ///
 /// The first text part wins; an HTML part is used when there is no text part, or
 /// when the text part is blank (some clients send an empty text/plain alternative).
-/// Plain text is cut at [`MAX_BODY_BYTES`] before it is unflowed; HTML is converted
-/// whole (the raw message is at most [`MAX_MESSAGE_BYTES`]) and cut afterwards, by
+/// Plain text is cut at [`MAX_BODY_BYTES`] before it is unflowed; HTML is cut at
+/// [`MAX_HTML_BYTES`], converted, and its text cut at [`MAX_BODY_BYTES`] by
 /// [`extract`].
 fn body_text(message: &mail_parser::Message<'_>) -> Body {
     let plain = message.text_part(0).and_then(|part| match &part.body {
@@ -475,11 +481,17 @@ fn body_text(message: &mail_parser::Message<'_>) -> Body {
             _ => None,
         });
     match html {
-        Some(html) => Body {
-            text: html_body_to_text(html),
-            html: true,
-            cut: false,
-        },
+        Some(html) => {
+            let mut end = html.len().min(MAX_HTML_BYTES);
+            while !html.is_char_boundary(end) {
+                end -= 1;
+            }
+            Body {
+                text: html_body_to_text(&html[..end]),
+                html: true,
+                cut: end < html.len(),
+            }
+        }
         None => Body {
             text: String::new(),
             html: false,

@@ -410,6 +410,27 @@ fn a_large_message_is_read_up_to_the_body_limit() {
     assert!(quote_first.len() > 60 * MAX_BODY_BYTES);
 }
 
+/// A 4 MiB HTML message: only its first 512 KiB are converted, and the move above
+/// the long blockquote is found whole.
+#[test]
+fn a_large_html_message_is_converted_up_to_its_limit() {
+    let mut html =
+        String::from("<div>place E,NW at C5</div><div><br></div><div>Thanks!</div><blockquote>");
+    while html.len() < MAX_MESSAGE_BYTES - 200 {
+        html.push_str("<div>Right of Way, an earlier notice</div><p>quoted again</p>");
+    }
+    html.push_str("</blockquote>");
+    let raw = format!(
+        "From: Ann <ann@example.org>\nSubject: [pbem g1]\nContent-Type: text/html; charset=utf-8\n\n{html}"
+    );
+    assert!(raw.len() <= MAX_MESSAGE_BYTES);
+    let m = read_message(raw.as_bytes()).expect("a message");
+    assert!(m.body_was_html);
+    assert_eq!(m.move_text, "place E,NW at C5");
+    assert_eq!(m.dropped, strings(&["Thanks!"]));
+    assert!(!m.truncated);
+}
+
 #[test]
 fn a_message_without_text_has_an_empty_move() {
     let raw = b"From: ann@example.org\nSubject: [pbem g1]\nContent-Type: image/png\nContent-Transfer-Encoding: base64\n\niVBORw0KGgo=\n";
