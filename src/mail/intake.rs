@@ -33,6 +33,12 @@
 //!
 //! # The rules
 //!
+//! An HTML body is made lines first: block elements (`<div>`, `<p>`, `<li>`, `<tr>`,
+//! …) and `<br>` end lines; a `<p>` starts a new paragraph, after a blank line
+//! (except Outlook's `<p class="MsoNormal">`, which Word writes for every line);
+//! `<div><br></div>` and `<div>&nbsp;</div>` are blank lines; `<pre>` text keeps its
+//! lines; a `<blockquote>` becomes lines starting with `> `.
+//!
 //! Each line is cleaned first: zero-width characters and the soft hyphen are removed,
 //! non-breaking spaces become spaces, trailing whitespace is trimmed (and, for a body
 //! read from HTML, leading whitespace too). Then the lines are read in order:
@@ -97,17 +103,17 @@
 //! * or has an e-mail address and starts with a date ("2017-11-24 16:32 GMT+01:00
 //!   Name <a@b>:", "2026年11月23日(月) 10:00 Referee <r@x.org>:", "пн, 23 нояб. 2026
 //!   г. в 10:00, Referee <r@x.org>:", "man. 23. nov. 2026 kl. 10:00 skrev Referee
-//!   <r@x.org>:"), or is followed by quoted lines (a bare "Name <addr>:" line, and
+//!   <r@x.org>:"), or is followed by quoted lines (a bare `Name <addr>:` line, and
 //!   what Mail.ru and Yandex write above an HTML blockquote: "23.11.2026, 10:00,
 //!   "Referee" <r@x.org>:").
 //!
 //! A wrapped attribution is read by joining a line with the next one or two, only
 //! when the line starts like an attribution (an opening word, a date, an e-mail
 //! address, or a `<` at its end where the address was wrapped), never with a line
-//! that starts an attribution of its own (an opening word, or a date and the rest
-//! of an attribution) or has a board cell in it (`C5`); and the
-//! joined text must be an attribution by its own words (a verb, or an address and a
-//! date), not merely by a quote below it.
+//! that starts an attribution of its own (an opening word, or a date and the rest of
+//! an attribution) or has a board cell in it (`C5`); and the joined text must be an
+//! attribution by its own words (a verb, or an address and a date), not merely by a
+//! quote below it.
 //!
 //! English attributions are also recognised without the colon ("On Mon, Nov 23, 2026
 //! at 10:00 AM Referee <r@x.org> wrote") when quoted lines follow. "Starts with a
@@ -140,8 +146,9 @@
 //!   word of only capitals and commas up to 5 characters (`Y,I`, `NW`), and no
 //!   lowercase first word (`place`, `discard`).
 //!
-//! Everything else stays in the move, so a turn is never shortened: "Thanks\npass"
-//! after a blank line is kept whole (and refused whole if it is not a move).
+//! Everything else stays in the move, so a turn is never shortened: a last paragraph
+//! of "Thanks" and "pass" is kept whole (and refused whole if it is not a move), and
+//! so is "Pozdrawiam," above "Kasia" when the sender's names do not include Kasia.
 //!
 //! # The result
 //!
