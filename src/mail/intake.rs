@@ -8,32 +8,177 @@
 //! All MIME work (multipart, transfer encodings, charsets, RFC 2047 headers, HTML to
 //! text) is done by `mail-parser`. What this module adds is the forgiving part: it
 //! finds the player's own words in a reply by dropping what mail clients add around
-//! them (quotes, attributions, Outlook header blocks, signatures), honouring an
-//! explicit end marker, and cleaning the invisible characters HTML mail leaves behind.
+//! them (quotes, attributions, reply header blocks, signatures, taglines), honouring
+//! an explicit end marker, and cleaning the invisible characters HTML mail leaves
+//! behind. It never guesses at the move itself: the referee applies
+//! [`Incoming::move_text`] whole or refuses it whole, and tells the player which
+//! lines were left out ([`Incoming::dropped`]).
 //!
-//! The stripping rules, in the order they apply to each line of the body:
+//! # Limits
 //!
-//! 1. a signature separator (a line exactly `-- ` or `--`), or a client's tagline
-//!    such as "Sent from my iPhone", ends the move;
-//! 2. an end marker line (`end`, `--end--`, `#end` or `.`, any case) ends the move;
-//! 3. an "Original Message" or "Forwarded message" rule, or an Outlook reply header
-//!    block (`From:` followed by `Sent:`/`Date:` and `Subject:` lines, in English,
-//!    German, French and a few other languages, optionally after an underscore rule)
-//!    ends the move;
-//! 4. an attribution line ("On … wrote:", "Am … schrieb …:", "Le … a écrit :", and
-//!    similar, also wrapped over two lines) ends the move when the player has
-//!    already written something above it (top-posting); when it is the first thing
-//!    in the message the player is bottom-posting, so only the attribution line
-//!    itself is dropped and the move is read below the quote;
-//! 5. quoted lines (starting with `>` after optional spaces) are dropped;
-//! 6. the `pbem-token:` line is dropped (its code goes to [`Incoming::token`]).
+//! Reading is linear in the size of the message, and bounded:
 //!
-//! Leading and trailing blank lines are then removed. Nothing is ever added: every
-//! line of `move_text` is a line the player sent, with trailing whitespace trimmed.
+//! * a raw message longer than [`MAX_MESSAGE_BYTES`] (4 MiB) is refused with
+//!   [`IntakeError::TooLarge`] before it is parsed;
+//! * only the first [`MAX_HTML_BYTES`] (512 KiB) of an HTML body are converted to
+//!   text;
+//! * only the first [`MAX_BODY_BYTES`] (64 KiB) of the decoded text are examined
+//!   (for HTML, of the text it converts to); a line cut in the middle is left out;
+//! * only the first [`MAX_OWN_LINES`] (100) of the player's own lines are read.
+//!
+//! When a limit stops reading while the player's text may still go on,
+//! [`Incoming::truncated`] is set: the move may be incomplete and must not be
+//! applied. (A body cut inside a quote that follows the player's text is not
+//! truncated: what follows a quote at the end of a reply is more quote.)
+//!
+//! # The rules
+//!
+//! An HTML body is made lines first: block elements (`<div>`, `<p>`, `<li>`, `<tr>`,
+//! …) and `<br>` end lines; a `<p>` starts a new paragraph, after a blank line
+//! (except Outlook's `<p class="MsoNormal">`, which Word writes for every line);
+//! `<div><br></div>` and `<div>&nbsp;</div>` are blank lines; `<pre>` text keeps its
+//! lines; a `<blockquote>` becomes lines starting with `> `.
+//!
+//! Each line is cleaned first: zero-width characters and the soft hyphen are removed,
+//! non-breaking spaces become spaces, trailing whitespace is trimmed (and, for a body
+//! read from HTML, leading whitespace too). Then the lines are read in order:
+//!
+//! 1. a blank line separates paragraphs and is never part of the move;
+//! 2. a quoted line (starting with `>` after optional spaces; an HTML blockquote
+//!    becomes such lines) is dropped;
+//! 3. a `pbem-token:` line is dropped (its code goes to [`Incoming::token`]);
+//! 4. an end marker line (`end`, `--end--`, `#end` or `.`, any case) ends the
+//!    player's text; what follows is ignored and not listed;
+//! 5. a signature separator (a line `-- ` or `--`) ends the player's text; the
+//!    signature below it (up to 10 non-blank lines, until a quote, an attribution or
+//!    a reply header) is listed in `dropped`;
+//! 6. a client's tagline on a line of its own ("Sent from my iPhone", "Get Outlook
+//!    for Android", "Gesendet von Outlook für Android", "Envoyé à partir de Outlook
+//!    pour iOS", "Enviado desde mi iPhone", "Inviato da iPhone", "Sent from Yahoo
+//!    Mail on Android", "Отправлено с iPhone", "Wysłane z iPhone'a", "Lähetetty
+//!    iPhonesta", "Skickat från min iPhone", "Sendt fra min iPhone", "iPhoneから送信"
+//!    and similar, at most 60 characters, a trailing `<https://…>` link aside) ends
+//!    the player's text like a signature separator, and is listed in `dropped` with
+//!    the lines below it;
+//! 7. a reply header ends the player's text; what follows is the earlier message and
+//!    is not listed. A reply header is:
+//!    * a rule with a title, such as `-----Original Message-----`,
+//!      `-------- Original Message --------`, `----- Forwarded Message -----`,
+//!      `---------- Forwarded message ---------`, `-----Oprindelig besked-----`,
+//!      `-----Opprinnelig melding-----`, `-----Ursprungligt meddelande-----`,
+//!      `-------- Original-Nachricht --------`, `-----Исходное сообщение-----`,
+//!      `------------------ 原始邮件 ------------------` and their like in other
+//!      languages, or Apple Mail's "Begin forwarded message:";
+//!    * a header block: within 8 lines, a `From:` line, a `Subject:` line, and a
+//!      `Sent:`/`Date:` or `To:` line, in any order (Hotmail and GMX put the date
+//!      first), the block starting at its first `From:`, `Date:` or `Subject:` line.
+//!      The labels are recognised in English, German, French (`De :`, `Envoyé :`,
+//!      `Envoyé le :`, `À :`, `Objet :`), Spanish, Italian, Portuguese, Dutch,
+//!      Swedish, Danish and Norwegian (`Fra:`, `Sendt:`, `Dato:`, `Til:`, `Emne:`),
+//!      Finnish, Polish, Czech, Russian (`От:`, `Отправлено:`, `Кому:`, `Тема:`,
+//!      `Дата:`), Hungarian, Turkish, Japanese, Chinese and Korean, with or without
+//!      `*bold*` marks. A lone `From:` line is not a header block;
+//!    * a separator line (five or more `_`, `-` or `=`) right above such a rule or
+//!      header block (up to 2 blank lines between);
+//! 8. an attribution (see below), also wrapped over up to three lines: when quoted
+//!    lines follow it (after up to 4 blank lines), it is dropped with its quote and
+//!    reading goes on below the quote, so a bottom-posted move and answers written
+//!    between quoted parts are read; when no quoted line follows, it ends the
+//!    player's text if they have written something above it (top-posting: the
+//!    earlier message follows unmarked), and is just dropped otherwise. A separator
+//!    line right above an attribution is dropped with it;
+//! 9. any other line is the player's own.
+//!
+//! An attribution is a line ending in `:` (or `：`) that is no longer than 300
+//! characters, and either
+//! * starts with a known opening ("On ", "Le ", "Am ", "El ", "Il ", "In data ",
+//!   "Em ", "Op ", "Den ", "På ", "W dniu ", "Dnia ", "Dne ", "Στις ", "在") and has a
+//!   "wrote" verb in its last 60 characters (wrote, schrieb, a écrit, escribió,
+//!   ha scritto, escreveu, schreef, skrev, kirjoitti, napisał, pisze, napsal, пишет,
+//!   написал, 写道, 書きました, のメッセージ, 작성, írta, yazdı, έγραψε, …);
+//! * or has such a verb and an e-mail address, or starts with a date, or is followed
+//!   by quoted lines ("Referee <r@x.org> kirjoitti:", "23.11.2026 10:00, Referee
+//!   пишет:", "Referee さんは書きました:", "Referee <r@x.org> 于2026年11月23日周一
+//!   10:00写道：");
+//! * or has an e-mail address and starts with a date ("2017-11-24 16:32 GMT+01:00
+//!   Name <a@b>:", "2026年11月23日(月) 10:00 Referee <r@x.org>:", "пн, 23 нояб. 2026
+//!   г. в 10:00, Referee <r@x.org>:", "man. 23. nov. 2026 kl. 10:00 skrev Referee
+//!   <r@x.org>:"), or is followed by quoted lines (a bare `Name <addr>:` line, and
+//!   what Mail.ru and Yandex write above an HTML blockquote: "23.11.2026, 10:00,
+//!   "Referee" <r@x.org>:").
+//!
+//! A wrapped attribution is read by joining a line with the next one or two, only
+//! when the line starts like an attribution (an opening word, a date, an e-mail
+//! address, or a `<` at its end where the address was wrapped), never with a line
+//! that starts an attribution of its own (an opening word, or a date and the rest of
+//! an attribution) or has a board cell in it (`C5`); and the joined text must be an
+//! attribution by its own words (a verb, or an address and a date), not merely by a
+//! quote below it.
+//!
+//! English attributions are also recognised without the colon ("On Mon, Nov 23, 2026
+//! at 10:00 AM Referee <r@x.org> wrote") when quoted lines follow. "Starts with a
+//! date" means: a digit, or a word of at most 5 letters (a weekday such as "Mon,",
+//! "pon.,", "пн,", "ma") and then a digit; and somewhere a year (1900-2099) or a
+//! time (`10:00`, `10.00`). A line a player writes as a move (`place E,NW at C5`,
+//! `buy D4 with I`, `discard Y,I`, `pass`) has none of these shapes.
+//!
+//! # Sign-offs
+//!
+//! After the lines are read, trailing paragraphs of the player's own text that are
+//! clearly not a move are moved to `dropped`, up to three of them, last first. A
+//! paragraph qualifies only when all of this holds:
+//!
+//! * it follows a blank line (or a quote) and some of the player's text is above it;
+//! * it has at most 4 lines of at most 60 characters each;
+//! * its first line is either a known closing phrase ("Thanks!", "Thank you",
+//!   "Cheers", "Kind regards,", "Best,", "Mit freundlichen Grüßen", "Viele Grüße",
+//!   "Cordialement", "Bien à vous", "Saludos", "Un saludo", "Cordiali saluti",
+//!   "Abraços", "Met vriendelijke groet", "Med vänliga hälsningar", "Med venlig
+//!   hilsen", "Ystävällisin terveisin", "Pozdrawiam", "S pozdravem", "С уважением",
+//!   "Спасибо", "よろしくお願いします", "谢谢", "감사합니다", … in many languages),
+//!   alone or followed by at most 4 words with no digit and no `;` ("Thanks, Ann",
+//!   "Thanks for the game!"), or the sender's name (their display name, a word of it
+//!   such as the first name, or the local part of their address, optionally after a
+//!   dash);
+//! * each further line is the sender's name, a closing phrase, contact details (an
+//!   e-mail or web address, a phone number), or two or more words with none of the
+//!   marks of a move: no `;`, no letter next to a digit (a cell such as `C5`), no
+//!   word of only capitals and commas up to 5 characters (`Y,I`, `NW`), and no
+//!   lowercase first word (`place`, `discard`).
+//!
+//! Everything else stays in the move, so a turn is never shortened: a last paragraph
+//! of "Thanks" and "pass" is kept whole (and refused whole if it is not a move), and
+//! so is "Pozdrawiam," above "Kasia" when the sender's names do not include Kasia.
+//!
+//! # The result
+//!
+//! [`Incoming::move_text`] is the player's own non-blank lines joined with `\n`:
+//! nothing is ever added, every line is one the player sent. [`Incoming::dropped`]
+//! lists, in message order, the sign-off paragraphs, then the signature or tagline
+//! lines; quoted text, attributions, reply headers, and what follows an end marker
+//! are not listed (the player knows they are there).
 
 use mail_parser::decoders::html::html_to_text;
 use mail_parser::{HeaderValue, MessageParser, MimeHeaders, PartType};
 use serde::{Deserialize, Serialize};
+
+/// The longest raw message read: 4 MiB. A longer one is refused with
+/// [`IntakeError::TooLarge`] without being parsed. A move by mail is a few lines;
+/// this leaves room for replies quoting long HTML threads and small attachments.
+pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+
+/// How much of the decoded body is examined: the first 64 KiB (after an HTML body is
+/// converted to text). The move is at the top of a reply, or below a quote.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// How much of an HTML body is converted to text: the first 512 KiB. Mail clients
+/// write much more markup than text (Outlook's style sheets alone can take tens of
+/// KiB), so this is well above [`MAX_BODY_BYTES`]; converting is linear but not free.
+pub const MAX_HTML_BYTES: usize = 512 * 1024;
+
+/// How many of the player's own lines (not blank, not quoted, counting signature
+/// lines) are read: 100. A turn is a few lines.
+pub const MAX_OWN_LINES: usize = 100;
 
 /// What pbem needs from one incoming message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,17 +209,24 @@ pub struct Incoming {
     /// The player's own text is searched first, then the quoted and cut-off parts, so
     /// a token the notice carried comes back with a reply that quotes it.
     pub token: Option<String>,
-    /// The player's move: their own lines only, joined with `\n` (see the module docs).
+    /// The player's move: their own non-blank lines only, joined with `\n` (see the
+    /// module docs). Apply it whole or refuse it whole.
     pub move_text: String,
-    /// True when the move was read from an HTML part (no usable text/plain part).
-    pub body_was_html: bool,
-    /// The player's own lines left out as clearly not part of the move.
+    /// The player's own unquoted lines left out of `move_text` because they are
+    /// clearly not a move: sign-off paragraphs ("Kind regards,\nAnn"), a paragraph
+    /// that is only the sender's name, a signature below `-- `, a client's tagline
+    /// ("Sent from my iPhone"). In message order, each trimmed. Quoted text and
+    /// attributions are not listed. Tell the player about them.
     #[serde(default)]
     pub dropped: Vec<String>,
+    /// True when a limit ([`MAX_BODY_BYTES`], [`MAX_OWN_LINES`]) stopped reading
+    /// while the player's text may have gone on: `move_text` may be incomplete, so
+    /// refuse it rather than apply a part of a turn.
+    #[serde(default)]
+    pub truncated: bool,
+    /// True when the move was read from an HTML part (no usable text/plain part).
+    pub body_was_html: bool,
 }
-
-/// The largest message pbem reads.
-pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
 /// Why raw bytes could not be read as a mail message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -82,6 +234,14 @@ pub enum IntakeError {
     /// Nothing but whitespace was received.
     #[error("the message is empty; expected a mail message starting with header lines such as `From: ann@example.org`")]
     Empty,
+    /// More bytes than [`MAX_MESSAGE_BYTES`]; refused before parsing.
+    #[error("the message is {size} bytes long, more than the {limit} bytes pbem reads; send your move in a short reply without attachments")]
+    TooLarge {
+        /// The size of the raw message in bytes.
+        size: usize,
+        /// The limit, [`MAX_MESSAGE_BYTES`].
+        limit: usize,
+    },
     /// The bytes do not start with header lines at all.
     #[error("not a mail message: no header lines were found; a mail message starts with lines such as `From: ann@example.org`, then a blank line, then the body")]
     NoHeaders,
@@ -103,27 +263,37 @@ pub enum IntakeError {
 ///
 /// # Errors
 ///
-/// Returns [`IntakeError`] when the bytes are empty, have no header lines, or carry
-/// none of the header fields every mail message has (From, To, Date, Subject,
-/// Message-ID). A real message with no text at all is not an error: its
-/// `move_text` is empty.
+/// Returns [`IntakeError`] when the bytes are more than [`MAX_MESSAGE_BYTES`], are
+/// empty, have no header lines, or carry none of the header fields every mail
+/// message has (From, To, Date, Subject, Message-ID). A real message with no text
+/// at all is not an error: its `move_text` is empty.
 ///
 /// # Example
 ///
 /// ```
-/// let raw = b"From: Ann <Ann@Example.org>\r\n\
-///             Subject: Re: [pbem row-7f3a2b1c] Turn 12 (ref k3j9xq2mfa)\r\n\
-///             \r\n\
-///             place E,NW at C5\r\n\
-///             \r\n\
-///             > Your move, Ann.\r\n";
-/// let incoming = pbem::mail::intake::read_message(raw).expect("a message");
+/// let raw = "From: Ann <Ann@Example.org>\r\n\
+///            Subject: Re: [pbem row-7f3a2b1c] Turn 12 (ref k3j9xq2mfa)\r\n\
+///            \r\n\
+///            place E,NW at C5\r\n\
+///            \r\n\
+///            Thanks!\r\n\
+///            Ann\r\n\
+///            \r\n\
+///            > Your move, Ann.\r\n";
+/// let incoming = pbem::mail::intake::read_message(raw.as_bytes()).expect("a message");
 /// assert_eq!(incoming.from_address.as_deref(), Some("ann@example.org"));
 /// assert_eq!(incoming.game_tag.as_deref(), Some("row-7f3a2b1c"));
 /// assert_eq!(incoming.subject_code.as_deref(), Some("k3j9xq2mfa"));
 /// assert_eq!(incoming.move_text, "place E,NW at C5");
+/// assert_eq!(incoming.dropped, ["Thanks!", "Ann"]);
 /// ```
 pub fn read_message(raw: &[u8]) -> Result<Incoming, IntakeError> {
+    if raw.len() > MAX_MESSAGE_BYTES {
+        return Err(IntakeError::TooLarge {
+            size: raw.len(),
+            limit: MAX_MESSAGE_BYTES,
+        });
+    }
     if raw.iter().all(u8::is_ascii_whitespace) {
         return Err(IntakeError::Empty);
     }
@@ -157,8 +327,9 @@ pub fn read_message(raw: &[u8]) -> Result<Incoming, IntakeError> {
         .filter(|name| !name.is_empty());
     let subject = message.subject().unwrap_or_default().to_string();
 
-    let (body, body_was_html) = body_text(&message);
-    let extracted = extract(&body, body_was_html);
+    let body = body_text(&message);
+    let names = Names::of(from_name.as_deref(), from_address.as_deref());
+    let extracted = extract(&body.text, body.html, body.cut, &names);
 
     Ok(Incoming {
         message_id: message.message_id().and_then(clean_id),
@@ -171,24 +342,27 @@ pub fn read_message(raw: &[u8]) -> Result<Incoming, IntakeError> {
         references: ids(message.references()),
         token: extracted.token,
         move_text: extracted.move_text,
-        body_was_html,
-        dropped: Vec::new(),
+        dropped: extracted.dropped,
+        truncated: extracted.truncated,
+        body_was_html: body.html,
     })
 }
 
 /// Extracts the move from an already decoded plain-text body, with the same rules
-/// [`read_message`] applies (see the module documentation).
+/// [`read_message`] applies (see the module documentation; with no sender known, a
+/// paragraph is not recognised as the sender's name).
 ///
 /// Useful for text that did not arrive as mail, such as a forum post.
 pub fn extract_move_text(body: &str) -> String {
-    extract(body, false).move_text
+    extract(body, false, false, &Names::default()).move_text
 }
 
 /// The first line of some bytes, for an error message: lossy, control characters
 /// escaped by the `{:?}` formatting of the error, and shortened.
 fn first_line(raw: &[u8]) -> String {
     const MAX_CHARS: usize = 60;
-    let text = String::from_utf8_lossy(raw);
+    const MAX_BYTES: usize = 4096;
+    let text = String::from_utf8_lossy(&raw[..raw.len().min(MAX_BYTES)]);
     let line = text
         .lines()
         .find(|line| !line.trim().is_empty())
@@ -265,11 +439,22 @@ fn subject_code(subject: &str) -> Option<String> {
     None
 }
 
-/// The body as text, and whether it came from HTML.
+/// A decoded body: its text, whether it came from HTML, and whether it was cut at
+/// [`MAX_BODY_BYTES`].
+struct Body {
+    text: String,
+    html: bool,
+    cut: bool,
+}
+
+/// The body as text.
 ///
 /// The first text part wins; an HTML part is used when there is no text part, or
 /// when the text part is blank (some clients send an empty text/plain alternative).
-fn body_text(message: &mail_parser::Message<'_>) -> (String, bool) {
+/// Plain text is cut at [`MAX_BODY_BYTES`] before it is unflowed; HTML is cut at
+/// [`MAX_HTML_BYTES`], converted, and its text cut at [`MAX_BODY_BYTES`] by
+/// [`extract`].
+fn body_text(message: &mail_parser::Message<'_>) -> Body {
     let plain = message.text_part(0).and_then(|part| match &part.body {
         PartType::Text(text) => {
             let flowed = part.content_type().is_some_and(|ct| {
@@ -278,13 +463,19 @@ fn body_text(message: &mail_parser::Message<'_>) -> (String, bool) {
             let delsp = part.content_type().is_some_and(|ct| {
                 attribute(ct, "delsp").is_some_and(|d| d.eq_ignore_ascii_case("yes"))
             });
+            let (text, cut) = cap_text(text, MAX_BODY_BYTES);
             let text = normalize_newlines(text);
-            Some(if flowed { unflow(&text, delsp) } else { text })
+            let text = if flowed { unflow(&text, delsp) } else { text };
+            Some((text, cut))
         }
         _ => None,
     });
-    if let Some(text) = plain.filter(|text| !text.trim().is_empty()) {
-        return (text, false);
+    if let Some((text, cut)) = plain.filter(|(text, _)| !text.trim().is_empty()) {
+        return Body {
+            text,
+            html: false,
+            cut,
+        };
     }
     // With no text part, mail-parser lists the HTML part among the text bodies too,
     // so look in both places.
@@ -297,9 +488,38 @@ fn body_text(message: &mail_parser::Message<'_>) -> (String, bool) {
             _ => None,
         });
     match html {
-        Some(html) => (html_body_to_text(html), true),
-        None => (String::new(), false),
+        Some(html) => {
+            let mut end = html.len().min(MAX_HTML_BYTES);
+            while !html.is_char_boundary(end) {
+                end -= 1;
+            }
+            Body {
+                text: html_body_to_text(&html[..end]),
+                html: true,
+                cut: end < html.len(),
+            }
+        }
+        None => Body {
+            text: String::new(),
+            html: false,
+            cut: false,
+        },
     }
+}
+
+/// The first `limit` bytes of a text at most, ending at a line end: a line the limit
+/// cuts is left out. True when something was cut.
+fn cap_text(text: &str, limit: usize) -> (&str, bool) {
+    if text.len() <= limit {
+        return (text, false);
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &text[..end];
+    let end = head.rfind(['\n', '\r']).unwrap_or(0);
+    (&text[..end], true)
 }
 
 /// A Content-Type attribute by name, ignoring the case of the name.
@@ -359,8 +579,12 @@ fn unflow(text: &str, delsp: bool) -> String {
 const BLOCK_MARK: char = '\u{E000}';
 const QUOTE_OPEN_MARK: char = '\u{E001}';
 const QUOTE_CLOSE_MARK: char = '\u{E002}';
+/// Marks a `<p>` that starts a paragraph (a blank line before it): every `<p>` but
+/// Outlook's `<p class="MsoNormal">`, which Word writes for each line.
+const PARAGRAPH_MARK: char = '\u{E003}';
 
-/// Converts an HTML body to plain text lines, with blockquotes as `> ` lines.
+/// Converts an HTML body to plain text lines, with blockquotes as `> ` lines. Runs
+/// of blank lines are written as one.
 fn html_body_to_text(html: &str) -> String {
     let marked = mark_html_blocks(html);
     let text = html_to_text(&marked);
@@ -370,15 +594,19 @@ fn html_body_to_text(html: &str) -> String {
     let mut depth = 0usize;
     // A soft break ends the current line only if something is on it, so nested
     // blocks do not produce runs of blank lines; a real <br> ends a line, except
-    // the one right after a soft break already ended it (`x</p>` is one line).
+    // the one right after a soft break already ended it (`x</p>` is one line, but
+    // `x</div><div><br></div>` is a line and a blank line).
     let mut absorb_newline = false;
     let finish = |lines: &mut Vec<String>, line: &mut String, quoted: bool| {
         let content = line.trim();
-        lines.push(if quoted && !content.is_empty() {
-            format!("> {content}")
-        } else {
-            content.to_string()
-        });
+        let blank = content.is_empty();
+        if !(blank && lines.last().is_some_and(String::is_empty)) {
+            lines.push(if quoted && !blank {
+                format!("> {content}")
+            } else {
+                content.to_string()
+            });
+        }
         line.clear();
     };
     for c in text.chars() {
@@ -392,17 +620,23 @@ fn html_body_to_text(html: &str) -> String {
                 absorb_newline = false;
                 line_quoted = depth > 0;
             }
-            BLOCK_MARK | QUOTE_OPEN_MARK | QUOTE_CLOSE_MARK => {
-                if !line.trim().is_empty() {
+            BLOCK_MARK | QUOTE_OPEN_MARK | QUOTE_CLOSE_MARK | PARAGRAPH_MARK => {
+                // A block of only `&nbsp;` (`<div>&nbsp;</div>`) is a blank line.
+                if !line.trim().is_empty() || line.contains('\u{a0}') {
                     finish(&mut lines, &mut line, line_quoted);
                     absorb_newline = true;
                 } else {
                     line.clear();
+                    absorb_newline = false;
                 }
                 if c == QUOTE_OPEN_MARK {
                     depth += 1;
                 } else if c == QUOTE_CLOSE_MARK {
                     depth = depth.saturating_sub(1);
+                } else if c == PARAGRAPH_MARK && lines.last().is_some_and(|l| !l.is_empty()) {
+                    lines.push(String::new());
+                    // The `</p>` before this paragraph has already been absorbed.
+                    absorb_newline = true;
                 }
                 line_quoted = depth > 0;
             }
@@ -415,7 +649,10 @@ fn html_body_to_text(html: &str) -> String {
     lines.join("\n")
 }
 
-/// Inserts the structure markers before block-level tags (see [`BLOCK_MARK`]).
+/// Inserts the structure markers before block-level tags (see [`BLOCK_MARK`]), and
+/// keeps the line breaks of `<pre>` text (Thunderbird's signature is
+/// `<pre class="moz-signature">-- \nAnn</pre>`) as `<br>`, in one pass: each tag is
+/// read up to its name, and a `<p>` tag up to its end or the next `<`.
 fn mark_html_blocks(html: &str) -> String {
     const BLOCKS: [&str; 16] = [
         "div", "p", "li", "ul", "ol", "tr", "table", "hr", "pre", "h1", "h2", "h3", "h4", "h5",
@@ -423,41 +660,94 @@ fn mark_html_blocks(html: &str) -> String {
     ];
     let mut out = String::with_capacity(html.len() + html.len() / 16);
     let mut rest = html;
+    let mut pre_depth = 0usize;
+    let mut after_tag = false;
+    let mut copy = |out: &mut String, segment: &str, pre_depth: usize| {
+        // A segment after a tag starts with the rest of that tag, up to its `>`.
+        let text_from = if after_tag {
+            segment.find('>').map_or(segment.len(), |k| k + 1)
+        } else {
+            0
+        };
+        after_tag = true;
+        out.push_str(&segment[..text_from]);
+        if pre_depth > 0 {
+            out.push_str(&segment[text_from..].replace('\n', "<br>"));
+        } else {
+            out.push_str(&segment[text_from..]);
+        }
+    };
     while let Some(pos) = rest.find('<') {
-        out.push_str(&rest[..pos]);
+        copy(&mut out, &rest[..pos], pre_depth);
         let tag = &rest[pos + 1..];
         let closing = tag.starts_with('/');
         let name: String = tag
             .trim_start_matches('/')
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric())
+            // Tag names are short; a long run of letters is not one worth reading.
+            .take(16)
             .collect::<String>()
             .to_ascii_lowercase();
         // The markers are written as HTML numeric references, which html_to_text
         // decodes back to the characters; written raw, they could be glued to
         // the neighbouring word's token and lose the surrounding space.
-        if name == "blockquote" {
-            let mark = if closing {
-                QUOTE_CLOSE_MARK
+        let mark = match name.as_str() {
+            "blockquote" if closing => Some(QUOTE_CLOSE_MARK),
+            "blockquote" => Some(QUOTE_OPEN_MARK),
+            "p" if !closing => {
+                let end = tag.find(['>', '<']).unwrap_or(tag.len());
+                let word = tag[..end].to_ascii_lowercase().contains("msonormal");
+                Some(if word { BLOCK_MARK } else { PARAGRAPH_MARK })
+            }
+            name if BLOCKS.contains(&name) => Some(BLOCK_MARK),
+            _ => None,
+        };
+        if name == "pre" {
+            pre_depth = if closing {
+                pre_depth.saturating_sub(1)
             } else {
-                QUOTE_OPEN_MARK
+                pre_depth + 1
             };
+        }
+        if let Some(mark) = mark {
             out.push_str(&format!(" &#{}; ", u32::from(mark)));
-        } else if BLOCKS.contains(&name.as_str()) {
-            out.push_str(&format!(" &#{}; ", u32::from(BLOCK_MARK)));
         }
         out.push('<');
         rest = tag;
     }
-    out.push_str(rest);
+    copy(&mut out, rest, pre_depth);
     out
 }
 
 /// The result of reading a decoded body.
 struct Extracted {
     move_text: String,
+    dropped: Vec<String>,
     token: Option<String>,
+    truncated: bool,
 }
+
+/// How many non-blank lines of a signature (below `-- ` or a tagline) are listed.
+const MAX_SIGNATURE_LINES: usize = 10;
+/// How many trailing sign-off paragraphs may be dropped.
+const MAX_SIGN_OFF_PARAGRAPHS: usize = 3;
+/// The most lines a sign-off paragraph has.
+const MAX_SIGN_OFF_LINES: usize = 4;
+/// The longest line of a sign-off paragraph, in characters.
+const MAX_SIGN_OFF_CHARS: usize = 60;
+/// The longest attribution, in characters (Gmail's with a long name and address).
+const MAX_ATTRIBUTION_CHARS: usize = 300;
+/// How many lines one attribution may be wrapped over.
+const MAX_ATTRIBUTION_LINES: usize = 3;
+/// How many blank lines may separate an attribution from the quote below it.
+const QUOTE_LOOKAHEAD: usize = 5;
+/// How many lines a reply header block spans at most.
+const HEADER_WINDOW: usize = 8;
+/// How many lines after a separator line are looked at for a reply header.
+const SEPARATOR_LOOKAHEAD: usize = 3;
+/// The longest client tagline, in characters, a trailing link aside.
+const MAX_TAGLINE_CHARS: usize = 60;
 
 /// Cleans one line: invisible characters HTML mail introduces are removed or made
 /// plain spaces, and trailing whitespace is trimmed. HTML lines also lose their
@@ -482,40 +772,99 @@ fn clean_line(line: &str, from_html: bool) -> String {
     }
 }
 
-fn extract(body: &str, from_html: bool) -> Extracted {
+/// One of the player's own lines, and whether a paragraph break (a blank line or a
+/// quote) separates it from the own line before it.
+struct OwnLine {
+    text: String,
+    new_paragraph: bool,
+}
+
+/// Reads a decoded body by the rules of the module documentation, in one pass over
+/// its lines with a bounded look-ahead at each.
+fn extract(body: &str, from_html: bool, already_cut: bool, names: &Names) -> Extracted {
+    let (body, cut_here) = cap_text(body, MAX_BODY_BYTES);
+    let body_cut = already_cut || cut_here;
     let lines: Vec<String> = normalize_newlines(body)
         .split('\n')
         .map(|line| clean_line(line, from_html))
         .collect();
 
-    let mut kept: Vec<&str> = Vec::new();
+    let mut own: Vec<OwnLine> = Vec::new();
+    let mut signature: Vec<String> = Vec::new();
     let mut token = None;
+    let mut new_paragraph = false;
+    // Whether something ended the player's text before the end of what was read.
+    let mut ended = false;
+    let mut truncated = false;
+    let mut last_was_quote = false;
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i].as_str();
         let trimmed = line.trim();
-        if is_signature(line) || is_end_marker(trimmed) || starts_reply_block(&lines, i) {
-            break;
-        }
-        if let Some(len) = attribution_len(&lines, i) {
-            if kept.iter().any(|l| !l.trim().is_empty()) {
-                break;
-            }
-            i += len;
-            continue;
-        }
-        if is_quoted(line) {
+        if trimmed.is_empty() {
+            new_paragraph = true;
             i += 1;
             continue;
         }
+        if is_quoted(line) {
+            new_paragraph = true;
+            last_was_quote = true;
+            i += 1;
+            continue;
+        }
+        last_was_quote = false;
         if let Some(code) = token_line(trimmed) {
             token = token.or(code);
             i += 1;
             continue;
         }
-        kept.push(line);
+        if is_end_marker(trimmed) || starts_reply_block(&lines, i) {
+            ended = true;
+            break;
+        }
+        if trimmed == "--" || is_client_tagline(trimmed) {
+            let from = if trimmed == "--" { i + 1 } else { i };
+            signature = signature_block(&lines, from);
+            ended = true;
+            break;
+        }
+        if let Some(len) = attribution_at(&lines, i) {
+            if !own.is_empty() && !quote_follows(&lines, i + len) {
+                ended = true;
+                break;
+            }
+            new_paragraph = true;
+            i += len;
+            continue;
+        }
+        if is_separator_rule(trimmed)
+            && next_non_blank(&lines, i + 1, SEPARATOR_LOOKAHEAD)
+                .is_some_and(|next| attribution_at(&lines, next).is_some())
+        {
+            i += 1;
+            continue;
+        }
+        if own.len() == MAX_OWN_LINES {
+            truncated = true;
+            ended = true;
+            break;
+        }
+        own.push(OwnLine {
+            text: line.to_string(),
+            new_paragraph: new_paragraph && !own.is_empty(),
+        });
+        new_paragraph = false;
         i += 1;
     }
+    // A body cut inside the quote below the player's text lost only more quote.
+    let cut_in_trailing_quote = last_was_quote && !own.is_empty();
+    if body_cut && !ended && !cut_in_trailing_quote {
+        truncated = true;
+    }
+
+    let mut dropped = sign_offs(&mut own, names);
+    dropped.append(&mut signature);
+
     // A token quoted from the notice, or below a cut, still identifies the reply.
     let token = token.or_else(|| {
         lines
@@ -524,42 +873,405 @@ fn extract(body: &str, from_html: bool) -> Extracted {
             .flatten()
     });
 
-    let start = kept
+    let move_text = own
         .iter()
-        .position(|l| !l.is_empty())
-        .unwrap_or(kept.len());
-    let end = kept
-        .iter()
-        .rposition(|l| !l.is_empty())
-        .map_or(start, |e| e + 1);
+        .map(|line| line.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
     Extracted {
-        move_text: kept[start..end].join("\n"),
+        move_text,
+        dropped,
         token,
+        truncated,
     }
 }
 
-/// A signature separator: exactly `-- ` or `--` (trailing space already trimmed),
-/// or the tagline a mobile or webmail client appends without one ("Sent from my
-/// iPhone"), which would otherwise end up in nearly every reply from a phone.
-fn is_signature(line: &str) -> bool {
-    line == "--" || is_client_tagline(line.trim())
+/// The signature lines from `start`: non-blank lines up to a quote, an attribution
+/// or a reply header, at most [`MAX_SIGNATURE_LINES`], each trimmed.
+fn signature_block(lines: &[String], start: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate().skip(start) {
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        if is_quoted(line)
+            || out.len() == MAX_SIGNATURE_LINES
+            || starts_reply_block(lines, i)
+            || attribution_at(lines, i).is_some()
+        {
+            break;
+        }
+        if token_line(trimmed).is_none() {
+            out.push(trimmed.to_string());
+        }
+    }
+    out
 }
 
-fn is_client_tagline(trimmed: &str) -> bool {
-    const MAX_LEN: usize = 60;
-    const PREFIXES: [&str; 10] = [
-        "Sent from my ",
-        "Sent from Outlook",
-        "Get Outlook for ",
-        "Sent from Mail for Windows",
-        "Sent from Yahoo Mail",
-        "Sent via ",
-        "Von meinem ",
-        "Envoyé de mon ",
-        "Enviado desde mi ",
-        "Inviato da ",
-    ];
-    trimmed.chars().count() <= MAX_LEN && PREFIXES.iter().any(|p| trimmed.starts_with(p))
+/// Removes the trailing sign-off paragraphs from the player's lines (see the module
+/// documentation) and returns them, in message order, each line trimmed.
+fn sign_offs(own: &mut Vec<OwnLine>, names: &Names) -> Vec<String> {
+    let mut dropped: Vec<String> = Vec::new();
+    for _ in 0..MAX_SIGN_OFF_PARAGRAPHS {
+        let len = own.len();
+        // The last paragraph starts at the last line after a break; only the last
+        // few lines are looked at, so this is constant work.
+        let Some(start) = (len.saturating_sub(MAX_SIGN_OFF_LINES)..len)
+            .rev()
+            .find(|&k| own[k].new_paragraph)
+        else {
+            break;
+        };
+        if !is_sign_off(&own[start..], names) {
+            break;
+        }
+        let mut paragraph: Vec<String> = own
+            .drain(start..)
+            .map(|line| line.text.trim().to_string())
+            .collect();
+        paragraph.append(&mut dropped);
+        dropped = paragraph;
+    }
+    dropped
+}
+
+fn is_sign_off(paragraph: &[OwnLine], names: &Names) -> bool {
+    let Some((first, rest)) = paragraph.split_first() else {
+        return false;
+    };
+    if paragraph.len() > MAX_SIGN_OFF_LINES
+        || paragraph
+            .iter()
+            .any(|line| line.text.trim().chars().count() > MAX_SIGN_OFF_CHARS)
+    {
+        return false;
+    }
+    let first = first.text.trim();
+    (is_closing_line(first) || names.is_name_line(first))
+        && rest.iter().all(|line| {
+            let line = line.text.trim();
+            names.is_name_line(line)
+                || is_closing_line(line)
+                || is_contact_line(line)
+                || is_plain_words(line)
+        })
+}
+
+/// Closing phrases, lowercased, as a sign-off paragraph starts with them.
+const CLOSING_PHRASES: &[&str] = &[
+    // English
+    "thanks",
+    "thank you",
+    "thanks a lot",
+    "many thanks",
+    "thx",
+    "cheers",
+    "regards",
+    "kind regards",
+    "best regards",
+    "warm regards",
+    "warmest regards",
+    "kindest regards",
+    "best wishes",
+    "all the best",
+    "best",
+    "sincerely",
+    "yours",
+    "yours sincerely",
+    "yours truly",
+    "take care",
+    "bye",
+    "see you",
+    "good luck",
+    "have fun",
+    "greetings",
+    "talk soon",
+    // German
+    "danke",
+    "vielen dank",
+    "danke schön",
+    "dankeschön",
+    "mit freundlichen grüßen",
+    "mit freundlichen grüssen",
+    "freundliche grüße",
+    "freundliche grüsse",
+    "viele grüße",
+    "viele grüsse",
+    "liebe grüße",
+    "liebe grüsse",
+    "beste grüße",
+    "beste grüsse",
+    "schöne grüße",
+    "schöne grüsse",
+    "herzliche grüße",
+    "herzliche grüsse",
+    "grüße",
+    "grüsse",
+    "gruß",
+    "gruss",
+    "mfg",
+    "lg",
+    "vg",
+    "bis bald",
+    "tschüss",
+    "ciao",
+    // French
+    "merci",
+    "merci beaucoup",
+    "cordialement",
+    "bien cordialement",
+    "bien à vous",
+    "amicalement",
+    "amitiés",
+    "bises",
+    "bonne journée",
+    "bonne soirée",
+    "à bientôt",
+    "salutations",
+    "sincères salutations",
+    // Spanish
+    "gracias",
+    "muchas gracias",
+    "saludos",
+    "un saludo",
+    "saludos cordiales",
+    "atentamente",
+    "un abrazo",
+    "abrazos",
+    "hasta luego",
+    // Italian
+    "grazie",
+    "grazie mille",
+    "saluti",
+    "cordiali saluti",
+    "distinti saluti",
+    "un saluto",
+    "a presto",
+    // Portuguese
+    "obrigado",
+    "obrigada",
+    "abraço",
+    "abraços",
+    "atenciosamente",
+    "cumprimentos",
+    "saudações",
+    "até logo",
+    "beijos",
+    // Dutch
+    "bedankt",
+    "dank je",
+    "dank je wel",
+    "dank u",
+    "dank u wel",
+    "groeten",
+    "groetjes",
+    "met vriendelijke groet",
+    "met vriendelijke groeten",
+    "vriendelijke groet",
+    "vriendelijke groeten",
+    "mvg",
+    "tot ziens",
+    // Swedish, Danish, Norwegian
+    "tack",
+    "tack så mycket",
+    "hälsningar",
+    "med vänliga hälsningar",
+    "vänliga hälsningar",
+    "vänlig hälsning",
+    "mvh",
+    "ha det bra",
+    "tak",
+    "mange tak",
+    "takk",
+    "tusen takk",
+    "hilsen",
+    "venlig hilsen",
+    "med venlig hilsen",
+    "vennlig hilsen",
+    "med vennlig hilsen",
+    "kærlig hilsen",
+    // Finnish
+    "kiitos",
+    "terveisin",
+    "ystävällisin terveisin",
+    "parhain terveisin",
+    // Polish
+    "dzięki",
+    "dziękuję",
+    "pozdrawiam",
+    "pozdrowienia",
+    "serdecznie pozdrawiam",
+    "z poważaniem",
+    // Czech
+    "díky",
+    "děkuji",
+    "s pozdravem",
+    "zdravím",
+    // Russian, Ukrainian
+    "спасибо",
+    "с уважением",
+    "всего доброго",
+    "всего хорошего",
+    "удачи",
+    "пока",
+    "дякую",
+    "з повагою",
+    // Hungarian, Turkish, Greek
+    "köszönöm",
+    "üdvözlettel",
+    "teşekkürler",
+    "saygılarımla",
+    "ευχαριστώ",
+    "φιλικά",
+    // Japanese, Chinese, Korean
+    "よろしくお願いします",
+    "よろしくお願いいたします",
+    "よろしくお願い致します",
+    "ありがとうございます",
+    "ありがとう",
+    "以上",
+    "谢谢",
+    "謝謝",
+    "此致",
+    "祝好",
+    "감사합니다",
+];
+
+/// Lowercased, with leading dashes and tildes and trailing punctuation, emoji and
+/// spaces removed, and inner whitespace collapsed: `— Ann :)` is `ann`.
+fn normalize_phrase(line: &str) -> String {
+    let line = line.trim_start_matches(['-', '–', '—', '~', '*', ' ']);
+    let line = line.trim_end_matches(|c: char| !c.is_alphanumeric());
+    line.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// A known closing phrase, alone or followed by a few words with no digit and no `;`.
+fn is_closing_line(line: &str) -> bool {
+    if line.chars().count() > MAX_SIGN_OFF_CHARS {
+        return false;
+    }
+    let normalized = normalize_phrase(line);
+    CLOSING_PHRASES.iter().any(|phrase| {
+        let Some(rest) = normalized.strip_prefix(phrase) else {
+            return false;
+        };
+        if rest.is_empty() {
+            return true;
+        }
+        // "thanksgiving" is not "thanks".
+        if rest.starts_with(char::is_alphanumeric) {
+            return false;
+        }
+        !rest.contains(';')
+            && !rest.chars().any(|c| c.is_ascii_digit())
+            && rest.split_whitespace().count() <= 4
+    })
+}
+
+/// An e-mail or web address, or a phone number.
+fn is_contact_line(line: &str) -> bool {
+    if has_address(line) || line.contains("://") || line.to_lowercase().starts_with("www.") {
+        return true;
+    }
+    let digits = line.chars().filter(char::is_ascii_digit).count();
+    let letters = line.chars().filter(|c| c.is_alphabetic()).count();
+    digits >= 6 && letters <= 10 && !line.contains(';') && !has_cell_word(line)
+}
+
+/// Two or more words with none of the marks of a move (see the module docs).
+fn is_plain_words(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let Some(first) = words.first() else {
+        return false;
+    };
+    let lowercase_first = first.chars().all(|c| c.is_ascii_lowercase());
+    let short_capitals = words.iter().any(|word| {
+        let word = word.trim_matches(|c: char| !c.is_alphanumeric());
+        !word.is_empty()
+            && word.chars().count() <= 5
+            && word.chars().all(|c| c.is_ascii_uppercase() || c == ',')
+    });
+    words.len() >= 2
+        && !line.contains(';')
+        && !has_cell_word(line)
+        && !lowercase_first
+        && !short_capitals
+}
+
+/// True when a letter and a digit touch (`C5`, `e9`, `4D`): how board cells look.
+fn has_cell_word(line: &str) -> bool {
+    let mut previous: Option<char> = None;
+    line.chars().any(|c| {
+        let touch = previous.is_some_and(|p| {
+            (p.is_ascii_alphabetic() && c.is_ascii_digit())
+                || (p.is_ascii_digit() && c.is_ascii_alphabetic())
+        });
+        previous = Some(c);
+        touch
+    })
+}
+
+/// The sender's names, lowercased: the display name, its words, and the local part
+/// of the address and its words (each word at least 2 characters).
+#[derive(Debug, Default)]
+struct Names {
+    full: Option<String>,
+    words: Vec<String>,
+}
+
+impl Names {
+    fn of(display_name: Option<&str>, address: Option<&str>) -> Names {
+        let mut names = Names::default();
+        let mut add = |word: &str| {
+            let word = word
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            if word.chars().count() >= 2
+                && word.chars().any(char::is_alphabetic)
+                && !names.words.contains(&word)
+            {
+                names.words.push(word);
+            }
+        };
+        if let Some(name) = display_name {
+            name.split(|c: char| c.is_whitespace() || matches!(c, ',' | '"' | '(' | ')'))
+                .for_each(&mut add);
+        }
+        if let Some(local) = address.and_then(|a| a.split('@').next()) {
+            add(local);
+            local.split(['.', '_', '-', '+']).for_each(&mut add);
+        }
+        names.full = display_name
+            .map(normalize_phrase)
+            .filter(|full| !full.is_empty());
+        names
+    }
+
+    /// A line that is only the sender's name (or some of its words), optionally after
+    /// a dash or tilde: `Ann`, `Ann Archer`, `- Ann`, `~ann`.
+    fn is_name_line(&self, line: &str) -> bool {
+        if line.chars().count() > MAX_SIGN_OFF_CHARS {
+            return false;
+        }
+        let normalized = normalize_phrase(line);
+        if normalized.is_empty() {
+            return false;
+        }
+        if self.full.as_deref() == Some(normalized.as_str()) {
+            return true;
+        }
+        let words: Vec<&str> = normalized
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|w| !w.is_empty())
+            .collect();
+        !words.is_empty()
+            && words.len() <= 4
+            && words.iter().all(|w| self.words.iter().any(|n| n == w))
+    }
 }
 
 fn is_end_marker(trimmed: &str) -> bool {
@@ -572,11 +1284,21 @@ fn is_quoted(line: &str) -> bool {
     line.trim_start().starts_with('>')
 }
 
+/// The index of the first non-blank line among `lines[from..from + within]`.
+fn next_non_blank(lines: &[String], from: usize, within: usize) -> Option<usize> {
+    (from..lines.len().min(from + within)).find(|&j| !lines[j].trim().is_empty())
+}
+
+/// True when the first non-blank line from `from` (within a few) is quoted.
+fn quote_follows(lines: &[String], from: usize) -> bool {
+    next_non_blank(lines, from, QUOTE_LOOKAHEAD).is_some_and(|j| is_quoted(&lines[j]))
+}
+
 /// `Some(code)` for a `pbem-token:` line (`Some(None)` when its code is missing or
 /// malformed: the line is still not part of the move), `None` for other lines.
 fn token_line(trimmed: &str) -> Option<Option<String>> {
-    let lower = trimmed.to_ascii_lowercase();
-    let rest = lower.strip_prefix("pbem")?.trim_start();
+    let head: String = trimmed.chars().take(32).collect::<String>().to_lowercase();
+    let rest = head.strip_prefix("pbem")?.trim_start();
     let rest = rest.strip_prefix('-').unwrap_or(rest).trim_start();
     let rest = rest.strip_prefix("token")?.trim_start();
     rest.strip_prefix(':')?;
@@ -586,28 +1308,173 @@ fn token_line(trimmed: &str) -> Option<Option<String>> {
     Some(is_code(code).then(|| code.to_string()))
 }
 
-/// Header labels of reply blocks, in the languages Outlook is most used in.
-const FROM_LABELS: [&str; 9] = ["from", "von", "de", "från", "fra", "van", "da", "od", "от"];
-const SENT_LABELS: [&str; 14] = [
+/// A client's tagline: "Sent from my iPhone", "Get Outlook for Android<https://…>".
+fn is_client_tagline(trimmed: &str) -> bool {
+    /// Lowercased beginnings of taglines, in many languages.
+    const PREFIXES: &[&str] = &[
+        "sent from my ",
+        "sent from outlook",
+        "sent from mail for ",
+        "sent from yahoo mail",
+        "sent from samsung",
+        "sent from proton",
+        "sent with proton",
+        "sent from the ",
+        "sent from gmail",
+        "sent from aol",
+        "sent via ",
+        "sent using ",
+        "get outlook for ",
+        "von meinem ",
+        "gesendet von ",
+        "gesendet vom ",
+        "gesendet mit ",
+        "envoyé de mon ",
+        "envoyé depuis ",
+        "envoyé à partir de ",
+        "envoyé avec ",
+        "télécharger outlook pour ",
+        "enviado desde ",
+        "enviado de mi ",
+        "enviado de meu ",
+        "enviado do meu ",
+        "enviado a partir do ",
+        "obtener outlook para ",
+        "inviato da ",
+        "inviato dal mio ",
+        "scarica outlook per ",
+        "отправлено с ",
+        "отправлено из ",
+        "wysłane z ",
+        "wysłano z ",
+        "lähetetty ",
+        "skickat från ",
+        "sendt fra ",
+        "verzonden vanaf ",
+        "verzonden vanuit ",
+        "verzonden met ",
+        "verstuurd vanaf ",
+        "odesláno z ",
+        "odoslané z ",
+        "στάλθηκε από ",
+        "trimis de pe ",
+        "发自我的",
+        "从我的",
+        "來自我的",
+    ];
+    /// Lowercased endings of taglines that put the client first.
+    const SUFFIXES: &[&str] = &["から送信", "에서 보냄", "dan gönderildi"];
+    // Outlook's mobile apps append a link: "Get Outlook for iOS<https://aka.ms/o0ukef>".
+    let text = match trimmed.find("<http") {
+        Some(pos) if trimmed.ends_with('>') => trimmed[..pos].trim_end(),
+        _ => trimmed,
+    };
+    if text.chars().count() > MAX_TAGLINE_CHARS {
+        return false;
+    }
+    let lower = text.to_lowercase();
+    PREFIXES.iter().any(|p| lower.starts_with(p)) || SUFFIXES.iter().any(|s| lower.ends_with(s))
+}
+
+/// The kind of a reply header line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Header {
+    From,
+    Date,
+    To,
+    Subject,
+}
+
+/// Header labels of reply blocks, lowercased, in the languages mail clients use.
+const FROM_LABELS: &[&str] = &[
+    "from",
+    "von",
+    "de",
+    "da",
+    "van",
+    "fra",
+    "från",
+    "od",
+    "от",
+    "lähettäjä",
+    "feladó",
+    "kimden",
+    "absender",
+    "afzender",
+    "remitente",
+    "mittente",
+    "expéditeur",
+    "差出人",
+    "发件人",
+    "寄件者",
+    "보낸 사람",
+];
+const DATE_LABELS: &[&str] = &[
     "sent",
     "date",
     "gesendet",
     "datum",
     "envoyé",
+    "envoyé le",
+    "date d'envoi",
     "skickat",
     "sendt",
+    "dato",
     "verzonden",
+    "verstuurd",
     "enviado",
     "enviada",
+    "enviado el",
+    "enviado em",
+    "enviada em",
+    "fecha",
     "inviato",
     "data",
-    "fecha",
     "wysłano",
+    "wysłane",
+    "data wysłania",
+    "отправлено",
+    "дата",
+    "odesláno",
+    "lähetetty",
+    "päivämäärä",
+    "elküldve",
+    "dátum",
+    "gönderildi",
+    "tarih",
+    "送信日時",
+    "日付",
+    "发送时间",
+    "日期",
+    "傳送時間",
+    "날짜",
+    "보낸 날짜",
 ];
-const SUBJECT_LABELS: [&str; 10] = [
+const TO_LABELS: &[&str] = &[
+    "to",
+    "an",
+    "à",
+    "a",
+    "til",
+    "till",
+    "aan",
+    "para",
+    "per",
+    "do",
+    "кому",
+    "komu",
+    "vastaanottaja",
+    "címzett",
+    "kime",
+    "宛先",
+    "收件人",
+    "받는 사람",
+];
+const SUBJECT_LABELS: &[&str] = &[
     "subject",
     "betreff",
     "objet",
+    "sujet",
     "ämne",
     "emne",
     "onderwerp",
@@ -615,115 +1482,401 @@ const SUBJECT_LABELS: [&str; 10] = [
     "assunto",
     "oggetto",
     "temat",
+    "тема",
+    "předmět",
+    "aihe",
+    "tárgy",
+    "konu",
+    "件名",
+    "主题",
+    "主旨",
+    "제목",
 ];
 
-/// The header label a line starts with (`From:`, `*Sent:*`, `Objet :`), lowercased.
+/// The header label a line starts with (`From:`, `*Sent:*`, `Objet :`, `Envoyé le :`,
+/// `件名：`), lowercased: at most 3 words and 24 characters before the colon.
 fn label(trimmed: &str) -> Option<String> {
     let line = trimmed.trim_start_matches('*');
-    let colon = line.find(':')?;
-    let name = line[..colon].trim_end().trim_end_matches('*').trim_end();
-    if name.is_empty() || name.chars().count() > 12 || name.contains(' ') {
+    let colon = line.find([':', '：'])?;
+    let name = line[..colon].trim_end().trim_end_matches('*').trim();
+    if name.is_empty() || name.chars().count() > 24 || name.split_whitespace().count() > 3 {
         return None;
     }
     Some(name.to_lowercase())
 }
 
-/// True when line `i` starts a reply block: a `From:` line with a `Sent:`/`Date:`
-/// and a `Subject:` line among the next few, an "Original Message" or "Forwarded
-/// message" rule, or an underscore rule right before such a `From:` line.
+fn header_kind(trimmed: &str) -> Option<Header> {
+    let label = label(trimmed)?;
+    let label = label.as_str();
+    if FROM_LABELS.contains(&label) {
+        Some(Header::From)
+    } else if DATE_LABELS.contains(&label) {
+        Some(Header::Date)
+    } else if TO_LABELS.contains(&label) {
+        Some(Header::To)
+    } else if SUBJECT_LABELS.contains(&label) {
+        Some(Header::Subject)
+    } else {
+        None
+    }
+}
+
+/// True when line `i` starts a reply block: a titled rule ("Original Message"), a
+/// forward introduction, a header block, or a separator line right above one of
+/// these.
 fn starts_reply_block(lines: &[String], i: usize) -> bool {
     let trimmed = lines[i].trim();
-    if is_original_message_rule(trimmed) {
+    if is_original_message_rule(trimmed) || is_forward_intro(trimmed) {
         return true;
     }
-    if trimmed.len() >= 10 && trimmed.chars().all(|c| c == '_') {
-        return lines
-            .iter()
-            .enumerate()
-            .skip(i + 1)
-            .find(|(_, l)| !l.trim().is_empty())
-            .is_some_and(|(next, _)| is_header_block(lines, next));
+    if is_separator_rule(trimmed) {
+        return next_non_blank(lines, i + 1, SEPARATOR_LOOKAHEAD).is_some_and(|next| {
+            is_header_block(lines, next) || is_original_message_rule(lines[next].trim())
+        });
     }
     is_header_block(lines, i)
 }
 
+/// A `From:`, `Date:` or `Subject:` line with, within [`HEADER_WINDOW`] lines (no
+/// quoted line between), a From, a Subject, and a Date or To line.
 fn is_header_block(lines: &[String], i: usize) -> bool {
-    const WINDOW: usize = 6;
-    let is = |line: &str, labels: &[&str]| {
-        label(line.trim()).is_some_and(|l| labels.contains(&l.as_str()))
-    };
-    if !is(&lines[i], &FROM_LABELS) {
+    if !matches!(
+        header_kind(lines[i].trim()),
+        Some(Header::From | Header::Date | Header::Subject)
+    ) {
         return false;
     }
-    let next = &lines[i + 1..lines.len().min(i + 1 + WINDOW)];
-    next.iter().any(|l| is(l, &SENT_LABELS)) && next.iter().any(|l| is(l, &SUBJECT_LABELS))
+    let (mut from, mut date, mut to, mut subject) = (false, false, false, false);
+    for line in lines.iter().skip(i).take(HEADER_WINDOW) {
+        if is_quoted(line) {
+            break;
+        }
+        match header_kind(line.trim()) {
+            Some(Header::From) => from = true,
+            Some(Header::Date) => date = true,
+            Some(Header::To) => to = true,
+            Some(Header::Subject) => subject = true,
+            None => {}
+        }
+    }
+    from && subject && (date || to)
 }
 
-/// "-----Original Message-----", "---------- Forwarded message ---------" and the
-/// German and French forms.
+/// Five or more of the same `_`, `-`, `=` (or a box-drawing or em dash): a line
+/// clients draw above a reply header.
+fn is_separator_rule(trimmed: &str) -> bool {
+    let mut chars = trimmed.chars();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    matches!(first, '_' | '-' | '=' | '—' | '─')
+        && trimmed.chars().count() >= 5
+        && chars.all(|c| c == first)
+}
+
+/// A rule with a title: "-----Original Message-----", "---------- Forwarded message
+/// ---------", and the same in other languages.
 fn is_original_message_rule(trimmed: &str) -> bool {
-    const TITLES: [&str; 6] = [
+    const TITLES: &[&str] = &[
         "original message",
         "forwarded message",
+        "reply message",
         "ursprüngliche nachricht",
+        "original-nachricht",
+        "originalnachricht",
         "weitergeleitete nachricht",
         "message d'origine",
+        "message original",
         "message transféré",
+        "mensaje original",
+        "mensaje reenviado",
+        "messaggio originale",
+        "messaggio inoltrato",
+        "mensagem original",
+        "mensagem encaminhada",
+        "oorspronkelijk bericht",
+        "origineel bericht",
+        "doorgestuurd bericht",
+        "ursprungligt meddelande",
+        "vidarebefordrat meddelande",
+        "oprindelig besked",
+        "oprindelig meddelelse",
+        "videresendt besked",
+        "videresendt meddelelse",
+        "opprinnelig melding",
+        "videresendt melding",
+        "alkuperäinen viesti",
+        "välitetty viesti",
+        "wiadomość oryginalna",
+        "oryginalna wiadomość",
+        "przekazana wiadomość",
+        "původní zpráva",
+        "původní e-mail",
+        "přeposlaná zpráva",
+        "исходное сообщение",
+        "пересылаемое сообщение",
+        "оригинальное сообщение",
+        "eredeti üzenet",
+        "orijinal ileti",
+        "αρχικό μήνυμα",
+        "原始邮件",
+        "原始郵件",
+        "転送されたメッセージ",
+        "元のメッセージ",
+        "원본 메시지",
     ];
-    let inner = trimmed.trim_matches(|c: char| c == '-' || c.is_whitespace());
-    trimmed.starts_with("---")
-        && trimmed.ends_with("---")
-        && TITLES.contains(&inner.to_lowercase().as_str())
+    let is_rule_char = |c: char| matches!(c, '-' | '=' | '_' | '—' | '–' | '─' | '*');
+    let lead = trimmed
+        .chars()
+        .take_while(|&c| is_rule_char(c) || c.is_whitespace())
+        .filter(|&c| is_rule_char(c))
+        .count();
+    if lead < 2 || trimmed.chars().count() > 80 {
+        return false;
+    }
+    let inner = trimmed
+        .trim_matches(|c: char| is_rule_char(c) || c.is_whitespace())
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    TITLES.contains(&inner.as_str())
 }
 
-/// How many lines (1 or 2) the attribution starting at line `i` takes, if any.
-fn attribution_len(lines: &[String], i: usize) -> Option<usize> {
-    let first = lines[i].trim();
-    if is_attribution(first) {
-        return Some(1);
+/// Apple Mail's and others' introduction of a forwarded message.
+fn is_forward_intro(trimmed: &str) -> bool {
+    const INTROS: &[&str] = &[
+        "begin forwarded message:",
+        "anfang der weitergeleiteten nachricht:",
+        "début du message réexpédié:",
+        "début du message transféré:",
+        "inicio del mensaje reenviado:",
+        "inizio messaggio inoltrato:",
+        "início da mensagem reencaminhada:",
+        "begin doorgestuurd bericht:",
+        "vidarebefordrat mejl:",
+    ];
+    if trimmed.chars().count() > 50 {
+        return false;
     }
-    // Clients wrap long attributions (Gmail at about 78 columns), so the verb and
-    // colon may be on the next line.
-    let next = lines.get(i + 1)?.trim();
-    if next.is_empty() || is_quoted(next) {
+    let lower = trimmed.to_lowercase().replace(" :", ":");
+    INTROS.contains(&lower.as_str())
+}
+
+/// Openings of attributions that start with a word rather than a date.
+const OPENINGS: &[&str] = &[
+    "On ",
+    "Le ",
+    "Am ",
+    "El ",
+    "Il ",
+    "In data ",
+    "Em ",
+    "Op ",
+    "Den ",
+    "På ",
+    "W dniu ",
+    "Dnia ",
+    "Dne ",
+    "Στις ",
+    "在",
+];
+
+/// The "wrote" verbs of attributions, lowercased.
+const VERBS: &[&str] = &[
+    "wrote",
+    "writes",
+    "schrieb",
+    "écrit",
+    "escribió",
+    "scritto",
+    "schreef",
+    "skrev",
+    "escreveu",
+    "napisał",
+    "pisze",
+    "napsal",
+    "kirjoitti",
+    "пишет",
+    "написал",
+    "писал",
+    "написав",
+    "пише",
+    "写道",
+    "寫道",
+    "書きました",
+    "のメッセージ",
+    "のメール",
+    "작성",
+    "írta",
+    "yazdı",
+    "έγραψε",
+    "a scris",
+    "napisao",
+    "napisal",
+    "kirjutas",
+];
+
+/// How many lines (1 to [`MAX_ATTRIBUTION_LINES`]) the attribution starting at line
+/// `i` takes, if one does.
+///
+/// Clients wrap long attributions (Gmail at about 78 columns), so the address, the
+/// verb and the colon may be on the next lines. A line is joined with the next ones
+/// only when it starts like an attribution (an opening word, a date, an e-mail
+/// address, or a `<` at its end where the address was wrapped), never with a line
+/// that starts one of its own or has a board cell in it (`C5`), and the joined text
+/// must be an attribution by its own words (a verb, or an address and a date), not
+/// merely by a quote below it.
+fn attribution_at(lines: &[String], i: usize) -> Option<usize> {
+    let first = lines[i].trim();
+    if first.len() > MAX_ATTRIBUTION_CHARS * 4 {
         return None;
     }
-    is_attribution(&format!("{first} {next}")).then_some(2)
+    if is_attribution(first, quote_follows(lines, i + 1)) {
+        return Some(1);
+    }
+    let wrapped_start =
+        starts_like_attribution(first) || has_address(first) || first.ends_with('<');
+    if ends_with_colon(first) || !wrapped_start {
+        return None;
+    }
+    let mut joined = first.to_string();
+    for k in 1..MAX_ATTRIBUTION_LINES {
+        let next = lines.get(i + k)?.trim();
+        if next.is_empty()
+            || is_quoted(next)
+            || starts_own_attribution(next)
+            || has_cell_word(next)
+            || joined.len() + next.len() > MAX_ATTRIBUTION_CHARS * 4
+        {
+            return None;
+        }
+        joined.push(' ');
+        joined.push_str(next);
+        let by_its_words = if ends_with_colon(next) {
+            is_attribution(&joined, false)
+        } else {
+            is_attribution(&joined, quote_follows(lines, i + k + 1))
+        };
+        if by_its_words {
+            return Some(k + 1);
+        }
+        if ends_with_colon(next) {
+            return None;
+        }
+    }
+    None
 }
 
-/// "On Mon, 23 Nov 2026 at 10:02, Referee <referee@example.org> wrote:" and the
-/// forms of other languages: an opening word, then the verb near the end, then `:`.
-fn is_attribution(text: &str) -> bool {
-    const FORMS: [(&str, &str); 11] = [
-        ("On ", "wrote"),
-        ("Am ", "schrieb"),
-        ("Le ", "écrit"),
-        ("El ", "escribió"),
-        ("Il ", "scritto"),
-        ("Op ", "schreef"),
-        ("Den ", "skrev"),
-        ("Em ", "escreveu"),
-        ("W dniu ", "napisał"),
-        ("Dne ", "napsal"),
-        ("On ", "writes"),
-    ];
-    const MAX_LEN: usize = 240;
+fn ends_with_colon(text: &str) -> bool {
+    text.ends_with(':') || text.ends_with('：')
+}
+
+/// An opening word or a date, as an attribution starts.
+fn starts_like_attribution(text: &str) -> bool {
+    OPENINGS.iter().any(|opening| text.starts_with(opening)) || starts_with_date(text)
+}
+
+/// A line that starts an attribution of its own: an opening word, or a date and
+/// an attribution by its own words ("10:02):", the end of a wrapped one, is not).
+fn starts_own_attribution(text: &str) -> bool {
+    OPENINGS.iter().any(|opening| text.starts_with(opening))
+        || (starts_with_date(text) && is_attribution(text, false))
+}
+
+/// True for an attribution (see the module docs); `quote_follows` tells whether
+/// quoted lines follow it.
+fn is_attribution(text: &str, quote_follows: bool) -> bool {
     let text = text.trim();
-    let Some(before_colon) = text.strip_suffix(':') else {
-        return false;
-    };
-    if text.chars().count() > MAX_LEN {
+    if text.is_empty() || text.chars().count() > MAX_ATTRIBUTION_CHARS {
         return false;
     }
-    // The verb may be followed by the name ("Am … schrieb Referee:"), so look for
-    // it in the tail of the line rather than right before the colon.
-    let tail: String = {
-        let chars: Vec<char> = before_colon.chars().collect();
-        chars[chars.len().saturating_sub(60)..].iter().collect()
+    let opening = OPENINGS.iter().any(|opening| text.starts_with(opening));
+    let Some(body) = text
+        .strip_suffix(':')
+        .or_else(|| text.strip_suffix('：'))
+        .map(str::trim_end)
+    else {
+        // English clients also write "On … wrote" with no colon.
+        return opening && quote_follows && text.to_lowercase().ends_with(" wrote");
     };
-    FORMS
-        .iter()
-        .any(|(opening, verb)| text.starts_with(opening) && tail.contains(verb))
+    // The verb may be followed by the name ("Am … schrieb Referee:"), so look for it
+    // in the tail of the line rather than right before the colon.
+    let tail: String = {
+        let chars: Vec<char> = body.chars().collect();
+        chars[chars.len().saturating_sub(60)..]
+            .iter()
+            .collect::<String>()
+            .to_lowercase()
+    };
+    let verb = VERBS.iter().any(|verb| tail.contains(verb));
+    let address = has_address(body);
+    let dated = starts_with_date(body);
+    (verb && (opening || address || dated || quote_follows))
+        || (address && (dated || quote_follows))
+}
+
+/// An e-mail address somewhere in the text: `@` between a name and a domain.
+fn has_address(text: &str) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    chars.windows(3).any(|w| {
+        w[1] == '@'
+            && (w[0].is_alphanumeric() || matches!(w[0], '.' | '_' | '-' | '+'))
+            && w[2].is_alphanumeric()
+    })
+}
+
+/// True when the text starts with a date: a digit, or a word of at most 5 letters
+/// (a weekday such as "Mon,", "pon.,", "пн,", "ma") and then a digit; and has a year
+/// (1900 to 2099) or a time (`10:00`, `10.00`) somewhere.
+fn starts_with_date(text: &str) -> bool {
+    let mut chars = text.chars().peekable();
+    let starts = match chars.peek() {
+        Some(c) if c.is_ascii_digit() => true,
+        Some(c) if c.is_alphabetic() => {
+            let mut letters = 0;
+            while chars.peek().is_some_and(|c| c.is_alphabetic()) {
+                letters += 1;
+                chars.next();
+            }
+            while chars.peek().is_some_and(|&c| c == '.' || c == ',') {
+                chars.next();
+            }
+            let mut spaces = 0;
+            while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                spaces += 1;
+                chars.next();
+            }
+            letters <= 5 && spaces > 0 && chars.peek().is_some_and(char::is_ascii_digit)
+        }
+        _ => false,
+    };
+    starts && (has_year(text) || has_time(text))
+}
+
+/// A run of exactly four digits from 1900 to 2099.
+fn has_year(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let digit = |k: usize| bytes.get(k).is_some_and(u8::is_ascii_digit);
+    (0..bytes.len().saturating_sub(3)).any(|k| {
+        (k == 0 || !digit(k - 1))
+            && (0..4).all(|d| digit(k + d))
+            && !digit(k + 4)
+            && (bytes[k..k + 2] == *b"19" || bytes[k..k + 2] == *b"20")
+    })
+}
+
+/// One or two digits, `:` or `.`, two digits: `10:02`, `9.30`.
+fn has_time(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let digit = |k: usize| bytes.get(k).is_some_and(u8::is_ascii_digit);
+    (1..bytes.len()).any(|k| {
+        matches!(bytes[k], b':' | b'.')
+            && digit(k - 1)
+            && digit(k + 1)
+            && digit(k + 2)
+            && !digit(k + 3)
+    })
 }
 
 #[cfg(test)]
@@ -734,6 +1887,18 @@ mod tests {
         extract_move_text(body)
     }
 
+    fn read(body: &str) -> Extracted {
+        extract(body, false, false, &Names::default())
+    }
+
+    /// Extracts with Ann Archer <ann.archer@example.org> as the sender.
+    fn read_from_ann(body: &str) -> Extracted {
+        let names = Names::of(Some("Ann Archer"), Some("ann.archer@example.org"));
+        extract(body, false, false, &names)
+    }
+
+    const MOVE: &str = "place E,NW at C5";
+
     #[test]
     fn quoted_lines_are_dropped() {
         assert_eq!(
@@ -743,14 +1908,25 @@ mod tests {
     }
 
     #[test]
-    fn attribution_and_everything_after_it_is_dropped() {
+    fn attribution_without_a_quote_below_ends_the_move() {
         let body = "place E,NW at C5\n\nOn Mon, 23 Nov 2026 at 10:02, Referee <r@example.org> wrote:\n\nnot quoted but after\n";
         assert_eq!(strip(body), "place E,NW at C5");
     }
 
     #[test]
+    fn attribution_with_a_quote_below_is_dropped_with_it_and_reading_goes_on() {
+        let body = "On Mon, 23 Nov 2026, Referee wrote:\n> Your move\n> Reply above\nplace E,NW at C5\n> Example: pass\nbuy D4 with I\n";
+        let extracted = read(body);
+        assert_eq!(extracted.move_text, "place E,NW at C5\nbuy D4 with I");
+        assert!(extracted.dropped.is_empty());
+    }
+
+    #[test]
     fn wrapped_attribution_is_dropped() {
         let body = "place E,NW at C5\nOn Mon, 23 Nov 2026 at 10:02, Referee of the Right of Way Club <\nreferee@example.org> wrote:\nleftover";
+        assert_eq!(strip(body), "place E,NW at C5");
+        // Over three lines, then a quote.
+        let body = "place E,NW at C5\n\nOn Mon, 23 Nov 2026 at 10:02, The Referee of the\nRight of Way Club <\nreferee@example.org> wrote:\n\n> Your move\n";
         assert_eq!(strip(body), "place E,NW at C5");
     }
 
@@ -772,10 +1948,127 @@ mod tests {
         );
     }
 
+    /// Every attribution form: on top of a quote, after the move (top-posting), and
+    /// before it (bottom-posting).
     #[test]
-    fn bottom_posted_reply_keeps_the_move_below_the_quote() {
-        let body = "On Mon, 23 Nov 2026, Referee wrote:\n> Your move\n>\n\nplace E,NW at C5\n";
-        assert_eq!(strip(body), "place E,NW at C5");
+    fn attributions_in_many_languages_and_shapes() {
+        let forms = [
+            "On Mon, 23 Nov 2026 at 10:02, Referee <r@x.org> wrote:",
+            "On Mon, Nov 23, 2026 at 10:00 AM Referee <r@x.org> wrote",
+            "On 23/11/2026 10:02, Referee wrote:",
+            "Referee <r@x.org> wrote:",
+            "Referee wrote:",
+            "Am Mo., 23. Nov. 2026 um 10:02 Uhr schrieb Referee <r@x.org>:",
+            "Am 23.11.2026 um 10:02 schrieb Referee:",
+            "Referee <r@x.org> schrieb:",
+            "Le lun. 23 nov. 2026 à 10:02, Referee <r@x.org> a écrit :",
+            "El lun, 23 nov 2026 a las 10:02, Referee (<r@x.org>) escribió:",
+            "Il giorno lun 23 nov 2026 alle ore 10:02 Referee <r@x.org> ha scritto:",
+            "In data 23/11/2026 10:02, Referee ha scritto:",
+            "Em seg., 23 de nov. de 2026 às 10:02, Referee <r@x.org> escreveu:",
+            "Op ma 23 nov 2026 om 10:02 schreef Referee <r@x.org>:",
+            "Den mån 23 nov. 2026 kl 10:02 skrev Referee <r@x.org>:",
+            "Den 23.11.2026 10:02, skrev Referee:",
+            "man. 23. nov. 2026 kl. 10.02 skrev Referee <r@x.org>:",
+            "23 nov. 2026 kl. 10:02 skrev Referee <r@x.org>:",
+            "ma 23.11.2026 klo 10.02 Referee <r@x.org> kirjoitti:",
+            "Referee <r@x.org> kirjoitti:",
+            "pon., 23 lis 2026 o 10:02 Referee <r@x.org> napisał(a):",
+            "W dniu 23.11.2026 o 10:02, Referee napisał(a):",
+            "W dniu 23 listopada 2026 10:02 użytkownik Referee <r@x.org> napisał:",
+            "W dniu 23.11.2026 o 10:02, Referee pisze:",
+            "po 23. 11. 2026 v 10:02 odesílatel Referee <r@x.org> napsal:",
+            "Dne 23.11.2026 v 10:02 Referee napsal(a):",
+            "пн, 23 нояб. 2026 г. в 10:02, Referee <r@x.org>:",
+            "23.11.2026 10:02, Referee пишет:",
+            "Referee написал(а):",
+            "2026年11月23日(月) 10:02 Referee <r@x.org>:",
+            "2026/11/23 10:02、Referee <r@x.org>のメール:",
+            "Referee さんは書きました:",
+            "Referee <r@x.org> 于2026年11月23日周一 10:02写道：",
+            "在 2026年11月23日，10:02，Referee <r@x.org> 写道：",
+            "2026년 11월 23일 (월) 오전 10:02, Referee <r@x.org>님이 작성:",
+            "2017-11-24 16:32 GMT+01:00 Name <a@b.org>:",
+            "Referee <referee@example.org>:",
+            "Mon, 23 Nov 2026 10:02:00 +0100 от Referee <r@x.org>:",
+            "23.11.2026, 10:02, \"Referee\" <r@x.org>:",
+            "Referee <r@x.org> ezt írta (időpont: 2026. nov. 23., H, 10:02):",
+            "Referee <r@x.org>, 23 Kas 2026 Pzt, 10:02 tarihinde şunu yazdı:",
+            "Στις Δευ 23 Νοε 2026 στις 10:02, ο/η Referee <r@x.org> έγραψε:",
+        ];
+        for form in forms {
+            let top = format!("{MOVE}\n\n{form}\n\n> Your move, Ann.\n> Example: pass\n");
+            assert_eq!(strip(&top), MOVE, "top-posted under {form:?}");
+            let bottom = format!("{form}\n> Your move, Ann.\n>\n\n{MOVE}\n");
+            assert_eq!(strip(&bottom), MOVE, "bottom-posted under {form:?}");
+        }
+    }
+
+    /// Forms certain enough to cut a top-posted reply even with the earlier message
+    /// unquoted below them.
+    #[test]
+    fn attributions_that_cut_without_a_quote() {
+        for form in [
+            "On Mon, 23 Nov 2026 at 10:02, Referee <r@x.org> wrote:",
+            "Am 23.11.2026 um 10:02 schrieb Referee:",
+            "In data 23/11/2026 10:02, Referee ha scritto:",
+            "ma 23.11.2026 klo 10.02 Referee <r@x.org> kirjoitti:",
+            "пн, 23 нояб. 2026 г. в 10:02, Referee <r@x.org>:",
+            "23.11.2026 10:02, Referee пишет:",
+            "2026年11月23日(月) 10:02 Referee <r@x.org>:",
+            "2017-11-24 16:32 GMT+01:00 Name <a@b.org>:",
+            "man. 23. nov. 2026 kl. 10.02 skrev Referee <r@x.org>:",
+        ] {
+            let body = format!("{MOVE}\n\n{form}\n\nYour move, Ann.\nExample: pass\n");
+            assert_eq!(strip(&body), MOVE, "{form:?}");
+        }
+        // Wrapped over two lines without an opening word, as Gmail writes in Finnish.
+        let finnish = format!(
+            "{MOVE}\n\nma 23.11.2026 klo 10.02 Referee of the Right of Way Club\n<referee@example.org> kirjoitti:\n\nYour move"
+        );
+        assert_eq!(strip(&finnish), MOVE);
+        let date_first = format!(
+            "{MOVE}\n\n2026-11-23 10:02 GMT+01:00 Referee of the Right of Way Club <\nreferee@example.org>:\n\nYour move"
+        );
+        assert_eq!(strip(&date_first), MOVE);
+    }
+
+    /// What a player writes as a move is never taken for anything else.
+    #[test]
+    fn move_lines_are_never_attributions_taglines_or_headers() {
+        let lines = [
+            "place E,NW at C5",
+            "buy D4 with I",
+            "buy D4 with I paying C",
+            "discard Y,I",
+            "discard C,V extra-garbage",
+            "place NE,SW at E9; discard Y",
+            "pass",
+            "resign",
+            "city C5",
+            "On",
+            "On C5:",
+            "Le C5",
+            "Den 5",
+            "23 C5",
+            "A7:",
+            "place E,W at A7",
+            "from: C5",
+            "Sent",
+            "x",
+        ];
+        for line in lines {
+            assert!(!is_attribution(line, true), "{line:?}");
+            assert!(!is_client_tagline(line), "{line:?}");
+            assert!(!is_original_message_rule(line), "{line:?}");
+            assert!(!is_closing_line(line), "{line:?}");
+            let body = format!("{line}\n> quoted\n{line}\n\n{line}\n");
+            assert_eq!(
+                read_from_ann(&body).move_text,
+                format!("{line}\n{line}\n{line}"),
+                "{line:?}"
+            );
+        }
     }
 
     #[test]
@@ -783,6 +2076,16 @@ mod tests {
         assert_eq!(
             strip("On second thought:\nplace E,NW at C5"),
             "On second thought:\nplace E,NW at C5"
+        );
+        // Joined with the next line it would read as one; a line ending in a colon
+        // is complete, and a line starting its own attribution is not joined.
+        assert_eq!(
+            strip("On second thought:\nBo wrote:\nplace E,NW at C5"),
+            "On second thought:\nBo wrote:\nplace E,NW at C5"
+        );
+        assert_eq!(
+            strip("On Monday I am away\nOn Mon, 23 Nov 2026, Referee <r@x.org> wrote:\n> x"),
+            "On Monday I am away"
         );
     }
 
@@ -800,10 +2103,47 @@ mod tests {
     }
 
     #[test]
+    fn header_blocks_in_many_languages_and_orders() {
+        let blocks = [
+            "De : Referee <r@x.org>\nEnvoyé : lundi 23 novembre 2026 10:02\nÀ : Élodie\nObjet : Tour 16",
+            "De : Referee <r@x.org>\nEnvoyé le : lundi 23 novembre 2026 10:02\nÀ : Élodie\nObjet : Tour 16",
+            "Fra: Referee <r@x.org>\nSendt: 23. november 2026 10:02\nTil: Mette\nEmne: Tur 16",
+            "Fra: Referee <r@x.org>\nDato: 23. november 2026 kl. 10.02\nTil: Mette\nEmne: Tur 16",
+            "Från: Referee <r@x.org>\nSkickat: den 23 november 2026 10:02\nTill: Björn\nÄmne: Drag 13",
+            "От: Referee <r@x.org>\nОтправлено: 23 ноября 2026 г. 10:02\nКому: Иван\nТема: Ход 12",
+            "От: Referee <r@x.org>\nДата: 23 ноября 2026 г., 10:02\nКому: Иван\nТема: Ход 12",
+            "De: Referee <r@x.org>\nEnviado: lunes, 23 de noviembre de 2026 10:02\nPara: Lucía\nAsunto: Turno 12",
+            "Da: Referee <r@x.org>\nInviato: lunedì 23 novembre 2026 10:02\nA: Giulia\nOggetto: Turno 12",
+            "De: Referee <r@x.org>\nEnviado: segunda-feira, 23 de novembro de 2026 10:02\nPara: João\nAssunto: Turno 12",
+            "Van: Referee <r@x.org>\nVerzonden: maandag 23 november 2026 10:02\nAan: Sanne\nOnderwerp: Beurt 12",
+            "Od: Referee <r@x.org>\nWysłano: poniedziałek, 23 listopada 2026 10:02\nDo: Kasia\nTemat: Tura 12",
+            "Od: Referee <r@x.org>\nOdesláno: pondělí 23. listopadu 2026 10:02\nKomu: Petr\nPředmět: Tah 12",
+            "Lähettäjä: Referee <r@x.org>\nLähetetty: maanantai 23. marraskuuta 2026 10.02\nVastaanottaja: Mikko\nAihe: Vuoro 12",
+            "差出人: Referee <r@x.org>\n送信日時: 2026年11月23日 10:02\n宛先: Yuki\n件名: Turn 12",
+            "发件人: Referee <r@x.org>\n发送时间: 2026年11月23日 10:02\n收件人: Wei\n主题: Turn 12",
+            // Hotmail and GMX put the date first.
+            "Date: Mon, 23 Nov 2026 10:02:00 +0100\nSubject: Turn 12\nFrom: referee@x.org\nTo: ann@hotmail.com",
+            "Gesendet: Montag, 23. November 2026 um 10:02 Uhr\nVon: \"Referee\" <r@x.org>\nAn: dieter@gmx.de\nBetreff: Zug 12",
+        ];
+        for block in blocks {
+            let body = format!("{MOVE}\n\n{block}\n\nYour move, Ann.\n");
+            assert_eq!(strip(&body), MOVE, "{block:?}");
+            for rule in ["________________________________", "=====", "-----"] {
+                let body = format!("{MOVE}\n\n{rule}\n{block}\n\nYour move, Ann.\n");
+                assert_eq!(strip(&body), MOVE, "{rule} {block:?}");
+            }
+        }
+    }
+
+    #[test]
     fn a_from_line_alone_is_not_a_header_block() {
         assert_eq!(
             strip("from: C5\nplace E,NW at C5"),
             "from: C5\nplace E,NW at C5"
+        );
+        assert_eq!(
+            strip("From: Ann\nSubject: my move\nplace E,NW at C5"),
+            "From: Ann\nSubject: my move\nplace E,NW at C5"
         );
     }
 
@@ -816,33 +2156,101 @@ mod tests {
     }
 
     #[test]
-    fn signature_and_everything_after_it_is_dropped() {
-        assert_eq!(
-            strip("place E,NW at C5\n-- \nAnn\nbuy D4"),
-            "place E,NW at C5"
-        );
+    fn titled_rules_in_many_languages_end_the_move() {
+        for rule in [
+            "-----Original Message-----",
+            "-------- Original Message --------",
+            "----- Forwarded Message -----",
+            "---------- Forwarded message ---------",
+            "-----Ursprüngliche Nachricht-----",
+            "-------- Original-Nachricht --------",
+            "-------- Message d'origine --------",
+            "-----Oprindelig besked-----",
+            "-------- Oprindelig besked --------",
+            "-----Opprinnelig melding-----",
+            "-----Ursprungligt meddelande-----",
+            "-----Alkuperäinen viesti-----",
+            "-----Mensaje original-----",
+            "-----Messaggio originale-----",
+            "-----Mensagem original-----",
+            "-----Oorspronkelijk bericht-----",
+            "-----Wiadomość oryginalna-----",
+            "-----Původní zpráva-----",
+            "-----Исходное сообщение-----",
+            "-------- Пересылаемое сообщение --------",
+            "------------------\u{a0}原始邮件\u{a0}------------------",
+            "------- Original Message -------",
+            "Begin forwarded message:",
+        ] {
+            let body = format!("{MOVE}\n\n{rule}\nold text\n");
+            assert_eq!(strip(&body), MOVE, "{rule:?}");
+        }
+    }
+
+    #[test]
+    fn signature_and_everything_after_it_is_dropped_and_listed() {
+        let extracted = read("place E,NW at C5\n-- \nAnn\nbuy D4");
+        assert_eq!(extracted.move_text, "place E,NW at C5");
+        assert_eq!(extracted.dropped, ["Ann", "buy D4"]);
         assert_eq!(strip("place E,NW at C5\n--\nAnn"), "place E,NW at C5");
         // Only the exact separator counts.
         assert_eq!(
             strip("place E,NW at C5\n--- \nbuy D4"),
             "place E,NW at C5\n---\nbuy D4"
         );
+        // The signature ends at the quote, and is at most 10 lines long.
+        let long: String = (1..=30).map(|n| format!("line {n}\n")).collect();
+        let extracted = read(&format!("{MOVE}\n-- \n{long}> quoted\n"));
+        assert_eq!(extracted.move_text, MOVE);
+        assert_eq!(extracted.dropped.len(), 10);
+        let extracted = read(&format!(
+            "{MOVE}\n-- \nAnn\n\nOn Mon, 23 Nov 2026, Referee wrote:\nold\n"
+        ));
+        assert_eq!(extracted.dropped, ["Ann"]);
     }
 
     #[test]
     fn client_taglines_end_the_move() {
         for tagline in [
             "Sent from my iPhone",
+            "Sent from my Samsung Galaxy smartphone.",
             "Get Outlook for Android",
+            "Get Outlook for iOS<https://aka.ms/o0ukef>",
+            "Sent from Yahoo Mail on Android",
+            "Sent from Mail for Windows",
+            "Sent with Proton Mail secure email.",
             "Von meinem iPhone gesendet",
+            "Gesendet von Outlook für Android",
+            "Gesendet von Outlook für Android<https://aka.ms/AAb9ysg>",
             "Envoyé de mon iPad",
+            "Envoyé à partir de Outlook pour iOS",
+            "Télécharger Outlook pour Android<https://aka.ms/ghei36>",
+            "Enviado desde mi iPhone",
+            "Enviado do meu iPhone",
+            "Inviato da iPhone",
+            "Отправлено с iPhone",
+            "Отправлено из мобильной Почты Mail.ru",
+            "Wysłane z iPhone'a",
+            "Lähetetty iPhonesta",
+            "Skickat från min iPhone",
+            "Sendt fra min iPhone",
+            "Verzonden vanaf mijn iPhone",
+            "Odesláno z iPhonu",
+            "iPhoneから送信",
+            "发自我的iPhone",
+            "iPhone에서 보냄",
         ] {
             let body = format!("place E,NW at C5\n\n{tagline}\n\n> On Mon, Referee wrote:\n> x");
-            assert_eq!(strip(&body), "place E,NW at C5", "{tagline:?}");
+            let extracted = read(&body);
+            assert_eq!(extracted.move_text, "place E,NW at C5", "{tagline:?}");
+            assert_eq!(extracted.dropped, [tagline], "{tagline:?}");
         }
         // A longer line that merely starts the same way is the player's.
         let long = "Sent via the referee: place E,NW at C5 because the other cell is blocked by Bo";
         assert_eq!(strip(long), long);
+        // Header labels are not taglines.
+        assert!(!is_client_tagline("Lähetetty: 23.11.2026"));
+        assert!(!is_client_tagline("Gesendet: Montag"));
     }
 
     #[test]
@@ -851,12 +2259,104 @@ mod tests {
             "end", "END", "End", "--end--", "--END--", "#end", "#END", ".", "  end  ",
         ] {
             let body = format!("place E,NW at C5\n{marker}\nthanks, bye");
-            assert_eq!(strip(&body), "place E,NW at C5", "marker {marker:?}");
+            let extracted = read(&body);
+            assert_eq!(extracted.move_text, "place E,NW at C5", "marker {marker:?}");
+            assert!(extracted.dropped.is_empty(), "marker {marker:?}");
         }
         assert_eq!(
             strip("place E,NW at C5\nthe end\n"),
             "place E,NW at C5\nthe end"
         );
+    }
+
+    #[test]
+    fn sign_off_paragraphs_are_dropped_and_listed() {
+        let cases: [(&str, &[&str]); 14] = [
+            ("Kind regards,\nAnn", &["Kind regards,", "Ann"]),
+            ("Thanks!", &["Thanks!"]),
+            ("Thanks!\n\nAnn", &["Thanks!", "Ann"]),
+            ("Cheers", &["Cheers"]),
+            (
+                "Thanks for the game!\n- Ann",
+                &["Thanks for the game!", "- Ann"],
+            ),
+            (
+                "Mit freundlichen Grüßen\nAnn Archer",
+                &["Mit freundlichen Grüßen", "Ann Archer"],
+            ),
+            (
+                "Cordialement,\nAnn Archer\nann.archer@example.org",
+                &["Cordialement,", "Ann Archer", "ann.archer@example.org"],
+            ),
+            ("Saludos", &["Saludos"]),
+            ("Pozdrawiam\nAnn", &["Pozdrawiam", "Ann"]),
+            ("С уважением,\nAnn Archer", &["С уважением,", "Ann Archer"]),
+            ("よろしくお願いします。", &["よろしくお願いします。"]),
+            ("Ann", &["Ann"]),
+            (
+                "Ann Archer\nRight of Way Club, Leeds\n+44 113 496 0000",
+                &["Ann Archer", "Right of Way Club, Leeds", "+44 113 496 0000"],
+            ),
+            (
+                "Best,\nAnn\n\nSent from my iPhone",
+                &["Best,", "Ann", "Sent from my iPhone"],
+            ),
+        ];
+        for (tail, dropped) in cases {
+            let body = format!("{MOVE}\nbuy D4 with I\n\n{tail}\n\n> Your move\n");
+            let extracted = read_from_ann(&body);
+            assert_eq!(
+                extracted.move_text,
+                format!("{MOVE}\nbuy D4 with I"),
+                "{tail:?}"
+            );
+            assert_eq!(extracted.dropped, dropped, "{tail:?}");
+        }
+    }
+
+    #[test]
+    fn sign_offs_that_might_hold_a_move_are_kept() {
+        for tail in [
+            // Not after a blank line.
+            "\nThanks!",
+            // A move-like line in the paragraph.
+            "\n\nThanks\npass",
+            "\n\nThanks\ndiscard Y,I",
+            "\n\nThanks,\nplace NE,SW at E9",
+            "\n\nCheers\nBuy D4",
+            "\n\nThanks; pass",
+            "\n\nThanks, place NE,SW at E9",
+            // Too long a paragraph, or too long a line.
+            "\n\nThanks\nAnn\nAnn\nAnn\nAnn",
+            "\n\nThanks for the game, I really enjoyed the last turns very much",
+            // Not a closing phrase, not the sender's name.
+            "\n\nBo",
+            "\n\nThanksgiving",
+        ] {
+            let body = format!("{MOVE}{tail}");
+            let extracted = read_from_ann(&body);
+            let expected: Vec<&str> = body.lines().filter(|l| !l.is_empty()).collect();
+            assert_eq!(extracted.move_text, expected.join("\n"), "{tail:?}");
+            assert!(extracted.dropped.is_empty(), "{tail:?}");
+        }
+        // The only paragraph is never dropped, even if it is a closing phrase.
+        let extracted = read_from_ann("Thanks!\n");
+        assert_eq!(extracted.move_text, "Thanks!");
+        assert!(extracted.dropped.is_empty());
+        // With no sender known, a name is not recognised.
+        assert_eq!(strip(&format!("{MOVE}\n\nAnn")), format!("{MOVE}\nAnn"));
+    }
+
+    /// The issue's example: a turn is read whole; nothing is cut from it.
+    #[test]
+    fn a_turn_with_a_bad_last_line_is_read_whole() {
+        let extracted =
+            read_from_ann("place E,W at A7\ndiscard C,V extra-garbage\n\n> Your move\n");
+        assert_eq!(
+            extracted.move_text,
+            "place E,W at A7\ndiscard C,V extra-garbage"
+        );
+        assert!(extracted.dropped.is_empty());
     }
 
     #[test]
@@ -867,27 +2367,27 @@ mod tests {
             "  Pbem-Token :   7QX2M4P9KD  ",
             "pbem token: 7QX2M4P9KD",
         ] {
-            let extracted = extract(&format!("{line}\nplace E,NW at C5"), false);
+            let extracted = read(&format!("{line}\nplace E,NW at C5"));
             assert_eq!(extracted.move_text, "place E,NW at C5", "{line:?}");
             assert_eq!(extracted.token.as_deref(), Some("7QX2M4P9KD"), "{line:?}");
         }
-        let malformed = extract("pbem-token: no!\nplace E,NW at C5", false);
+        let malformed = read("pbem-token: no!\nplace E,NW at C5");
         assert_eq!(malformed.move_text, "place E,NW at C5");
         assert_eq!(malformed.token, None);
     }
 
     #[test]
     fn quoted_token_is_found_when_the_player_wrote_none() {
-        let extracted = extract("place E,NW at C5\n\n> pbem-token: AbC123xyz\n", false);
+        let extracted = read("place E,NW at C5\n\n> pbem-token: AbC123xyz\n");
         assert_eq!(extracted.move_text, "place E,NW at C5");
         assert_eq!(extracted.token.as_deref(), Some("AbC123xyz"));
     }
 
     #[test]
-    fn blank_edges_and_trailing_whitespace_are_trimmed_inner_lines_kept() {
+    fn blank_lines_and_trailing_whitespace_are_removed() {
         assert_eq!(
             strip("\n\n  \nplace E,NW at C5   \n\n  buy D4\t\n\n"),
-            "place E,NW at C5\n\n  buy D4"
+            "place E,NW at C5\n  buy D4"
         );
     }
 
@@ -933,7 +2433,7 @@ mod tests {
             "place E,NW at C5\nbuy D4 with I\n> Your move\n> Ann\nafter"
         );
         assert_eq!(
-            extract(&html_body_to_text(html), true).move_text,
+            extract(&html_body_to_text(html), true, false, &Names::default()).move_text,
             "place E,NW at C5\nbuy D4 with I\nafter"
         );
         assert_eq!(
@@ -941,6 +2441,47 @@ mod tests {
             "a\u{a0}b\n\nc"
         );
         assert_eq!(html_body_to_text("a<br><br>b"), "a\n\nb");
+        // Lines of preformatted text stay lines; a tag's own newlines do not count.
+        assert_eq!(
+            html_body_to_text("<p>x</p><pre\nclass=\"moz-signature\">-- \nAnn\n</pre>\ny\nz"),
+            "x\n--\nAnn\ny z"
+        );
+        // Paragraphs are separated by a blank line, Outlook's lines are not.
+        assert_eq!(
+            html_body_to_text("<p>a</p><p>b</p><p class=MsoNormal>c</p><p class=MsoNormal>d</p>"),
+            "a\n\nb\nc\nd"
+        );
+        assert_eq!(
+            html_body_to_text("<div>a</div><div><br></div><div>b</div>"),
+            "a\n\nb"
+        );
+        assert_eq!(
+            html_body_to_text("<div>a</div>\n<div>&nbsp;</div>\n<div>b</div>"),
+            "a\n\nb"
+        );
+    }
+
+    /// Mail.ru and Yandex write a bare attribution right above an HTML blockquote.
+    #[test]
+    fn bare_attribution_above_an_html_blockquote() {
+        for html in [
+            "<p>place E,NW at C5</p><p>Thanks,<br>Ann</p><br><br>Mon, 23 Nov 2026 10:02:00 +0100 от Referee &lt;r@x.org&gt;:<br>\n<blockquote style=\"border-left:1px solid #0857A6\"><div>Your move</div></blockquote>",
+            "<p>place E,NW at C5<br /><br />Thanks,<br />Ann<br /><br />23.11.2026, 10:02, \"Referee\" &lt;<a href=\"mailto:r@x.org\">r@x.org</a>&gt;:</p><blockquote> Your move<br /> Example: pass</blockquote>",
+        ] {
+            let names = Names::of(Some("Ann Archer"), Some("ann@x.org"));
+            let extracted = extract(&html_body_to_text(html), true, false, &names);
+            assert_eq!(extracted.move_text, "place E,NW at C5", "{html}");
+            assert_eq!(extracted.dropped, ["Thanks,", "Ann"], "{html}");
+        }
+    }
+
+    #[test]
+    fn the_body_is_cut_at_a_line_end() {
+        assert_eq!(cap_text("abc\ndef", 10), ("abc\ndef", false));
+        assert_eq!(cap_text("abc\ndef", 5), ("abc", true));
+        assert_eq!(cap_text("abcdef", 3), ("", true));
+        // Never inside a character.
+        assert_eq!(cap_text("é\néé", 4), ("é", true));
     }
 
     #[test]
@@ -956,5 +2497,88 @@ mod tests {
         );
         assert_eq!(subject_code("(ref abc-def1)"), None);
         assert_eq!(subject_code(&format!("(ref {})", "a".repeat(33))), None);
+    }
+
+    // Large inputs. Their speed is measured by hand, not here (no test asserts time):
+    // these check what is kept when every line is the worst kind for some rule.
+
+    #[test]
+    fn ten_thousand_junk_lines_stop_at_the_line_limit() {
+        let junk: String = (0..10_000).map(|n| format!("junk line {n}\n")).collect();
+        let extracted = read(&format!("{MOVE}\n{junk}"));
+        assert!(extracted.truncated);
+        let lines: Vec<&str> = extracted.move_text.lines().collect();
+        assert_eq!(lines.len(), MAX_OWN_LINES);
+        assert_eq!(lines[0], MOVE);
+        assert_eq!(lines[1], "junk line 0");
+    }
+
+    #[test]
+    fn a_hundred_thousand_rule_lines_are_read_to_the_limits() {
+        let rules = "__________\n".repeat(100_000);
+        let extracted = read(&format!("{MOVE}\n{rules}"));
+        assert!(extracted.truncated);
+        assert_eq!(extracted.move_text.lines().count(), MAX_OWN_LINES);
+        // Long rules, each looking ahead for a header block, all quoted but one.
+        let rules = "> ____________________\n".repeat(100_000);
+        let extracted = read(&format!("{MOVE}\n____________________\n{rules}"));
+        assert_eq!(extracted.move_text, format!("{MOVE}\n____________________"));
+        // Cut inside the quote below the player's text: not truncated.
+        assert!(!extracted.truncated);
+    }
+
+    #[test]
+    fn ten_thousand_quoted_lines_above_a_bottom_posted_move() {
+        let quote = "> x\n".repeat(10_000);
+        let extracted = read_from_ann(&format!(
+            "On Mon, 23 Nov 2026, Referee wrote:\n{quote}\n{MOVE}\n\nThanks!\n"
+        ));
+        assert_eq!(extracted.move_text, MOVE);
+        assert_eq!(extracted.dropped, ["Thanks!"]);
+        assert!(!extracted.truncated);
+        // A quote longer than what is read hides the move: truncated, not applied.
+        let quote = "> a longer quoted line\n".repeat(10_000);
+        let extracted = read(&format!("{quote}\n{MOVE}\n"));
+        assert_eq!(extracted.move_text, "");
+        assert!(extracted.truncated);
+    }
+
+    #[test]
+    fn lines_that_each_start_a_look_ahead_are_read_to_the_limits() {
+        // Attributions and blank lines, alternating: each is dropped on its own.
+        let body = "Referee <r@x.org>:\n\n> q\n".repeat(2_000);
+        let extracted = read(&format!("{body}{MOVE}"));
+        assert_eq!(extracted.move_text, MOVE);
+        // Lines that could start a wrapped attribution, each joined with the next.
+        let body = "On a\n".repeat(20_000);
+        let extracted = read(&body);
+        assert!(extracted.truncated);
+        assert_eq!(extracted.move_text.lines().count(), MAX_OWN_LINES);
+        // Header labels, never three kinds together.
+        let body = "From: a\nTo: b\n".repeat(10_000);
+        let extracted = read(&body);
+        assert!(extracted.truncated);
+        assert_eq!(extracted.move_text.lines().count(), MAX_OWN_LINES);
+        // Sign-off candidates: only the last few lines are looked at.
+        let body = format!("{MOVE}\n{}", "\nThanks\n".repeat(10_000));
+        let extracted = read(&body);
+        assert!(extracted.truncated);
+        // One very long line.
+        let extracted = read(&"x".repeat(1_000_000));
+        assert_eq!(extracted.move_text, "");
+        assert!(extracted.truncated);
+    }
+
+    #[test]
+    fn html_with_many_tags_is_converted_whole() {
+        let html = format!(
+            "<div>{MOVE}</div>{}<blockquote>{}</blockquote>",
+            "<div></div>".repeat(100_000),
+            "<p>old</p>".repeat(100_000)
+        );
+        let text = html_body_to_text(&html);
+        let extracted = extract(&text, true, false, &Names::default());
+        assert_eq!(extracted.move_text, MOVE);
+        assert!(!extracted.truncated);
     }
 }
