@@ -383,6 +383,29 @@ impl Referee {
             return finish("refused", "no move in the message".into(), vec![reply]);
         }
 
+        if incoming.truncated {
+            // Reading stopped at a limit while the player's text went on: applying what
+            // was read could apply part of a turn.
+            let (_, example) = self.personal(driver, &bytes, &player.name)?;
+            let reply = refusal(
+                &player.name,
+                &address,
+                "Move refused",
+                "your message is longer than a turn can be, so it was not read to its end",
+                &format!(
+                    "Send your whole turn in at most {} lines above any quoted text.",
+                    intake::MAX_OWN_LINES
+                ),
+                &example,
+                "refused",
+            )?;
+            return finish(
+                "refused",
+                "the message was too long to read whole".into(),
+                vec![reply],
+            );
+        }
+
         // The whole turn as written, or nothing: never a part of it.
         match self.apply_locked(path, &player.name, text, &incoming.dropped) {
             Ok(outcome) => {
