@@ -310,7 +310,11 @@ impl Smtp {
                 "timed out: {host} did not answer within {} s ({error}); a server that is down or hung is retried by `pbem outbox flush`",
                 self.timeout.as_secs_f64()
             )
-        } else if error.is_tls() {
+        } else if error.is_tls() || {
+            // A handshake refused by rustls comes as a network error.
+            let words = error.to_string().to_ascii_lowercase();
+            words.contains("certificate") || words.contains("handshake")
+        } {
             let trust = match &self.ca_file {
                 Some(path) => format!("the system's trust store or {}", path.display()),
                 None => "the system's trust store".to_string(),

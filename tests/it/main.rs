@@ -6,3 +6,4 @@ mod fairness;
 mod mail;
 mod mail_intake;
 mod right_of_way;
+mod transport;
