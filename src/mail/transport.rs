@@ -307,7 +307,7 @@ impl Smtp {
         }
         let text = if timed_out {
             format!(
-                "timed out: {host} did not answer within {} s ({error}); a server that is down or hung is retried by `pbem outbox flush`",
+                "timed out: {host} did not answer within {} s ({error})",
                 self.timeout.as_secs_f64()
             )
         } else if error.is_tls() || {

@@ -34,6 +34,16 @@ pub fn make_certificates(dir: &Path) -> Certificates {
             String::from_utf8_lossy(&output.stderr)
         );
     };
+    // A name of its own: a CA of another run (the one in the system's store, say) must
+    // not be taken for this one.
+    let subject = format!(
+        "/CN=pbem test CA {}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default()
+    );
     run(&[
         "req",
         "-x509",
@@ -47,7 +57,7 @@ pub fn make_certificates(dir: &Path) -> Certificates {
         "-days",
         "30",
         "-subj",
-        "/CN=pbem test CA",
+        &subject,
         "-addext",
         "basicConstraints=critical,CA:TRUE",
         "-addext",
@@ -271,6 +281,7 @@ fn starttls_required_with_login_and_a_password_from_elsewhere() {
         ..with_ca(&certs)
     };
     let error = send(&url, &options).expect_err("refused");
+    assert!(error.contains("535"), "the server's refusal: {error}");
     assert!(!error.contains("wr0ng-t0ken"), "{error}");
     assert!(
         error.contains(&format!("127.0.0.1:{}", server.port)),

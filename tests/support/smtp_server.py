@@ -12,9 +12,14 @@ import os
 import ssl
 import sys
 import time
+import warnings
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
+
+
+# aiosmtpd warns about its own use of a deprecated attribute.
+warnings.filterwarnings("ignore", category=DeprecationWarning)
 
 
 def main():
@@ -42,7 +47,8 @@ def main():
         )
         if ok:
             used[id(session)] = (auth_data.login.decode(), mechanism)
-        return AuthResult(success=ok, auth_data=auth_data)
+        # handled=False: aiosmtpd answers a refusal with 535 itself.
+        return AuthResult(success=ok, handled=False, auth_data=auth_data)
 
     class Handler:
         count = 0
