@@ -1,87 +1,544 @@
-//! Where outgoing mail goes: SMTP (with STARTTLS or TLS and login), a sendmail
-//! command, or a folder of .eml files for dry runs. Chosen by `--smtp`, PBEM_SMTP, or
+//! Where outgoing mail goes: SMTP (STARTTLS or TLS, and login), a sendmail command, or
+//! a folder of .eml files for dry runs. Chosen by `--smtp`, PBEM_SMTP, or
 //! `smtp = "..."` in PBEM_HOME/config.toml, in that order.
 //!
-//! Transport specs may hold a password (`smtp://user:token@host:587`); they are never
-//! printed: [`Transport`]'s Debug and every error show the host only.
+//! SMTP servers are verified against the system's trust store (on Debian,
+//! /etc/ssl/certs, kept by `update-ca-certificates`) plus the `ca_file` of `[mail]`.
+//! Every connection, command and sendmail run is bounded by a timeout
+//! ([`DEFAULT_TIMEOUT`], or `timeout` in `[mail]`).
+//!
+//! Transport specs may hold a password (`smtp://user:token@host:587`); it can also come
+//! from PBEM_SMTP_PASSWORD or `password_file`. It is never printed: [`Transport`]'s
+//! Debug and every error show the host only, and it is never passed to a command.
 
 use std::fmt;
+use std::io::{Read, Write};
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use lettre::address::Envelope;
 use lettre::transport::file::FileTransport;
-use lettre::transport::sendmail::SendmailTransport;
+use lettre::transport::smtp::authentication::Credentials;
+use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
+use lettre::transport::smtp::extension::ClientId;
 use lettre::transport::smtp::SmtpTransport;
 use lettre::{Address, Transport as _};
 
 use super::MailError;
 
+/// How long pbem waits for an SMTP server to accept a connection or answer a command,
+/// and for a sendmail command to finish, unless `timeout` in `[mail]` says otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Where `sendmail` is looked for after PATH: a mail server's pipe and cron give
+/// commands a PATH without /usr/sbin.
+pub const SENDMAIL_PLACES: &[&str] = &[
+    "/usr/sbin/sendmail",
+    "/usr/lib/sendmail",
+    "/usr/bin/sendmail",
+    "/usr/local/sbin/sendmail",
+];
+
+/// What a transport is built with besides its spec.
+#[derive(Clone, Default)]
+pub struct Options {
+    /// A PEM file of CA certificates trusted besides the system's.
+    pub ca_file: Option<PathBuf>,
+    /// Connect, command and sendmail timeout ([`DEFAULT_TIMEOUT`] when `None`).
+    pub timeout: Option<Duration>,
+    /// The SMTP password when the URL names a user but no password.
+    pub password: Option<String>,
+}
+
+impl fmt::Debug for Options {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Options")
+            .field("ca_file", &self.ca_file)
+            .field("timeout", &self.timeout)
+            .field("password", &self.password.as_ref().map(|_| "(hidden)"))
+            .finish()
+    }
+}
+
 /// A way to send mail.
 pub enum Transport {
-    Smtp {
-        transport: Box<SmtpTransport>,
-        host: String,
-    },
-    Sendmail(SendmailTransport),
+    Smtp(Box<Smtp>),
+    Sendmail(Sendmail),
     Folder(PathBuf),
 }
 
 impl fmt::Debug for Transport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Transport::Smtp { host, .. } => write!(f, "SMTP to {host}"),
-            Transport::Sendmail(_) => f.write_str("sendmail"),
+            Transport::Smtp(smtp) => write!(f, "SMTP to {}", smtp.shown_host()),
+            Transport::Sendmail(Sendmail { command: None, .. }) => f.write_str("sendmail"),
+            Transport::Sendmail(Sendmail {
+                command: Some(path),
+                ..
+            }) => write!(f, "sendmail ({})", path.display()),
             Transport::Folder(dir) => write!(f, "the folder {}", dir.display()),
         }
     }
 }
 
-/// The host part of an SMTP URL, for messages: no user, no password.
-fn host_of(url: &str) -> String {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let rest = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
-    rest.split(['/', '?']).next().unwrap_or(rest).to_string()
+/// How an SMTP connection is secured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Security {
+    /// `smtps://`: TLS from the first byte.
+    Implicit,
+    /// `?tls=required`: STARTTLS, or nothing is sent.
+    StartTls,
+    /// `smtp://` (or `?tls=opportunistic`): STARTTLS when the server offers it.
+    Opportunistic,
+    /// `?tls=none`: plain text, for a server on this machine.
+    None,
+}
+
+/// An SMTP server to send through, read from its URL.
+pub struct Smtp {
+    pub host: String,
+    pub port: u16,
+    pub security: Security,
+    user: Option<String>,
+    password: Option<String>,
+    hello: Option<String>,
+    ca_file: Option<PathBuf>,
+    timeout: Duration,
+    /// Built on first use: loading the system's trust store costs a few milliseconds
+    /// that a run with nothing to send should not pay.
+    built: OnceLock<SmtpTransport>,
+}
+
+impl Smtp {
+    fn shown_host(&self) -> String {
+        if self.host.contains(':') {
+            format!("[{}]:{}", self.host, self.port)
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
+    }
+
+    /// Whether the server is this machine.
+    fn is_loopback(&self) -> bool {
+        self.host.eq_ignore_ascii_case("localhost")
+            || self.host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    }
+
+    /// Reads `smtp[s]://[user[:password]@]host[:port][/ehlo-name][?tls=...]`.
+    fn parse(spec: &str, options: &Options) -> Result<Smtp, MailError> {
+        let (scheme, rest) = spec.split_once("://").unwrap_or(("", spec));
+        // The user and password end at the last '@', so a password may hold '/' or '?'.
+        let (userinfo, rest) = match rest.rsplit_once('@') {
+            Some((userinfo, rest)) => (Some(userinfo), rest),
+            None => (None, rest),
+        };
+        let (hostport, tail) = rest
+            .find(['/', '?'])
+            .map_or((rest, ""), |at| rest.split_at(at));
+        let shown = hostport.to_string();
+        let invalid = |why: &str| {
+            MailError::Config(format!(
+                "the SMTP URL for {shown} is not valid ({why}); write it as smtp://host, smtp://user:password@host:587?tls=required or smtps://user:password@host"
+            ))
+        };
+        let (host, port) = if let Some(bracketed) = hostport.strip_prefix('[') {
+            let (host, after) = bracketed
+                .split_once(']')
+                .ok_or_else(|| invalid("an unclosed ["))?;
+            (host.to_string(), after.strip_prefix(':'))
+        } else {
+            match hostport.rsplit_once(':') {
+                Some((host, port)) => (host.to_string(), Some(port)),
+                None => (hostport.to_string(), None),
+            }
+        };
+        if host.is_empty() {
+            return Err(invalid("no host"));
+        }
+        let port = port
+            .map(|p| {
+                p.parse::<u16>()
+                    .map_err(|_| invalid("the port is not a number"))
+            })
+            .transpose()?;
+        let (path, query) = tail.split_once('?').unwrap_or((tail, ""));
+        let hello = Some(path.trim_matches('/'))
+            .filter(|p| !p.is_empty())
+            .map(|p| decode(p).map_err(|_| invalid("the EHLO name is not UTF-8")))
+            .transpose()?;
+        let mut tls = None;
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            match pair.split_once('=') {
+                Some(("tls", value)) => tls = Some(value.to_ascii_lowercase()),
+                _ => {
+                    return Err(invalid(
+                        "the only option is ?tls=required, ?tls=opportunistic or ?tls=none",
+                    ))
+                }
+            }
+        }
+        let (user, password) = match userinfo {
+            None => (None, None),
+            Some(info) => {
+                let (user, password) = match info.split_once(':') {
+                    Some((user, password)) => (user, Some(password)),
+                    None => (info, None),
+                };
+                let user = decode(user).map_err(|_| invalid("the user is not UTF-8"))?;
+                let password = password
+                    .map(|p| decode(p).map_err(|_| invalid("the password is not UTF-8")))
+                    .transpose()?;
+                (Some(user).filter(|u| !u.is_empty()), password)
+            }
+        };
+        let password = password.or_else(|| options.password.clone());
+        let (security, default_port) = match (scheme.to_ascii_lowercase().as_str(), tls.as_deref())
+        {
+            ("smtps", None) => (Security::Implicit, 465),
+            ("smtp", None) => (Security::Opportunistic, 25),
+            ("smtp", Some("required")) => (Security::StartTls, 587),
+            ("smtp", Some("opportunistic")) => (Security::Opportunistic, 587),
+            ("smtp", Some("none")) => (Security::None, 25),
+            _ => {
+                return Err(invalid(
+                    "the scheme is smtp or smtps; ?tls= is required, opportunistic or none",
+                ))
+            }
+        };
+        let mut smtp = Smtp {
+            host,
+            port: port.unwrap_or(default_port),
+            security,
+            user,
+            password,
+            hello,
+            ca_file: options.ca_file.clone(),
+            timeout: options.timeout.unwrap_or(DEFAULT_TIMEOUT),
+            built: OnceLock::new(),
+        };
+        if smtp.user.is_some() && smtp.password.is_none() {
+            return Err(MailError::Config(format!(
+                "the SMTP URL for {} names a user but no password: put it in the URL, in PBEM_SMTP_PASSWORD, or in a file named by password_file under [mail]",
+                smtp.shown_host()
+            )));
+        }
+        if smtp.user.is_some() && !smtp.is_loopback() {
+            // A password never crosses the network in clear: STARTTLS becomes required.
+            match smtp.security {
+                Security::Opportunistic => smtp.security = Security::StartTls,
+                Security::None => {
+                    return Err(MailError::Config(format!(
+                        "?tls=none would send the password for {} in clear; use ?tls=required or smtps://",
+                        smtp.shown_host()
+                    )))
+                }
+                Security::Implicit | Security::StartTls => {}
+            }
+        }
+        Ok(smtp)
+    }
+
+    fn tls_parameters(&self) -> Result<TlsParameters, String> {
+        let mut builder = TlsParameters::builder(self.host.clone());
+        if let Some(path) = &self.ca_file {
+            let pem = std::fs::read(path)
+                .map_err(|error| format!("cannot read ca_file {}: {error}", path.display()))?;
+            if !pem.windows(27).any(|w| w == b"-----BEGIN CERTIFICATE-----") {
+                return Err(format!(
+                    "ca_file {} holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
+                    path.display()
+                ));
+            }
+            let certificate = Certificate::from_pem(&pem)
+                .map_err(|error| format!("ca_file {} is not valid PEM: {error}", path.display()))?;
+            builder = builder.add_root_certificate(certificate);
+        }
+        builder
+            .build_rustls()
+            .map_err(|error| format!("cannot set up TLS: {error}"))
+    }
+
+    fn transport(&self) -> Result<&SmtpTransport, String> {
+        if let Some(built) = self.built.get() {
+            return Ok(built);
+        }
+        let mut builder = SmtpTransport::builder_dangerous(self.host.clone())
+            .port(self.port)
+            .timeout(Some(self.timeout));
+        builder = match self.security {
+            Security::Implicit => builder.tls(Tls::Wrapper(self.tls_parameters()?)),
+            Security::StartTls => builder.tls(Tls::Required(self.tls_parameters()?)),
+            Security::Opportunistic => builder.tls(Tls::Opportunistic(self.tls_parameters()?)),
+            Security::None => builder.tls(Tls::None),
+        };
+        if let Some(name) = &self.hello {
+            builder = builder.hello_name(ClientId::Domain(name.clone()));
+        }
+        if let (Some(user), Some(password)) = (&self.user, &self.password) {
+            builder = builder.credentials(Credentials::new(user.clone(), password.clone()));
+        }
+        Ok(self.built.get_or_init(|| builder.build()))
+    }
+
+    fn send(&self, envelope: &Envelope, raw: &[u8]) -> Result<(), String> {
+        let transport = self.transport()?;
+        transport
+            .send_raw(envelope, raw)
+            .map(drop)
+            .map_err(|error| self.explain(&error))
+    }
+
+    /// What went wrong, in words a referee can act on, without the password.
+    fn explain(&self, error: &lettre::transport::smtp::Error) -> String {
+        let host = self.shown_host();
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+        let mut timed_out = false;
+        while let Some(cause) = source {
+            if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+                timed_out |= matches!(
+                    io.kind(),
+                    std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
+                );
+            }
+            source = cause.source();
+        }
+        let text = if timed_out {
+            format!(
+                "timed out: {host} did not answer within {} s ({error})",
+                self.timeout.as_secs_f64()
+            )
+        } else if error.is_tls() || {
+            // A handshake refused by rustls comes as a network error.
+            let words = error.to_string().to_ascii_lowercase();
+            words.contains("certificate") || words.contains("handshake")
+        } {
+            let trust = match &self.ca_file {
+                Some(path) => format!("the system's trust store or {}", path.display()),
+                None => "the system's trust store".to_string(),
+            };
+            format!(
+                "{error}; TLS with {host} failed: if its certificate is not signed by a CA in {trust}, add that CA with update-ca-certificates or name its PEM file with ca_file under [mail] (a self-signed server certificate is not a CA: sign it with one)"
+            )
+        } else {
+            error.to_string()
+        };
+        match &self.password {
+            Some(password) if !password.is_empty() => text.replace(password.as_str(), "(hidden)"),
+            _ => text,
+        }
+    }
+}
+
+/// Percent-decoding of a URL part.
+fn decode(text: &str) -> Result<String, std::string::FromUtf8Error> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(high), Some(low)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((high * 16 + low) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(out)
+}
+
+/// A sendmail command: named, or looked for in PATH and then in [`SENDMAIL_PLACES`].
+pub struct Sendmail {
+    pub command: Option<PathBuf>,
+    timeout: Duration,
+}
+
+impl Sendmail {
+    /// The command to run, or what was looked at.
+    fn find(&self) -> Result<PathBuf, String> {
+        match &self.command {
+            Some(path) => Ok(path.clone()),
+            None => find_sendmail(std::env::var_os("PATH"), SENDMAIL_PLACES),
+        }
+    }
+
+    /// Runs `sendmail -i -f FROM -- TO...` with the message on standard input.
+    fn send(&self, envelope: &Envelope, raw: &[u8]) -> Result<(), String> {
+        let path = self.find()?;
+        let shown = path.display().to_string();
+        let (mut reader, writer) =
+            std::io::pipe().map_err(|error| format!("cannot run {shown}: {error}"))?;
+        let writer_too = writer
+            .try_clone()
+            .map_err(|error| format!("cannot run {shown}: {error}"))?;
+        let mut command = Command::new(&path);
+        command.arg("-i");
+        if let Some(from) = envelope.from() {
+            command.arg("-f").arg(from);
+        }
+        command
+            .arg("--")
+            .args(envelope.to().iter().map(ToString::to_string))
+            .stdin(Stdio::piped())
+            .stdout(writer)
+            .stderr(writer_too);
+        let mut child = command
+            .spawn()
+            .map_err(|error| format!("cannot run {shown}: {error}"))?;
+        // The pipe's write ends now belong to the child alone, so reading ends when it
+        // (and whatever it started) is done.
+        drop(command);
+        let (sent, output) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = reader.read_to_end(&mut text);
+            let _ = sent.send(text);
+        });
+        if let Some(mut stdin) = child.stdin.take() {
+            let message = raw.to_vec();
+            // A command that exits without reading its input is judged by its exit
+            // status, not by the broken pipe.
+            std::thread::spawn(move || {
+                let _ = stdin.write_all(&message);
+            });
+        }
+        let deadline = Instant::now() + self.timeout;
+        let mut pause = Duration::from_millis(1);
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(25));
+                }
+                Ok(None) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(format!(
+                        "timed out: {shown} did not finish within {} s and was stopped",
+                        self.timeout.as_secs_f64()
+                    ));
+                }
+                Err(error) => return Err(format!("cannot wait for {shown}: {error}")),
+            }
+        };
+        // What it said; something it left running may hold the pipe open, so not long.
+        let text = output
+            .recv_timeout(Duration::from_secs(1))
+            .unwrap_or_default();
+        if status.success() {
+            return Ok(());
+        }
+        let said = String::from_utf8_lossy(&text);
+        let gist: String = said
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" / ");
+        let gist = if gist.chars().count() > 300 {
+            format!("{}...", gist.chars().take(300).collect::<String>())
+        } else {
+            gist
+        };
+        Err(if gist.is_empty() {
+            format!("{shown} failed ({status})")
+        } else {
+            format!("{shown} failed ({status}): {gist}")
+        })
+    }
+}
+
+/// The first executable `sendmail` in the folders of `path_var`, else in `places`.
+fn find_sendmail(path_var: Option<std::ffi::OsString>, places: &[&str]) -> Result<PathBuf, String> {
+    let in_path: Vec<PathBuf> = path_var
+        .as_ref()
+        .map(|paths| {
+            std::env::split_paths(paths)
+                .filter(|dir| dir.is_absolute())
+                .map(|dir| dir.join("sendmail"))
+                .collect()
+        })
+        .unwrap_or_default();
+    in_path
+        .into_iter()
+        .chain(places.iter().map(PathBuf::from))
+        .find(|path| is_executable(path))
+        .ok_or_else(|| {
+            format!(
+                "no sendmail command found in PATH ({}) nor at {}; install a mail server (Debian: apt-get install postfix) or name the command: sendmail:/path/to/sendmail",
+                path_var.unwrap_or_default().to_string_lossy(),
+                places.join(", ")
+            )
+        })
+}
+
+fn is_executable(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        path.is_file()
+    }
 }
 
 impl Transport {
-    /// Reads a transport spec: `smtp://[user:pass@]host[:port][?tls=required]`,
-    /// `smtps://...`, `sendmail` or `sendmail:/path/to/sendmail`, `folder:DIR`.
+    /// Reads a transport spec with no `[mail]` options: see [`Transport::with_options`].
     ///
     /// # Errors
-    /// A spec of none of these forms, or an SMTP URL lettre does not accept.
+    /// A spec of none of the accepted forms.
     pub fn parse(spec: &str) -> Result<Transport, MailError> {
+        Transport::with_options(spec, &Options::default())
+    }
+
+    /// Reads a transport spec: `smtp://[user[:password]@]host[:port][?tls=...]`
+    /// (STARTTLS when offered; `?tls=required` insists on it, `?tls=none` never tries
+    /// it), `smtps://...` (TLS from the start), `sendmail` (looked for in PATH, then in
+    /// [`SENDMAIL_PLACES`]) or `sendmail:/path/to/sendmail`, `folder:DIR`. With a user,
+    /// STARTTLS is required unless the server is this machine.
+    ///
+    /// # Errors
+    /// A spec of none of these forms, or a user with no password.
+    pub fn with_options(spec: &str, options: &Options) -> Result<Transport, MailError> {
         let spec = spec.trim();
-        if spec.starts_with("smtp://") || spec.starts_with("smtps://") {
-            let host = host_of(spec);
-            let transport = SmtpTransport::from_url(spec)
-                .map_err(|_| MailError::Config(format!("the SMTP URL for {host} is not valid; write it as smtp://user:password@host:587?tls=required or smtps://user:password@host")))?
-                .build();
-            return Ok(Transport::Smtp {
-                transport: Box::new(transport),
-                host,
-            });
+        let timeout = options.timeout.unwrap_or(DEFAULT_TIMEOUT);
+        let lower = spec.to_ascii_lowercase();
+        if lower.starts_with("smtp://") || lower.starts_with("smtps://") {
+            return Ok(Transport::Smtp(Box::new(Smtp::parse(spec, options)?)));
         }
         if spec == "sendmail" {
-            return Ok(Transport::Sendmail(SendmailTransport::new()));
+            return Ok(Transport::Sendmail(Sendmail {
+                command: None,
+                timeout,
+            }));
         }
         if let Some(command) = spec.strip_prefix("sendmail:") {
-            return Ok(Transport::Sendmail(SendmailTransport::new_with_command(
-                command,
-            )));
+            return Ok(Transport::Sendmail(Sendmail {
+                command: Some(PathBuf::from(command)),
+                timeout,
+            }));
         }
         if let Some(dir) = spec.strip_prefix("folder:") {
             return Ok(Transport::Folder(PathBuf::from(dir)));
         }
         Err(MailError::Config(
-            "a mail transport is smtp://user:password@host:587?tls=required, smtps://..., sendmail, sendmail:/path or folder:DIR".into(),
+            "a mail transport is smtp://host, smtp://user:password@host:587?tls=required, smtps://..., sendmail, sendmail:/path or folder:DIR".into(),
         ))
     }
 
     /// Sends one message, already formatted, to `to` with envelope sender `from`.
     ///
     /// # Errors
-    /// The server, command or folder refused it; the message is then still wherever
-    /// the caller kept it.
+    /// The server, command or folder refused it, or did not answer in time; the message
+    /// is then still wherever the caller kept it.
     pub fn send_raw(&self, from: &str, to: &[String], raw: &[u8]) -> Result<(), MailError> {
         let parse = |text: &str| {
             text.parse::<Address>()
@@ -95,13 +552,8 @@ impl Transport {
             error,
         };
         match self {
-            Transport::Smtp { transport, .. } => transport
-                .send_raw(&envelope, raw)
-                .map(drop)
-                .map_err(|error| failed(error.to_string())),
-            Transport::Sendmail(transport) => transport
-                .send_raw(&envelope, raw)
-                .map_err(|error| failed(error.to_string())),
+            Transport::Smtp(smtp) => smtp.send(&envelope, raw).map_err(failed),
+            Transport::Sendmail(sendmail) => sendmail.send(&envelope, raw).map_err(failed),
             Transport::Folder(dir) => {
                 std::fs::create_dir_all(dir).map_err(|error| failed(error.to_string()))?;
                 FileTransport::new(dir)
@@ -117,7 +569,7 @@ impl Transport {
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MailSettings {
-    /// The transport spec ([`Transport::parse`]).
+    /// The transport spec ([`Transport::with_options`]).
     pub smtp: Option<String>,
     /// The referee's address, as `Name <address>` or an address.
     pub from: Option<String>,
@@ -126,6 +578,56 @@ pub struct MailSettings {
     /// Attach the signed game file to every turn notice, so any player can audit.
     #[serde(default)]
     pub attach_game: bool,
+    /// A PEM file of CA certificates to trust besides the system's trust store.
+    pub ca_file: Option<PathBuf>,
+    /// A file holding the SMTP password (its first line), for a URL with a user and no
+    /// password; PBEM_SMTP_PASSWORD wins over it.
+    pub password_file: Option<PathBuf>,
+    /// The SMTP connect and command timeout, and a sendmail run's: `15s`, `2m`, or a
+    /// number of seconds.
+    #[serde(default, deserialize_with = "timeout_setting")]
+    pub timeout: Option<Duration>,
+}
+
+/// Reads `timeout = "30s"`, `"2m"` or `30` (seconds).
+fn timeout_setting<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Duration>, D::Error> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Value {
+        Seconds(u64),
+        Text(String),
+    }
+    let value = <Option<Value> as serde::Deserialize>::deserialize(deserializer)?;
+    match value {
+        None => Ok(None),
+        Some(Value::Seconds(seconds)) => Ok(Some(Duration::from_secs(seconds))),
+        Some(Value::Text(text)) => parse_timeout(&text)
+            .map(Some)
+            .map_err(serde::de::Error::custom),
+    }
+}
+
+/// `15s`, `2m`, `500ms` or a bare number of seconds; more than zero.
+fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let at = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(at);
+    let wrong = || format!("timeout {text:?} is not a duration; write 15s, 2m or 500ms");
+    let number: u64 = number.parse().map_err(|_| wrong())?;
+    let duration = match unit.trim() {
+        "" | "s" => Duration::from_secs(number),
+        "m" => Duration::from_secs(number.saturating_mul(60)),
+        "ms" => Duration::from_millis(number),
+        _ => return Err(wrong()),
+    };
+    if duration.is_zero() {
+        return Err(format!("timeout {text:?} must be more than zero"));
+    }
+    Ok(duration)
 }
 
 #[derive(serde::Deserialize, Default)]
@@ -168,13 +670,47 @@ impl MailSettings {
         Ok(settings)
     }
 
+    /// The SMTP password from PBEM_SMTP_PASSWORD, else from `password_file`.
+    fn password(&self) -> Result<Option<String>, MailError> {
+        if let Some(value) = std::env::var("PBEM_SMTP_PASSWORD")
+            .ok()
+            .filter(|v| !v.is_empty())
+        {
+            return Ok(Some(value));
+        }
+        let Some(path) = &self.password_file else {
+            return Ok(None);
+        };
+        let text = std::fs::read_to_string(path).map_err(|error| {
+            MailError::Config(format!(
+                "cannot read password_file {}: {error}",
+                path.display()
+            ))
+        })?;
+        let line = text.lines().next().unwrap_or_default().to_string();
+        if line.is_empty() {
+            return Err(MailError::Config(format!(
+                "password_file {} is empty",
+                path.display()
+            )));
+        }
+        Ok(Some(line))
+    }
+
     /// The transport to send with.
     ///
     /// # Errors
-    /// None is configured, or the spec is not valid.
+    /// None is configured, the spec is not valid, or a password file cannot be read.
     pub fn transport(&self) -> Result<Transport, MailError> {
         match &self.smtp {
-            Some(spec) => Transport::parse(spec),
+            Some(spec) => Transport::with_options(
+                spec,
+                &Options {
+                    ca_file: self.ca_file.clone(),
+                    timeout: self.timeout,
+                    password: self.password()?,
+                },
+            ),
             None => Err(MailError::Config(
                 "no mail transport: pass --smtp URL, set PBEM_SMTP, or put smtp = \"...\" under [mail] in PBEM_HOME/config.toml (folder:DIR for a dry run)".into(),
             )),
@@ -215,15 +751,90 @@ pub fn address_of(line: &str) -> String {
 mod tests {
     use super::*;
 
+    fn smtp(spec: &str) -> Smtp {
+        match Transport::parse(spec).expect("valid") {
+            Transport::Smtp(smtp) => *smtp,
+            other => panic!("not SMTP: {other:?}"),
+        }
+    }
+
     #[test]
     fn hosts_never_carry_credentials() {
-        assert_eq!(
-            host_of("smtp://ann:s3cret@mail.example.org:587?tls=required"),
-            "mail.example.org:587"
-        );
-        assert_eq!(host_of("smtps://mail.example.org"), "mail.example.org");
+        let transport =
+            Transport::parse("smtp://ann:s3cret@mail.example.org:587?tls=required").expect("valid");
+        assert_eq!(format!("{transport:?}"), "SMTP to mail.example.org:587");
         let transport = Transport::parse("smtp://ann:s3cret@127.0.0.1:2525").expect("valid");
         assert!(!format!("{transport:?}").contains("s3cret"));
+        let error = Transport::parse("smtp://ann:s3cret@mail.example.org:port").expect_err("bad");
+        assert!(!error.to_string().contains("s3cret"), "{error}");
+        assert!(
+            error.to_string().contains("mail.example.org:port"),
+            "{error}"
+        );
+        let options = Options {
+            password: Some("s3cret".into()),
+            ..Options::default()
+        };
+        assert!(!format!("{options:?}").contains("s3cret"));
+    }
+
+    #[test]
+    fn urls_say_how_to_secure_the_connection() {
+        let plain = smtp("smtp://mail.example.org");
+        assert_eq!(
+            (plain.host.as_str(), plain.port, plain.security),
+            ("mail.example.org", 25, Security::Opportunistic)
+        );
+        let required = smtp("smtp://mail.example.org?tls=required");
+        assert_eq!(
+            (required.port, required.security),
+            (587, Security::StartTls)
+        );
+        let implicit = smtp("smtps://mail.example.org");
+        assert_eq!(
+            (implicit.port, implicit.security),
+            (465, Security::Implicit)
+        );
+        let none = smtp("smtp://127.0.0.1:2525?tls=none");
+        assert_eq!((none.port, none.security), (2525, Security::None));
+        let v6 = smtp("smtp://[::1]:2525");
+        assert_eq!((v6.host.as_str(), v6.port), ("::1", 2525));
+        assert!(v6.is_loopback());
+        // A password never crosses the network in clear.
+        let login = smtp("smtp://ann:tok@mail.example.org:587");
+        assert_eq!(login.security, Security::StartTls);
+        let local = smtp("smtp://ann:tok@localhost:25");
+        assert_eq!(local.security, Security::Opportunistic);
+        assert!(Transport::parse("smtp://ann:tok@mail.example.org?tls=none").is_err());
+        assert!(Transport::parse("smtp://mail.example.org?tls=maybe").is_err());
+        assert!(Transport::parse("smtp://mail.example.org?starttls=yes").is_err());
+        assert!(Transport::parse("smtp://:25").is_err());
+    }
+
+    #[test]
+    fn users_and_passwords_are_percent_decoded_and_may_come_from_elsewhere() {
+        let encoded =
+            smtp("smtp://ref%40example.org:p%2Fa%3Fss%25@mail.example.org/ehlo.example.org");
+        assert_eq!(encoded.user.as_deref(), Some("ref@example.org"));
+        assert_eq!(encoded.password.as_deref(), Some("p/a?ss%"));
+        assert_eq!(encoded.hello.as_deref(), Some("ehlo.example.org"));
+        let raw = smtp("smtp://ref@example.org:pa/ss?@mail.example.org:587");
+        assert_eq!(raw.user.as_deref(), Some("ref@example.org"));
+        assert_eq!(raw.password.as_deref(), Some("pa/ss?"));
+        assert_eq!((raw.host.as_str(), raw.port), ("mail.example.org", 587));
+        let error =
+            Transport::parse("smtp://ref%40example.org@mail.example.org").expect_err("no password");
+        assert!(error.to_string().contains("PBEM_SMTP_PASSWORD"), "{error}");
+        let options = Options {
+            password: Some("from-elsewhere".into()),
+            ..Options::default()
+        };
+        match Transport::with_options("smtp://ref%40example.org@mail.example.org", &options) {
+            Ok(Transport::Smtp(smtp)) => {
+                assert_eq!(smtp.password.as_deref(), Some("from-elsewhere"));
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -234,10 +845,63 @@ mod tests {
         ));
         assert!(matches!(
             Transport::parse("sendmail"),
-            Ok(Transport::Sendmail(_))
+            Ok(Transport::Sendmail(Sendmail { command: None, .. }))
+        ));
+        assert!(matches!(
+            Transport::parse("sendmail:/usr/sbin/sendmail"),
+            Ok(Transport::Sendmail(Sendmail {
+                command: Some(_),
+                ..
+            }))
         ));
         let error = Transport::parse("pigeon://coop").expect_err("refused");
         assert!(error.to_string().contains("smtp://"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn sendmail_is_looked_for_in_path_then_in_the_usual_places() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("dir");
+        let bin = dir.path().join("bin");
+        let sbin = dir.path().join("sbin");
+        for folder in [&bin, &sbin] {
+            std::fs::create_dir_all(folder).expect("dir");
+        }
+        let place = sbin.join("sendmail");
+        std::fs::write(&place, "#!/bin/sh\n").expect("write");
+        std::fs::set_permissions(&place, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let places = [place.to_str().expect("utf-8")];
+        // Not in PATH (as in a mail server's pipe or cron): found in the usual place.
+        let found = find_sendmail(Some(bin.clone().into_os_string()), &places).expect("found");
+        assert_eq!(found, place);
+        // In PATH: PATH wins. A file that is not executable is passed over.
+        let in_path = bin.join("sendmail");
+        std::fs::write(&in_path, "#!/bin/sh\n").expect("write");
+        assert_eq!(
+            find_sendmail(Some(bin.clone().into_os_string()), &places).expect("found"),
+            place
+        );
+        std::fs::set_permissions(&in_path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        assert_eq!(
+            find_sendmail(Some(bin.clone().into_os_string()), &places).expect("found"),
+            in_path
+        );
+        // Nowhere: the error says where it looked.
+        let error = find_sendmail(Some("/nonexistent".into()), &["/nonexistent/sbin/sendmail"])
+            .expect_err("none");
+        assert!(error.contains("/nonexistent/sbin/sendmail"), "{error}");
+        assert!(error.contains("PATH (/nonexistent)"), "{error}");
+    }
+
+    #[test]
+    fn timeouts_are_read_in_seconds_minutes_or_milliseconds() {
+        assert_eq!(parse_timeout("15s"), Ok(Duration::from_secs(15)));
+        assert_eq!(parse_timeout("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_timeout("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_timeout("30"), Ok(Duration::from_secs(30)));
+        assert!(parse_timeout("0s").is_err());
+        assert!(parse_timeout("soon").is_err());
     }
 
     #[test]
@@ -245,7 +909,7 @@ mod tests {
         let home = tempfile::tempdir().expect("dir");
         std::fs::write(
             home.path().join("config.toml"),
-            "[mail]\nsmtp = \"folder:/tmp/out\"\nfrom = \"Ref <Ref@Example.org>\"\nattach_game = true\n",
+            "[mail]\nsmtp = \"folder:/tmp/out\"\nfrom = \"Ref <Ref@Example.org>\"\nattach_game = true\nca_file = \"/etc/pbem/ca.pem\"\ntimeout = \"5s\"\n",
         )
         .expect("config");
         let settings = MailSettings::load(home.path(), None).expect("loads");
@@ -253,15 +917,54 @@ mod tests {
             assert_eq!(settings.smtp.as_deref(), Some("folder:/tmp/out"));
         }
         assert!(settings.attach_game);
+        assert_eq!(settings.ca_file, Some(PathBuf::from("/etc/pbem/ca.pem")));
+        assert_eq!(settings.timeout, Some(Duration::from_secs(5)));
         if std::env::var_os("PBEM_FROM").is_none() {
             assert_eq!(settings.from_address(), "ref@example.org");
             assert_eq!(settings.domain(), "example.org");
         }
         let flagged = MailSettings::load(home.path(), Some("sendmail")).expect("loads");
         assert_eq!(flagged.smtp.as_deref(), Some("sendmail"));
+        std::fs::write(home.path().join("config.toml"), "[mail]\ntimeout = 20\n").expect("config");
+        let settings = MailSettings::load(home.path(), None).expect("loads");
+        assert_eq!(settings.timeout, Some(Duration::from_secs(20)));
+        std::fs::write(
+            home.path().join("config.toml"),
+            "[mail]\ntimeout = \"soon\"\n",
+        )
+        .expect("config");
+        let error = MailSettings::load(home.path(), None).expect_err("refused");
+        assert!(error.to_string().contains("15s"), "{error}");
         std::fs::write(home.path().join("config.toml"), "[mail]\nsmtp = 3\n").expect("config");
         let error = MailSettings::load(home.path(), None).expect_err("refused");
         assert!(error.to_string().contains("config.toml"), "{error}");
+    }
+
+    #[test]
+    fn a_password_file_gives_the_password_and_is_never_shown() {
+        if std::env::var_os("PBEM_SMTP_PASSWORD").is_some() {
+            return;
+        }
+        let dir = tempfile::tempdir().expect("dir");
+        let file = dir.path().join("smtp-password");
+        std::fs::write(&file, "t0ken-in-a-file\n").expect("write");
+        let settings = MailSettings {
+            smtp: Some("smtp://ref%40example.org@127.0.0.1:9".into()),
+            password_file: Some(file.clone()),
+            ..MailSettings::default()
+        };
+        match settings.transport().expect("valid") {
+            Transport::Smtp(smtp) => {
+                assert_eq!(smtp.password.as_deref(), Some("t0ken-in-a-file"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let missing = MailSettings {
+            password_file: Some(dir.path().join("none")),
+            ..settings
+        };
+        let error = missing.transport().expect_err("unreadable");
+        assert!(error.to_string().contains("password_file"), "{error}");
     }
 
     #[test]

@@ -5,4 +5,6 @@ mod engine;
 mod fairness;
 mod mail;
 mod mail_intake;
+mod postfix;
 mod right_of_way;
+mod transport;
