@@ -1374,3 +1374,17 @@ fn a_default_purchase_keeps_the_tile_the_placement_needs() {
         .unwrap();
     assert_eq!(p.rules.move_text(&mv), "place E,W at E9; buy E7 with C");
 }
+
+/// A game file made under revision 1 of the rules (no `revision` in its rules data) is
+/// refused with a way forward, never replayed under rules it was not played by.
+#[test]
+fn a_game_of_an_earlier_rules_revision_is_refused_with_a_way_forward() {
+    let data = RightOfWay::DEFAULT_DATA;
+    assert!(data.contains("\nrevision = 2\n"));
+    let earlier = data.replace("\nrevision = 2\n", "\n");
+    let error = RightOfWay::from_data(&earlier, &Options::new())
+        .err()
+        .expect("revision 1 is refused");
+    assert!(error.problem.contains("revision 1"), "{error}");
+    assert!(error.accepted.contains("pbem that started it"), "{error}");
+}

@@ -64,9 +64,24 @@ pub struct RightOfWay {
     options: Options,
 }
 
+/// The revision of the rules this pbem plays. Each game records its rules data, and so
+/// its revision, in genesis. Revision 2 corrected R15 (placed tiles pay a loss only when
+/// forced), R20 (the game ends once nobody can place) and R22 (no pass while a placing
+/// turn exists); the state no longer counts passes. Games of revision 1 do not replay
+/// under revision 2, so they are refused with a way forward instead of misread.
+const RULES_REVISION: u32 = 2;
+
+fn first_revision() -> u32 {
+    1
+}
+
 #[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Data {
+    /// Which revision of these rules the data is for (see [`RULES_REVISION`]); data
+    /// without one is revision 1.
+    #[serde(default = "first_revision")]
+    revision: u32,
     #[serde(default)]
     options: BTreeMap<String, String>,
     city: CityData,
@@ -272,6 +287,15 @@ impl Rules for RightOfWay {
         let data: Data = BUILT_IN_DATA
             .parse(data)
             .map_err(|e| data_error(format!("bad rules data: {e}")))?;
+        if data.revision != RULES_REVISION {
+            return Err(RuleError::new(
+                format!(
+                    "this game was started under revision {} of the Right of Way rules; this pbem plays revision {RULES_REVISION} (docs/rules/right-of-way.md, \"Rules revisions\")",
+                    data.revision
+                ),
+                "finish, show and audit it with the pbem that started it (genesis names it under `engine`), or start a new game",
+            ));
+        }
         if let Some(unknown) = options
             .keys()
             .find(|k| !KNOWN_OPTIONS.contains(&k.as_str()))
