@@ -639,3 +639,54 @@ fn closed_standard_streams_are_replaced_and_the_move_still_applies() {
     let lock = table.file().with_extension("json.lock");
     assert_eq!(std::fs::read(&lock).expect("the lock file"), b"");
 }
+
+/// Plays `moves` first-listed moves through the CLI.
+fn play_first_moves(table: &Table, moves: usize) {
+    for _ in 0..moves {
+        let (mover, text) = table.first_move();
+        let (ok, stderr) = table.apply(&mover, &text);
+        assert!(ok, "{stderr}");
+    }
+}
+
+/// The stored state is a cache of the game's state: content the game's state type has
+/// no place for (here an extra key) is refused by `apply` and fails the audit, as an
+/// unknown key anywhere else in the file is, even though the state's hash, computed
+/// from the state as read, still matches.
+#[test]
+fn an_unknown_key_in_the_stored_state_is_refused() {
+    let table = Table::new();
+    table.new_game(SEED);
+    play_first_moves(&table, 1);
+    let (mover, text) = table.first_move();
+    let original = String::from_utf8(bytes(&table.file())).expect("utf-8");
+    let tampered = original.replacen("\n\"state\":{", "\n\"state\":{\"zzz\":1,", 1);
+    assert_ne!(tampered, original);
+    std::fs::write(table.file(), &tampered).expect("write");
+
+    let (ok, stderr) = table.apply(&mover, &text);
+    assert!(
+        !ok,
+        "a move on a file with an unknown state key must be refused"
+    );
+    assert!(
+        stderr.contains("state") && stderr.contains("zzz"),
+        "{stderr}"
+    );
+    assert_eq!(bytes(&table.file()), tampered.as_bytes());
+    for public in [true, false] {
+        let output = {
+            let mut command = table.pbem();
+            command.arg("audit").arg(table.file());
+            if public {
+                command.arg("--public");
+            }
+            command.output().expect("runs")
+        };
+        assert!(!output.status.success(), "the audit must fail");
+        let said =
+            String::from_utf8_lossy(&output.stderr) + String::from_utf8_lossy(&output.stdout);
+        assert!(said.contains("zzz"), "{said}");
+    }
+    assert_eq!(bytes(&table.file()), tampered.as_bytes());
+}
