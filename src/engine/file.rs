@@ -94,6 +94,16 @@ impl<'a> FileText<'a> {
             .map_err(|error| malformed(&format!("record {turn}"), &error))
     }
 
+    /// Every record, in order.
+    ///
+    /// # Errors
+    /// A record that does not read as a record.
+    pub fn read_records(&self) -> Result<Vec<Record>> {
+        (1..=self.records.len())
+            .map(|turn| self.record(turn))
+            .collect()
+    }
+
     /// The stored state as the game's state type reads it, without checking that it
     /// holds nothing more: only for bytes this referee wrote itself.
     ///
@@ -137,9 +147,7 @@ impl<'a> FileText<'a> {
     /// # Errors
     /// As for [`FileText::record`] and [`FileText::state`].
     pub fn game_file<S: Serialize + DeserializeOwned>(self) -> Result<GameFile<S>> {
-        let records = (1..=self.records.len())
-            .map(|turn| self.record(turn))
-            .collect::<Result<Vec<_>>>()?;
+        let records = self.read_records()?;
         let state = self.state()?;
         Ok(GameFile {
             format: self.format,
@@ -168,7 +176,7 @@ impl<'a> FileText<'a> {
             Some(last) => {
                 let text = last.get().as_bytes();
                 let start = (text.as_ptr() as usize).checked_sub(bytes.as_ptr() as usize)?;
-                let before = &kept[..start];
+                let before = kept.get(..start)?;
                 start + text.len() == kept.len()
                     && before.ends_with(if self.records.len() == 1 {
                         b"[\n"
