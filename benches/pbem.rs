@@ -2,7 +2,7 @@
 //!
 //! - `apply/pbem-apply-process`: one whole `pbem apply` process on a mid-game file, next
 //!   to `apply/dd-fsync-floor`, a process that only reads the same file and writes it
-//!   back durably (`dd conv=fsync`): the physical floor. Target: within 1.5x.
+//!   back durably (`dd conv=fsync`): the physical floor. Target: within 2x.
 //! - `audit/pbem-audit-process`: the audit of a complete game. Target: within 3x of one
 //!   apply.
 //! - `random-games/right-of-way`: complete random games on one core. Target: at least
@@ -26,7 +26,7 @@ use pbem::games::right_of_way::RightOfWay;
 use pbem::ops;
 
 /// The binary measured: this build's, or another build of the same source named by
-/// PBEM_BENCH_BIN (the statically linked build of README's "Faster starts").
+/// PBEM_BENCH_BIN (a statically linked build, say: README's "Faster starts").
 fn pbem_bin() -> std::ffi::OsString {
     std::env::var_os("PBEM_BENCH_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_pbem").into())
 }

@@ -40,88 +40,27 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Start a game: commit a seed, set up, write a signed game file
-    New(Deferred<new::Args>),
+    New(new::Args),
     /// Apply one player's move (a whole turn) to a game file, in place
-    Apply(Deferred<apply::Args>),
+    Apply(apply::Args),
     /// Show the board (ascii) or the exact record of the position (json)
-    Show(Deferred<show::Args>),
+    Show(show::Args),
     /// List the moves a player may make now
-    Legal(Deferred<legal::Args>),
+    Legal(legal::Args),
     /// List every record: player, move, draws, hash
-    Log(Deferred<log::Args>),
+    Log(log::Args),
     /// Check signatures, the hash chain, the seed and every draw, and replay every move
-    Audit(Deferred<audit::Args>),
+    Audit(audit::Args),
     /// Reveal the game's seed in the file (the end of a game does this by itself)
-    Reveal(Deferred<reveal::Args>),
+    Reveal(reveal::Args),
     /// Play a complete demo game between two built-in players, then audit it
-    Demo(Deferred<demo::Args>),
+    Demo(demo::Args),
     /// Take players' moves from mail: one raw message on standard input, or a Maildir
-    Inbox(Deferred<inbox::Args>),
+    Inbox(inbox::Args),
     /// Send the mail waiting in games' outboxes
-    Outbox(Deferred<outbox::Args>),
+    Outbox(outbox::Args),
     /// Remind players who keep a game waiting
-    Remind(Deferred<remind::Args>),
-}
-
-/// A subcommand's arguments, built only when that subcommand is the one run (or its help
-/// is shown). Building all eleven subcommands' arguments costs more than parsing one of
-/// them, and `pbem apply` runs once per move.
-#[derive(Debug)]
-struct Deferred<T>(T);
-
-impl<T: clap::FromArgMatches> clap::FromArgMatches for Deferred<T> {
-    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
-        T::from_arg_matches(matches).map(Deferred)
-    }
-
-    fn from_arg_matches_mut(matches: &mut clap::ArgMatches) -> Result<Self, clap::Error> {
-        T::from_arg_matches_mut(matches).map(Deferred)
-    }
-
-    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
-        self.0.update_from_arg_matches(matches)
-    }
-
-    fn update_from_arg_matches_mut(
-        &mut self,
-        matches: &mut clap::ArgMatches,
-    ) -> Result<(), clap::Error> {
-        self.0.update_from_arg_matches_mut(matches)
-    }
-}
-
-impl<T: clap::Args> clap::Args for Deferred<T> {
-    fn group_id() -> Option<clap::Id> {
-        T::group_id()
-    }
-
-    fn augment_args(command: clap::Command) -> clap::Command {
-        command.defer(|command| keeping_description(command, T::augment_args))
-    }
-
-    fn augment_args_for_update(command: clap::Command) -> clap::Command {
-        command.defer(|command| keeping_description(command, T::augment_args_for_update))
-    }
-}
-
-/// `augment` run on a subcommand that already has its description. The arguments'
-/// own doc comments would otherwise replace it: when not deferred, the subcommand's
-/// description is set after its arguments, and wins.
-fn keeping_description(
-    command: clap::Command,
-    augment: fn(clap::Command) -> clap::Command,
-) -> clap::Command {
-    let about = command.get_about().cloned();
-    let long_about = command.get_long_about().cloned();
-    let command = augment(command);
-    let command = match about {
-        Some(about) => command.about(about),
-        None => command,
-    };
-    match long_about {
-        Some(long_about) => command.long_about(long_about),
-        None => command.long_about(None),
-    }
+    Remind(remind::Args),
 }
 
 /// Output formats of `show`.
@@ -175,17 +114,17 @@ where
         }
     };
     let result = match cli.command {
-        Command::New(Deferred(args)) => new::run(args),
-        Command::Apply(Deferred(args)) => apply::run(args),
-        Command::Show(Deferred(args)) => show::run(args),
-        Command::Legal(Deferred(args)) => legal::run(args),
-        Command::Log(Deferred(args)) => log::run(args),
-        Command::Audit(Deferred(args)) => audit::run(args),
-        Command::Reveal(Deferred(args)) => reveal::run(args),
-        Command::Demo(Deferred(args)) => demo::run(args),
-        Command::Inbox(Deferred(args)) => inbox::run(args),
-        Command::Outbox(Deferred(args)) => outbox::run(args),
-        Command::Remind(Deferred(args)) => remind::run(args),
+        Command::New(args) => new::run(args),
+        Command::Apply(args) => apply::run(args),
+        Command::Show(args) => show::run(args),
+        Command::Legal(args) => legal::run(args),
+        Command::Log(args) => log::run(args),
+        Command::Audit(args) => audit::run(args),
+        Command::Reveal(args) => reveal::run(args),
+        Command::Demo(args) => demo::run(args),
+        Command::Inbox(args) => inbox::run(args),
+        Command::Outbox(args) => outbox::run(args),
+        Command::Remind(args) => remind::run(args),
     };
     match result {
         // Subcommands end in SUCCESS or FAILURE (an audit that found a fault, say).
@@ -255,32 +194,48 @@ mod tests {
 
     #[test]
     fn the_command_line_is_consistent_with_every_subcommand_built() {
-        // debug_assert builds the deferred subcommands too, so a clash in any of them
-        // (two flags named alike, a bad default) fails here rather than in use.
+        // A clash in any subcommand (two flags named alike, a bad default) fails here
+        // rather than in use.
         Cli::command().debug_assert();
     }
 
     #[test]
-    fn every_subcommand_keeps_its_description_once_its_arguments_are_built() {
-        let listed: Vec<(String, Option<String>)> = Cli::command()
-            .get_subcommands()
-            .map(|sub| {
-                let about = sub.get_about().map(ToString::to_string);
-                (sub.get_name().to_string(), about)
-            })
-            .collect();
-        assert!(listed.len() >= 11);
-        let mut built = Cli::command();
-        built.build();
-        for (name, about) in listed {
-            let sub = built.find_subcommand(&name).expect("still there");
-            assert_eq!(sub.get_about().map(ToString::to_string), about, "{name}");
+    fn every_subcommand_help_starts_with_its_one_line_description() {
+        let mut cli = Cli::command();
+        cli.build();
+        let mut described = 0;
+        for sub in cli.get_subcommands_mut() {
+            let name = sub.get_name().to_string();
+            let about = sub.get_about().map(ToString::to_string).expect(&name);
             assert!(sub.get_long_about().is_none(), "{name}");
+            let help = sub.render_long_help().to_string();
+            assert!(help.starts_with(&format!("{about}\n")), "{name}: {help}");
+            described += 1;
+        }
+        assert!(described >= 11);
+    }
+
+    #[test]
+    fn every_subcommand_declares_its_arguments_without_being_built() {
+        // Tools that read the command (help, completions, man pages) see each
+        // subcommand's arguments as declared, not only once it has been built.
+        let cli = Cli::command();
+        let apply = cli.find_subcommand("apply").expect("apply");
+        let ids: Vec<&str> = apply.get_arguments().map(|a| a.get_id().as_str()).collect();
+        assert!(
+            ["file", "player", "move_text"]
+                .iter()
+                .all(|id| ids.contains(id)),
+            "{ids:?}"
+        );
+        for sub in cli.get_subcommands() {
+            let declared = sub.get_arguments().next().is_some() || sub.has_subcommands();
+            assert!(declared, "{}", sub.get_name());
         }
     }
 
     #[test]
-    fn a_deferred_subcommand_still_parses_its_arguments() {
+    fn a_subcommand_parses_its_arguments() {
         let cli = Cli::try_parse_from([
             "pbem",
             "apply",
@@ -291,7 +246,7 @@ mod tests {
             "pass",
         ])
         .expect("parses");
-        let Command::Apply(Deferred(args)) = cli.command else {
+        let Command::Apply(args) = cli.command else {
             panic!("not apply: {cli:?}");
         };
         let parsed = format!("{args:?}");

@@ -10,9 +10,8 @@ use sha2::{Digest, Sha256};
 
 use super::chance::DrawStream;
 use super::digest::sha256;
-use super::file::{draws_text, GameFile, Genesis, Record, FORMAT};
+use super::file::{draws_text, FileText, GameFile};
 use super::keyring::Keyring;
-use super::layout::Layout;
 use super::rules::{Deadline, LegalMove, Rules, Seat, Viewer, Visibility};
 use super::session::{Applied, AuditReport, EngineError, Game, NewGame, Replayed, Result};
 use crate::engine::rules::Chance;
@@ -160,105 +159,65 @@ impl<R> Default for Driver<R> {
     }
 }
 
+/// Reads a whole game file: every record and the state, each checked against the
+/// schema.
 fn parse<R: Rules>(bytes: &[u8]) -> Result<Game<R>> {
-    let file: GameFile<R::State> =
-        serde_json::from_slice(bytes).map_err(|error| EngineError::Malformed(error.to_string()))?;
-    Game::from_file(file)
-}
-
-/// Writes a game file: one line for genesis, one per record, one for the state, so the
-/// file stays readable, diffs by record, and costs little to write and read.
-fn serialize<S: serde::Serialize>(file: &GameFile<S>) -> Result<Vec<u8>> {
-    fn compact(out: &mut Vec<u8>, value: &impl serde::Serialize) -> Result<()> {
-        serde_json::to_writer(&mut *out, value).map_err(|error| {
-            EngineError::Malformed(format!("the game does not serialize: {error}"))
-        })
-    }
-    let mut out = Vec::with_capacity(1024 * (file.records.len() + 8));
-    out.extend_from_slice(b"{\"format\":");
-    compact(&mut out, &file.format)?;
-    out.extend_from_slice(b",\n\"genesis\":");
-    compact(&mut out, &file.genesis)?;
-    out.extend_from_slice(b",\n\"records\":[");
-    for (i, record) in file.records.iter().enumerate() {
-        out.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
-        compact(&mut out, record)?;
-    }
-    out.extend_from_slice(b"\n],\n\"seed\":");
-    compact(&mut out, &file.seed)?;
-    out.extend_from_slice(b",\n\"state\":");
-    compact(&mut out, &file.state)?;
-    out.extend_from_slice(b"}\n");
-    Ok(out)
+    Game::from_file(FileText::parse(bytes)?.game_file()?)
 }
 
 /// The fast path of `apply`, for a file whose bytes are exactly those this keyring's
-/// referee last verified and wrote: only genesis, the head record and the state are
-/// read, the chain is not re-checked (it was, before those bytes were written), and
-/// the new record is appended to the bytes as they are. `None` when the file is not
-/// such a file; the caller then takes the full path.
+/// referee last verified and wrote: of the records only the head is read, the chain is
+/// not checked again (it was, before those bytes were written, and they are the same
+/// bytes), and the new record is appended to the bytes as they are. `Err` gives the
+/// file back when it is not such a file; the caller then takes the full path.
 fn apply_verified<'a, R: Rules>(
+    text: FileText<'a>,
     bytes: &'a [u8],
     keyring: &Keyring,
     player: &str,
     move_text: &str,
-) -> Result<Option<(NewFile<'a>, MoveOutcome)>> {
+) -> Result<Result<(NewFile<'a>, MoveOutcome), FileText<'a>>> {
     // A game with hidden state rebuilds its state by replaying every record.
     if R::HAS_HIDDEN_STATE {
-        return Ok(None);
+        return Ok(Err(text));
     }
-    let Some(layout) = Layout::parse(bytes) else {
-        return Ok(None);
+    let Some(appendable) = text.appendable(bytes) else {
+        return Ok(Err(text));
     };
-    let malformed = |error: serde_json::Error| EngineError::Malformed(error.to_string());
-    let genesis: Genesis = serde_json::from_str(layout.genesis).map_err(malformed)?;
     // The records are the start of both the file read and the file written: hashed once.
-    let (kept, tail) = bytes.split_at(layout.kept());
-    let records = Sha256::new().chain_update(kept);
+    let records = Sha256::new().chain_update(appendable.kept);
+    let tail = &bytes[appendable.kept.len()..];
     let digest: [u8; 32] = records.clone().chain_update(tail).finalize().into();
-    if !keyring.is_verified(&genesis.id, &digest) {
-        return Ok(None);
+    if !keyring.is_verified(&text.genesis.id, &digest) {
+        return Ok(Err(text));
     }
-    let head: Option<Record> = layout
-        .head
-        .map(serde_json::from_str)
-        .transpose()
-        .map_err(malformed)?;
+    let earlier = text.records.len().saturating_sub(1);
+    let head = match text.records.len() {
+        0 => None,
+        turn => Some(text.record(turn)?),
+    };
+    let state = text.state_as_read()?;
     let mut game = Game::<R>::from_file(GameFile {
-        format: FORMAT.to_string(),
-        genesis,
+        format: super::file::FORMAT.to_string(),
+        genesis: text.genesis,
         records: head.into_iter().collect(),
-        seed: serde_json::from_str(layout.seed).map_err(malformed)?,
-        state: serde_json::from_str(layout.state).map_err(malformed)?,
+        seed: text.seed,
+        state,
     })?;
-    // Turns number the records from 1, so the head's turn less one came before it.
-    let earlier = game
-        .file
-        .records
-        .first()
-        .map_or(0, |head| head.turn.saturating_sub(1));
-    let applied = game.apply_to_checked(keyring, player, move_text, earlier)?;
+    let applied = game.apply_to_checked(keyring, player, move_text, earlier as u64)?;
     let record = game
         .file
         .records
         .last()
         .ok_or_else(|| EngineError::Malformed("the new record is missing".into()))?;
-    let added = layout.added(
-        &compact(record)?,
-        &compact(&game.file.seed)?,
-        &compact(&game.file.state)?,
-    );
+    let added = appendable.added(record, &game.file.seed, &game.file.state)?;
     let digest = records.chain_update(&added).finalize().into();
     let file = NewFile {
-        kept,
+        kept: appendable.kept,
         added,
         digest,
     };
-    Ok(Some((file, outcome_of(&game, &applied))))
-}
-
-fn compact<T: serde::Serialize>(value: &T) -> Result<String> {
-    serde_json::to_string(value).map_err(|error| EngineError::Malformed(error.to_string()))
+    Ok(Ok((file, outcome_of(&game, &applied))))
 }
 
 /// A game, a seat of it and its current state.
@@ -338,7 +297,7 @@ impl<R: Rules> GameDriver for Driver<R> {
 
     fn create(&self, request: NewGame, keyring: &Keyring) -> Result<Vec<u8>> {
         let game = Game::<R>::create(request, keyring)?;
-        serialize(&game.file)
+        game.file.to_bytes()
     }
 
     fn apply<'a>(
@@ -348,13 +307,20 @@ impl<R: Rules> GameDriver for Driver<R> {
         player: &str,
         move_text: &str,
     ) -> Result<(NewFile<'a>, MoveOutcome)> {
-        if let Some(done) = apply_verified::<R>(bytes, keyring, player, move_text)? {
-            return Ok(done);
-        }
-        let mut game = parse::<R>(bytes)?;
+        let text = match apply_verified::<R>(
+            FileText::parse(bytes)?,
+            bytes,
+            keyring,
+            player,
+            move_text,
+        )? {
+            Ok(done) => return Ok(done),
+            Err(text) => text,
+        };
+        let mut game = Game::<R>::from_file(text.game_file()?)?;
         let applied = game.apply(keyring, player, move_text)?;
         let outcome = outcome_of(&game, &applied);
-        Ok((NewFile::whole(serialize(&game.file)?), outcome))
+        Ok((NewFile::whole(game.file.to_bytes()?), outcome))
     }
 
     fn view(
@@ -466,7 +432,7 @@ impl<R: Rules> GameDriver for Driver<R> {
     fn reveal(&self, bytes: &[u8], keyring: &Keyring) -> Result<Vec<u8>> {
         let mut game = parse::<R>(bytes)?;
         game.reveal(keyring)?;
-        serialize(&game.file)
+        game.file.to_bytes()
     }
 
     fn example(&self, bytes: &[u8], player: &str) -> Result<Option<String>> {
@@ -510,27 +476,10 @@ fn names(all: &[String], seats: &[usize]) -> Vec<String> {
 
 /// The game named in a file, read without knowing its state type.
 ///
-/// pbem writes `genesis.game` as the first string after `"genesis"`, so a short scan
-/// finds it without parsing the whole file twice; anything unexpected falls back to a
-/// full parse. A wrong answer cannot slip through: the typed parse checks the name.
-///
 /// # Errors
 /// Not a pbem game file.
 pub fn game_name(bytes: &[u8]) -> Result<String> {
-    if let Some(name) = scan_game_name(bytes) {
-        return Ok(name);
-    }
-    #[derive(serde::Deserialize)]
-    struct Peek {
-        genesis: PeekGenesis,
-    }
-    #[derive(serde::Deserialize)]
-    struct PeekGenesis {
-        game: String,
-    }
-    let peek: Peek = serde_json::from_slice(bytes)
-        .map_err(|error| EngineError::Malformed(format!("not a pbem game file ({error})")))?;
-    Ok(peek.genesis.game)
+    Ok(FileText::parse(bytes)?.genesis.game)
 }
 
 /// The id of the game in a file.
@@ -538,38 +487,18 @@ pub fn game_name(bytes: &[u8]) -> Result<String> {
 /// # Errors
 /// Not a pbem game file.
 pub fn game_id(bytes: &[u8]) -> Result<String> {
-    #[derive(serde::Deserialize)]
-    struct Peek {
-        genesis: PeekGenesis,
-    }
-    #[derive(serde::Deserialize)]
-    struct PeekGenesis {
-        id: String,
-    }
-    if let Some(layout) = Layout::parse(bytes) {
-        if let Ok(genesis) = serde_json::from_str::<PeekGenesis>(layout.genesis) {
-            return Ok(genesis.id);
-        }
-    }
-    let peek: Peek = serde_json::from_slice(bytes)
-        .map_err(|error| EngineError::Malformed(format!("not a pbem game file ({error})")))?;
-    Ok(peek.genesis.id)
+    Ok(FileText::parse(bytes)?.genesis.id)
 }
 
-fn scan_game_name(bytes: &[u8]) -> Option<String> {
-    let head = &bytes[..bytes.len().min(4096)];
-    let text = std::str::from_utf8(head).ok()?;
-    let after = &text[text.find("\"genesis\"")?..];
-    let after = after[after.find('{')? + 1..].trim_start();
-    let after = after
-        .strip_prefix("\"game\"")?
-        .trim_start()
-        .strip_prefix(':')?
-        .trim_start();
-    let name = after.strip_prefix('"')?;
-    let end = name.find('"')?;
-    let name = &name[..end];
-    name.bytes()
-        .all(|b| b.is_ascii_lowercase() || b == b'-')
-        .then(|| name.to_string())
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_game_is_named_only_by_a_whole_game_file() {
+        let cut = b"{\"format\":\"pbem.game/1\",\n\"genesis\":{\"game\":\"right-of-way\",\"id\":\"row-1\"";
+        assert!(game_name(cut).is_err());
+        assert!(game_id(cut).is_err());
+        assert!(game_name(b"{\"genesis\":{\"game\":\"right-of-way\"}}").is_err());
+    }
 }

@@ -1,23 +1,37 @@
-//! The game file schema: the only module that knows its layout. Version in `format`.
+//! The game file schema: the only module that knows its fields and its layout, and the
+//! one place that reads and writes it. Version in `format`.
 //!
 //! The file is public and self-contained: genesis, an append-only log of signed records,
 //! the seed once revealed, and a cache of the public state after the last record.
 //! It never holds a secret: the seed appears only as a commitment until the reveal.
+//!
+//! Reading is [`FileText::parse`], one serde parse of the whole file: genesis, the seed
+//! and the format are read there; the records and the state stay as the JSON text they
+//! are in the file until a caller reads them ([`FileText::game_file`] reads all of it).
+//! Writing is [`GameFile::to_bytes`]: one line for genesis, one per record, one for the
+//! seed and one for the state, so the file stays readable, diffs by record, and a record
+//! can be appended to the bytes of a file in that layout ([`FileText::appendable`]).
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
 
 use super::digest::{Fields, Hash};
 use super::rules::Options;
+use super::session::{EngineError, Result};
 
 /// The value of `format` this version reads and writes.
 pub const FORMAT: &str = "pbem.game/1";
 /// The value of `draw_algorithm`: the derivation in docs/FAIRNESS.md.
 pub const DRAW_ALGORITHM: &str = "pbem-draw/1";
 
-/// A whole game file, generic over the game's state type.
+/// A whole game file, generic over the game's state type. Read through [`FileText`].
 ///
 /// Unknown fields are refused everywhere in the schema: a renamed key (`"seed"` spelt
-/// otherwise, say) would otherwise read as an absent one and pass unnoticed.
+/// otherwise, say) would otherwise read as an absent one and pass unnoticed. The state
+/// belongs to the game, whose type may ignore keys it does not know: the reader checks
+/// that the stored state is exactly what the game's state reads back as.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameFile<S> {
@@ -28,6 +42,257 @@ pub struct GameFile<S> {
     pub seed: Option<String>,
     /// The public state after the last record: a cache that replay must reproduce.
     pub state: S,
+}
+
+/// A game file as read from its bytes: every key checked against the schema, genesis,
+/// the seed and the format read, the records and the state kept as their JSON text in
+/// the bytes, for the caller to read as far as it needs.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileText<'a> {
+    format: String,
+    pub genesis: Genesis,
+    #[serde(borrow)]
+    pub records: Vec<&'a RawValue>,
+    pub seed: Option<String>,
+    #[serde(borrow)]
+    pub state: &'a RawValue,
+}
+
+fn malformed(what: &str, error: &serde_json::Error) -> EngineError {
+    EngineError::Malformed(format!("{what}: {error}"))
+}
+
+impl<'a> FileText<'a> {
+    /// Reads a game file.
+    ///
+    /// # Errors
+    /// Not JSON, a key the schema does not have or a missing one, or a format this
+    /// version does not read.
+    pub fn parse(bytes: &'a [u8]) -> Result<FileText<'a>> {
+        let text: FileText = serde_json::from_slice(bytes)
+            .map_err(|error| malformed("not a pbem game file", &error))?;
+        if text.format != FORMAT {
+            return Err(EngineError::Malformed(format!(
+                "format {:?} is not one this pbem reads ({FORMAT:?})",
+                text.format
+            )));
+        }
+        Ok(text)
+    }
+
+    /// Record `turn` (numbered from 1).
+    ///
+    /// # Errors
+    /// No such record, or one that does not read as a record.
+    pub fn record(&self, turn: usize) -> Result<Record> {
+        let raw = turn
+            .checked_sub(1)
+            .and_then(|index| self.records.get(index))
+            .ok_or_else(|| EngineError::Malformed(format!("there is no record {turn}")))?;
+        serde_json::from_str(raw.get())
+            .map_err(|error| malformed(&format!("record {turn}"), &error))
+    }
+
+    /// Every record, in order.
+    ///
+    /// # Errors
+    /// A record that does not read as a record.
+    pub fn read_records(&self) -> Result<Vec<Record>> {
+        (1..=self.records.len())
+            .map(|turn| self.record(turn))
+            .collect()
+    }
+
+    /// The stored state as the game's state type reads it, without checking that it
+    /// holds nothing more: only for bytes this referee wrote itself.
+    ///
+    /// # Errors
+    /// It does not read as the game's state.
+    pub fn state_as_read<S: DeserializeOwned>(&self) -> Result<S> {
+        serde_json::from_str(self.state.get())
+            .map_err(|error| malformed("the stored state", &error))
+    }
+
+    /// The stored state, which must be exactly what the game's state reads back as: a
+    /// key the state's type does not have (which serde skips unless the type refuses
+    /// unknown fields) or a value it reads in another form is refused, as an unknown
+    /// key anywhere else in the file is.
+    ///
+    /// # Errors
+    /// It does not read as the game's state, or holds more than it.
+    pub fn state<S: Serialize + DeserializeOwned>(&self) -> Result<S> {
+        let state: S = self.state_as_read()?;
+        let stored = self.state.get();
+        let written = serde_json::to_string(&state)
+            .map_err(|error| malformed("the state does not serialize", &error))?;
+        // What pbem writes is compact and in the type's own order: equal text is the
+        // common case, and settles it.
+        if written != stored {
+            let stored: Value = serde_json::from_str(stored)
+                .map_err(|error| malformed("the stored state", &error))?;
+            let read: Value = serde_json::from_str(&written)
+                .map_err(|error| malformed("the state does not serialize", &error))?;
+            if let Some(difference) = first_difference(&stored, &read, "state") {
+                return Err(EngineError::Malformed(format!(
+                    "the stored state is not what the game's state reads back as: {difference}"
+                )));
+            }
+        }
+        Ok(state)
+    }
+
+    /// The whole file, every record and the state read and checked against the schema.
+    ///
+    /// # Errors
+    /// As for [`FileText::record`] and [`FileText::state`].
+    pub fn game_file<S: Serialize + DeserializeOwned>(self) -> Result<GameFile<S>> {
+        let records = self.read_records()?;
+        let state = self.state()?;
+        Ok(GameFile {
+            format: self.format,
+            genesis: self.genesis,
+            records,
+            seed: self.seed,
+            state,
+        })
+    }
+
+    /// When `bytes` (the bytes this was read from) are laid out exactly as
+    /// [`GameFile::to_bytes`] writes this file, where a new record goes: the bytes up
+    /// to the end of the last record stay, and the new record, seed and state follow.
+    /// `None` for any other layout.
+    pub fn appendable(&self, bytes: &'a [u8]) -> Option<Appendable<'a>> {
+        let mut tail = Vec::with_capacity(self.state.get().len() + 96);
+        write_tail(&mut tail, &self.seed, self.state.get()).ok()?;
+        let kept = bytes.len().checked_sub(tail.len())?;
+        let (kept, rest) = bytes.split_at(kept);
+        if rest != tail.as_slice() {
+            return None;
+        }
+        // The last record (where serde found it in `bytes`) ends where the tail starts,
+        // on its own line; with no record, the list opens there.
+        let in_place = match self.records.last() {
+            Some(last) => {
+                let text = last.get().as_bytes();
+                let start = (text.as_ptr() as usize).checked_sub(bytes.as_ptr() as usize)?;
+                let before = kept.get(..start)?;
+                start + text.len() == kept.len()
+                    && before.ends_with(if self.records.len() == 1 {
+                        b"[\n"
+                    } else {
+                        b",\n"
+                    })
+            }
+            None => kept.ends_with(RECORDS),
+        };
+        in_place.then_some(Appendable {
+            kept,
+            first: self.records.is_empty(),
+        })
+    }
+}
+
+/// A game file's bytes up to the end of its last record, to which a record can be
+/// appended (see [`FileText::appendable`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Appendable<'a> {
+    pub kept: &'a [u8],
+    first: bool,
+}
+
+impl Appendable<'_> {
+    /// The bytes that follow [`Appendable::kept`] once `record` is appended and the seed
+    /// and state are replaced: with the kept bytes, exactly what
+    /// [`GameFile::to_bytes`] writes for the file with that record.
+    ///
+    /// # Errors
+    /// Something does not serialize.
+    pub fn added<S: Serialize>(
+        &self,
+        record: &Record,
+        seed: &Option<String>,
+        state: &S,
+    ) -> Result<Vec<u8>> {
+        let state = to_json(state)?;
+        let mut out = Vec::with_capacity(state.len() + 1024);
+        out.extend_from_slice(if self.first { b"\n" } else { b",\n" });
+        serde_json::to_writer(&mut out, record).map_err(unserializable)?;
+        write_tail(&mut out, seed, &state)?;
+        Ok(out)
+    }
+}
+
+/// What opens the list of records (each on a line of its own).
+const RECORDS: &[u8] = b",\n\"records\":[";
+
+fn unserializable(error: serde_json::Error) -> EngineError {
+    EngineError::Malformed(format!("the game does not serialize: {error}"))
+}
+
+fn to_json<T: Serialize>(value: &T) -> Result<String> {
+    serde_json::to_string(value).map_err(unserializable)
+}
+
+/// What follows the records: their list's end, the seed and the state (already JSON).
+fn write_tail(out: &mut Vec<u8>, seed: &Option<String>, state: &str) -> Result<()> {
+    out.extend_from_slice(b"\n],\n\"seed\":");
+    serde_json::to_writer(&mut *out, seed).map_err(unserializable)?;
+    out.extend_from_slice(b",\n\"state\":");
+    out.extend_from_slice(state.as_bytes());
+    out.extend_from_slice(b"}\n");
+    Ok(())
+}
+
+impl<S: Serialize> GameFile<S> {
+    /// The file's bytes: one line for genesis, one per record, one for the seed and one
+    /// for the state.
+    ///
+    /// # Errors
+    /// Something does not serialize.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let state = to_json(&self.state)?;
+        let mut out = Vec::with_capacity(1024 * (self.records.len() + 8) + state.len());
+        out.extend_from_slice(b"{\"format\":");
+        serde_json::to_writer(&mut out, &self.format).map_err(unserializable)?;
+        out.extend_from_slice(b",\n\"genesis\":");
+        serde_json::to_writer(&mut out, &self.genesis).map_err(unserializable)?;
+        out.extend_from_slice(RECORDS);
+        for (i, record) in self.records.iter().enumerate() {
+            out.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
+            serde_json::to_writer(&mut out, record).map_err(unserializable)?;
+        }
+        write_tail(&mut out, &self.seed, &state)?;
+        Ok(out)
+    }
+}
+
+/// Where two JSON values first differ, for a message; `None` when they are equal.
+fn first_difference(stored: &Value, read: &Value, path: &str) -> Option<String> {
+    match (stored, read) {
+        (Value::Object(stored), Value::Object(read)) => {
+            if let Some(key) = stored.keys().find(|key| !read.contains_key(*key)) {
+                return Some(format!("{path}.{key} is not part of the game's state"));
+            }
+            if let Some(key) = read.keys().find(|key| !stored.contains_key(*key)) {
+                return Some(format!("{path}.{key} is missing"));
+            }
+            stored.iter().find_map(|(key, value)| {
+                first_difference(value, &read[key], &format!("{path}.{key}"))
+            })
+        }
+        (Value::Array(stored), Value::Array(read)) if stored.len() == read.len() => stored
+            .iter()
+            .zip(read)
+            .enumerate()
+            .find_map(|(i, (stored, read))| {
+                first_difference(stored, read, &format!("{path}[{i}]"))
+            }),
+        _ if stored == read => None,
+        _ => Some(format!(
+            "{path} is {stored}, which the game reads back as {read}"
+        )),
+    }
 }
 
 /// A player as listed at the start.
@@ -216,5 +481,193 @@ pub mod hashes {
     /// The hash of a state: its compact JSON as pbem writes it.
     pub fn state(json: &[u8]) -> Hash {
         Fields::hash("pbem/v1/state").bytes(json).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A game state whose type, like many, ignores keys it does not know.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    struct Toy {
+        cells: Vec<u8>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+        score: Score,
+    }
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    struct Score {
+        points: u32,
+    }
+
+    fn genesis() -> Genesis {
+        Genesis {
+            game: "toy".into(),
+            id: "t-1".into(),
+            engine: "pbem test".into(),
+            players: vec![PlayerEntry {
+                name: "Ann".into(),
+                email: None,
+            }],
+            options: Options::new(),
+            rules_hash: "00".into(),
+            rules_data: "a = 1\n".into(),
+            referee_key: "key".into(),
+            seed_commitment: "00".into(),
+            draw_algorithm: DRAW_ALGORITHM.into(),
+            entropy: Vec::new(),
+            draws: vec![Draw::Public { of: 3, pick: 1 }],
+            state_hash: "00".into(),
+            hash: "00".into(),
+            signature: "sig".into(),
+        }
+    }
+
+    fn record(turn: u64) -> Record {
+        Record {
+            turn,
+            player: "Ann".into(),
+            move_text: format!("move {turn}\nsecond line \"quoted\""),
+            draws: vec![Draw::Hidden {
+                of: 9,
+                commit: "ab".into(),
+            }],
+            prev: "00".into(),
+            state_hash: "00".into(),
+            hash: format!("{turn:02}"),
+            signature: "sig".into(),
+        }
+    }
+
+    fn file(records: u64) -> GameFile<Toy> {
+        GameFile {
+            format: FORMAT.into(),
+            genesis: genesis(),
+            records: (1..=records).map(record).collect(),
+            seed: (records > 1).then(|| "5eed".to_string()),
+            state: Toy {
+                cells: vec![1, 2, u8::try_from(records).expect("small")],
+                note: None,
+                score: Score { points: 7 },
+            },
+        }
+    }
+
+    #[test]
+    fn what_is_written_reads_back_whole() {
+        for records in 0..3 {
+            let written = file(records);
+            let bytes = written.to_bytes().expect("bytes");
+            let read: GameFile<Toy> = FileText::parse(&bytes)
+                .expect("parses")
+                .game_file()
+                .expect("reads");
+            assert_eq!(read.to_bytes().expect("bytes"), bytes);
+            assert_eq!(read.state, written.state);
+            assert_eq!(read.records.len() as u64, records);
+        }
+    }
+
+    #[test]
+    fn a_record_appended_to_the_bytes_read_gives_the_bytes_written() {
+        for records in 0..4 {
+            let bytes = file(records).to_bytes().expect("bytes");
+            let text = FileText::parse(&bytes).expect("parses");
+            let appendable = text.appendable(&bytes).expect("pbem's own layout");
+            let next = file(records + 1);
+            let added = appendable
+                .added(&record(records + 1), &next.seed, &next.state)
+                .expect("added");
+            let whole = [appendable.kept, &added].concat();
+            assert_eq!(
+                String::from_utf8(whole).expect("utf-8"),
+                String::from_utf8(next.to_bytes().expect("bytes")).expect("utf-8")
+            );
+        }
+    }
+
+    #[test]
+    fn another_layout_is_not_appended_to() {
+        let bytes = file(2).to_bytes().expect("bytes");
+        let value: Value = serde_json::from_slice(&bytes).expect("json");
+        for other in [
+            serde_json::to_vec(&value).expect("json"),
+            serde_json::to_vec_pretty(&value).expect("json"),
+            String::from_utf8(bytes.clone())
+                .expect("utf-8")
+                .replace("},\n{", "}, \n{")
+                .into_bytes(),
+            [bytes.as_slice(), b"\n"].concat(),
+        ] {
+            let text = FileText::parse(&other).expect("still a game file");
+            assert!(text.appendable(&other).is_none());
+        }
+    }
+
+    #[test]
+    fn the_stored_state_must_be_what_the_state_reads_back_as() {
+        let bytes = String::from_utf8(file(1).to_bytes().expect("bytes")).expect("utf-8");
+        let read = |text: &str| {
+            FileText::parse(text.as_bytes())
+                .expect("parses")
+                .game_file::<Toy>()
+                .map(|_| ())
+        };
+        read(&bytes).expect("as written");
+        // Reformatted (keys sorted, spaces added): the same values.
+        let value: Value = serde_json::from_str(&bytes).expect("json");
+        read(&serde_json::to_string_pretty(&value).expect("json")).expect("reformatted");
+        for (from, to, says) in [
+            (
+                "\"state\":{",
+                "\"state\":{\"zzz\":1,",
+                "state.zzz is not part",
+            ),
+            (
+                "\"points\":7",
+                "\"points\":7,\"bonus\":[]",
+                "state.score.bonus is not part",
+            ),
+            (
+                "\"score\":",
+                "\"note\":null,\"score\":",
+                "state.note is not part",
+            ),
+            (
+                "\"cells\":[1,2,1]",
+                "\"cells\":[1,2,1.0]",
+                "the stored state",
+            ),
+        ] {
+            let changed = bytes.replacen(from, to, 1);
+            assert_ne!(changed, bytes);
+            let error = read(&changed).expect_err(to).to_string();
+            assert!(error.contains(says), "{to}: {error}");
+        }
+        // What the fast path reads is not checked: it is read only from bytes this
+        // referee wrote itself.
+        let changed = bytes.replacen("\"state\":{", "\"state\":{\"zzz\":1,", 1);
+        let text = FileText::parse(changed.as_bytes()).expect("parses");
+        assert!(text.state_as_read::<Toy>().is_ok());
+        assert!(text.state::<Toy>().is_err());
+    }
+
+    #[test]
+    fn unknown_keys_and_other_formats_are_refused() {
+        let bytes = String::from_utf8(file(1).to_bytes().expect("bytes")).expect("utf-8");
+        for (from, to) in [
+            ("\"seed\":", "\"sead\":null,\"seed\":"),
+            ("\"turn\":1,", "\"turn\":1,\"extra\":0,"),
+            ("{\"game\":", "{\"x\":0,\"game\":"),
+            ("pbem.game/1", "pbem.game/2"),
+        ] {
+            let changed = bytes.replacen(from, to, 1);
+            assert_ne!(changed, bytes);
+            let result =
+                FileText::parse(changed.as_bytes()).and_then(|text| text.game_file::<Toy>());
+            assert!(result.is_err(), "{to}");
+        }
     }
 }

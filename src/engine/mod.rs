@@ -8,7 +8,6 @@ pub mod driver;
 pub mod fairness;
 pub mod file;
 pub mod keyring;
-pub mod layout;
 pub mod rules;
 pub mod session;
 pub mod store;

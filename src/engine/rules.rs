@@ -107,48 +107,6 @@ pub struct GameView {
     pub fields: serde_json::Map<String, serde_json::Value>,
 }
 
-/// A game's built-in rules data: the text of `games/<name>.toml`, which game files record
-/// and hash, and the same values as JSON, converted by build.rs when pbem was built.
-///
-/// Every move parses its game's rules data; reading the JSON form instead of the TOML
-/// takes a tenth of a millisecond off each `pbem apply`.
-#[derive(Debug, Clone, Copy)]
-pub struct BuiltInData {
-    pub toml: &'static str,
-    pub json: &'static str,
-}
-
-/// The [`BuiltInData`] of `games/<name>.toml`.
-#[macro_export]
-macro_rules! built_in_data {
-    ($name:literal) => {
-        $crate::engine::rules::BuiltInData {
-            toml: include_str!(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/games/",
-                $name,
-                ".toml"
-            )),
-            json: include_str!(concat!(env!("OUT_DIR"), "/games/", $name, ".json")),
-        }
-    };
-}
-
-impl BuiltInData {
-    /// Deserializes rules data given as TOML: from the JSON form when `text` is exactly
-    /// the built-in text, from `text` itself otherwise.
-    ///
-    /// # Errors
-    /// The text is not TOML of the form `D`, described for a message.
-    pub fn parse<D: DeserializeOwned>(&self, text: &str) -> Result<D, String> {
-        if text == self.toml {
-            serde_json::from_str(self.json).map_err(|error| error.to_string())
-        } else {
-            toml::from_str(text).map_err(|error| error.to_string())
-        }
-    }
-}
-
 /// A game: its rules as pure functions.
 ///
 /// Implementations must uphold:

@@ -765,3 +765,93 @@ fn the_same_move_spelt_two_ways_records_and_draws_the_same() {
     .expect("utf-8");
     assert!(!log.contains(respelt.trim()), "{log}");
 }
+
+/// Plays `moves` first-listed moves through the CLI.
+fn play_first_moves(table: &Table, moves: usize) {
+    for _ in 0..moves {
+        let (mover, text) = table.first_move();
+        let (ok, stderr) = table.apply(&mover, &text);
+        assert!(ok, "{stderr}");
+    }
+}
+
+/// Every record's signature is checked before a move, not only the head's: with record
+/// 1's signature replaced by other valid base64 of 64 bytes, `apply` refuses, names
+/// record 1 and leaves the file as it was (the keyring's note of the last file written
+/// does not vouch for these bytes).
+#[test]
+fn a_bad_signature_on_an_early_record_refuses_the_move() {
+    use base64::engine::general_purpose::STANDARD as BASE64;
+    use base64::Engine as _;
+
+    let table = Table::new();
+    table.new_game(SEED);
+    play_first_moves(&table, 3);
+    let (mover, text) = table.first_move();
+    let original = String::from_utf8(bytes(&table.file())).expect("utf-8");
+    let file: Value = serde_json::from_str(&original).expect("json");
+    assert_eq!(file["records"].as_array().expect("records").len(), 3);
+    let signature = file["records"][0]["signature"]
+        .as_str()
+        .expect("a signature");
+    let mut forged = BASE64.decode(signature).expect("base64");
+    assert_eq!(forged.len(), 64);
+    forged[40] ^= 0x01;
+    let forged = BASE64.encode(forged);
+    assert_eq!(original.matches(signature).count(), 1);
+    std::fs::write(table.file(), original.replacen(signature, &forged, 1)).expect("write");
+    let tampered = bytes(&table.file());
+
+    let (ok, stderr) = table.apply(&mover, &text);
+    assert!(
+        !ok,
+        "a move on a file with a forged signature must be refused"
+    );
+    assert!(stderr.contains("signature of record 1 "), "{stderr}");
+    assert_eq!(bytes(&table.file()), tampered, "the file must not change");
+    let (ok, report) = table.audit(true);
+    assert!(!ok);
+    assert!(report.contains("FAILED turn 1 "), "{report}");
+}
+
+/// The stored state is a cache of the game's state: content the game's state type has
+/// no place for (here an extra key) is refused by `apply` and fails the audit, as an
+/// unknown key anywhere else in the file is, even though the state's hash, computed
+/// from the state as read, still matches.
+#[test]
+fn an_unknown_key_in_the_stored_state_is_refused() {
+    let table = Table::new();
+    table.new_game(SEED);
+    play_first_moves(&table, 1);
+    let (mover, text) = table.first_move();
+    let original = String::from_utf8(bytes(&table.file())).expect("utf-8");
+    let tampered = original.replacen("\n\"state\":{", "\n\"state\":{\"zzz\":1,", 1);
+    assert_ne!(tampered, original);
+    std::fs::write(table.file(), &tampered).expect("write");
+
+    let (ok, stderr) = table.apply(&mover, &text);
+    assert!(
+        !ok,
+        "a move on a file with an unknown state key must be refused"
+    );
+    assert!(
+        stderr.contains("state") && stderr.contains("zzz"),
+        "{stderr}"
+    );
+    assert_eq!(bytes(&table.file()), tampered.as_bytes());
+    for public in [true, false] {
+        let output = {
+            let mut command = table.pbem();
+            command.arg("audit").arg(table.file());
+            if public {
+                command.arg("--public");
+            }
+            command.output().expect("runs")
+        };
+        assert!(!output.status.success(), "the audit must fail");
+        let said =
+            String::from_utf8_lossy(&output.stderr) + String::from_utf8_lossy(&output.stdout);
+        assert!(said.contains("zzz"), "{said}");
+    }
+    assert_eq!(bytes(&table.file()), tampered.as_bytes());
+}

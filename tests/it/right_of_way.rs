@@ -1382,9 +1382,9 @@ fn a_game_of_an_earlier_rules_revision_is_refused_with_a_way_forward() {
     let data = RightOfWay::DEFAULT_DATA;
     assert!(data.contains("\nrevision = 2\n"));
     let earlier = data.replace("\nrevision = 2\n", "\n");
-    let error = RightOfWay::from_data(&earlier, &Options::new())
-        .err()
-        .expect("revision 1 is refused");
+    let Err(error) = RightOfWay::from_data(&earlier, &Options::new()) else {
+        panic!("revision 1 must be refused");
+    };
     assert!(error.problem.contains("revision 1"), "{error}");
     assert!(error.accepted.contains("pbem that started it"), "{error}");
 }
