@@ -228,7 +228,9 @@ fn on_turn<R: Rules>(bytes: &[u8], player: &str) -> Result<Option<SeatAt<R>>> {
     let game = parse::<R>(bytes)?;
     let seat = game.seat_of(player)?;
     let state = game.state_at(None, None)?.state;
-    if game.rules.to_move(&state).contains(&seat) {
+    // A game revealed before its end takes no more moves (see `Game::apply`).
+    let open = game.file.seed.is_none() || game.rules.is_over(&state);
+    if open && game.rules.to_move(&state).contains(&seat) {
         Ok(Some((game, seat, state)))
     } else {
         Ok(None)
@@ -357,11 +359,17 @@ impl<R: Rules> GameDriver for Driver<R> {
         view.insert("game".into(), json!(R::NAME));
         view.insert("id".into(), json!(game.file.genesis.id));
         view.insert("turn".into(), json!(at.turn));
-        view.insert("over".into(), json!(rules.is_over(state)));
-        view.insert(
-            "to_move".into(),
-            json!(names(&game.names, &rules.to_move(state))),
-        );
+        let over = rules.is_over(state);
+        // A game whose seed was revealed before its end takes no more moves.
+        let closed = !over && game.file.seed.is_some() && at.turn == game.file.records.len() as u64;
+        view.insert("over".into(), json!(over));
+        view.insert("closed".into(), json!(closed));
+        let to_move = if closed {
+            Vec::new()
+        } else {
+            rules.to_move(state)
+        };
+        view.insert("to_move".into(), json!(names(&game.names, &to_move)));
         view.insert(
             "winners".into(),
             json!(names(&game.names, &rules.winners(state))),

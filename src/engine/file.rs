@@ -32,8 +32,7 @@ pub const DRAW_ALGORITHM: &str = "pbem-draw/1";
 /// otherwise, say) would otherwise read as an absent one and pass unnoticed. The state
 /// belongs to the game, whose type may ignore keys it does not know: the reader checks
 /// that the stored state is exactly what the game's state reads back as.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize)]
 pub struct GameFile<S> {
     pub format: String,
     pub genesis: Genesis,

@@ -16,7 +16,7 @@ use super::outbox::{Flushed, Outbox, Outgoing};
 use super::transport::MailSettings;
 use super::MailError;
 use crate::engine::driver::{GameDriver, MoveOutcome};
-use crate::engine::file::{GameFile, PlayerEntry};
+use crate::engine::file::{FileText, PlayerEntry};
 use crate::engine::keyring::Keyring;
 use crate::engine::session::{EngineError, NewGame};
 use crate::engine::store::{self, StoreError};
@@ -35,17 +35,17 @@ pub(super) struct Roster {
 }
 
 pub(super) fn roster(bytes: &[u8]) -> Result<Roster, MailError> {
-    let file: GameFile<serde::de::IgnoredAny> =
-        serde_json::from_slice(bytes).map_err(|error| EngineError::Malformed(error.to_string()))?;
+    let file = FileText::parse(bytes)?;
+    let records = file
+        .read_records()?
+        .into_iter()
+        .map(|r| (r.turn, r.player, r.move_text))
+        .collect();
     Ok(Roster {
         id: file.genesis.id,
         game: file.genesis.game,
         players: file.genesis.players,
-        records: file
-            .records
-            .into_iter()
-            .map(|r| (r.turn, r.player, r.move_text))
-            .collect(),
+        records,
         seed: file.seed,
         referee_key: file.genesis.referee_key,
     })

@@ -646,6 +646,7 @@ fn a_revealed_game_is_closed_to_moves() {
     table.new_game(SEED);
     let (mover, text) = table.first_move();
     assert!(table.apply(&mover, &text).0);
+    let (next, text) = table.first_move();
     table
         .pbem()
         .arg("reveal")
@@ -654,11 +655,10 @@ fn a_revealed_game_is_closed_to_moves() {
         .assert()
         .success();
     let before = bytes(&table.file());
-    let next = to_move(&table.view());
-    let text = table.legal(&next)[0]["move"]
-        .as_str()
-        .expect("a move")
-        .to_string();
+    let view = table.view();
+    assert_eq!(view["closed"], true, "{view}");
+    assert_eq!(view["to_move"], serde_json::json!([]), "nobody is to move");
+    assert!(table.legal(&next).is_empty(), "no move is offered");
     let (ok, out) = table.apply(&next, &text);
     assert!(!ok, "a move after the reveal was accepted: {out}");
     assert!(out.contains("revealed"), "{out}");
