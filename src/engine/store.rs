@@ -140,22 +140,6 @@ pub fn lock(path: &Path) -> Result<FileLock, StoreError> {
     Ok(FileLock { _file: file })
 }
 
-/// Takes the lock of `path` if nobody holds it; `None` when someone does.
-///
-/// # Errors
-/// The lock file cannot be created or locked.
-pub fn try_lock(path: &Path) -> Result<Option<FileLock>, StoreError> {
-    let (lock_path, file) = open_lock_file(path)?;
-    match file.try_lock() {
-        Ok(()) => Ok(Some(FileLock { _file: file })),
-        Err(fs::TryLockError::WouldBlock) => Ok(None),
-        Err(fs::TryLockError::Error(source)) => Err(StoreError::Lock {
-            path: lock_path,
-            source,
-        }),
-    }
-}
-
 /// The prefix of the names of `path`'s temporary files.
 fn temporary_prefix(path: &Path) -> String {
     format!(
@@ -390,7 +374,6 @@ mod tests {
         let dir = tempfile::tempdir().expect("dir");
         let game = dir.path().join("game.json");
         let _held = lock(&game).expect("locks");
-        assert!(try_lock(&game).expect("tries").is_none());
         let (_, file) = open_lock_file(&game).expect("opens");
         assert!(matches!(file.try_lock(), Err(fs::TryLockError::WouldBlock)));
     }

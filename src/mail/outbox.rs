@@ -191,27 +191,15 @@ impl Outbox {
 
     /// Sends waiting messages in order; each leaves the outbox once sent. Stops at the
     /// first failure, so order is kept and nothing is skipped. Holds the outbox's lock
-    /// while sending, so two runs never send one message twice; with `wait` false, a
-    /// flush that finds another run sending leaves the work to it.
+    /// while sending (waiting for it as [`store::lock`] does), so two runs never send
+    /// one message twice, and a run never leaves its new mail to another that has
+    /// already listed what it will send.
     ///
     /// # Errors
-    /// The folder cannot be read, a sent message cannot be removed, or (with `wait`) the
-    /// lock stays taken too long.
-    pub fn flush(&self, transport: &Transport, wait: bool) -> Result<Flushed, MailError> {
-        let _lock = if wait {
-            store::lock(&self.dir)?
-        } else {
-            match store::try_lock(&self.dir)? {
-                Some(lock) => lock,
-                None => {
-                    return Ok(Flushed {
-                        waiting: self.waiting()?.len(),
-                        error: Some("another pbem is sending this outbox".into()),
-                        ..Flushed::default()
-                    })
-                }
-            }
-        };
+    /// The folder cannot be read, a sent message cannot be removed, or the lock stays
+    /// taken too long.
+    pub fn flush(&self, transport: &Transport) -> Result<Flushed, MailError> {
+        let _lock = store::lock(&self.dir)?;
         let waiting = self.waiting()?;
         let mut flushed = Flushed {
             waiting: waiting.len(),
@@ -297,7 +285,7 @@ mod tests {
         outbox.commit(&staged).expect("commit");
         let sent = dir.path().join("sent");
         let flushed = outbox
-            .flush(&Transport::Folder(sent.clone()), true)
+            .flush(&Transport::Folder(sent.clone()))
             .expect("flush");
         assert_eq!((flushed.sent, flushed.waiting, flushed.error), (2, 0, None));
         assert_eq!(fs::read_dir(sent).expect("sent").count(), 2);
@@ -312,7 +300,7 @@ mod tests {
         outbox.commit(&staged).expect("commit");
         // Nothing listens on port 9 of loopback.
         let transport = Transport::parse("smtp://127.0.0.1:9").expect("valid");
-        let flushed = outbox.flush(&transport, true).expect("flush");
+        let flushed = outbox.flush(&transport).expect("flush");
         assert_eq!((flushed.sent, flushed.waiting), (0, 1));
         assert!(flushed.error.is_some());
         assert_eq!(outbox.waiting().expect("list").len(), 1);

@@ -387,14 +387,14 @@ impl Referee {
                 outbox.recover(roster(&bytes)?.records.len() as u64)?;
             }
         }
-        outbox.flush(&transport, true)
+        outbox.flush(&transport)
     }
 
-    /// Sends what waits in an outbox if no other run is sending it; what fails waits
-    /// for `pbem outbox flush`.
+    /// Sends what waits in an outbox, after the game's lock is released; what fails
+    /// waits for `pbem outbox flush`.
     pub(super) fn try_flush(&self, outbox: &Outbox) {
         if let Ok(transport) = self.settings.transport() {
-            let _ = outbox.flush(&transport, false);
+            let _ = outbox.flush(&transport);
         }
     }
 }
