@@ -29,28 +29,36 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn receive(args: &Args) -> anyhow::Result<()> {
-    let referee = args.mail.referee()?;
     match &args.maildir {
         Some(dir) => {
+            let referee = args.mail.referee()?;
             let count = maildir::process(&referee, &args.games, dir, &mut |name, handled| {
                 outln!("{name}: {}: {}", handled.outcome, handled.detail);
             })?;
             outln!("{count} message(s) processed");
         }
         None => {
-            let mut raw = Vec::new();
-            let mut stdin = std::io::stdin().lock();
-            (&mut stdin)
-                .take(MAX_MESSAGE_BYTES as u64 + 1)
-                .read_to_end(&mut raw)
-                .context("cannot read the message from standard input")?;
-            // The rest of a message too large to read is drained, so the mail server
-            // sees it taken, not a broken pipe.
-            std::io::copy(&mut stdin, &mut std::io::sink())
-                .context("cannot read the message from standard input")?;
+            // The message is read before anything else, so a mail server piping it in
+            // never meets a closed pipe, whatever goes wrong after.
+            let raw = read_message()?;
+            let referee = args.mail.referee()?;
             let handled = referee.receive(&args.games, &raw)?;
             outln!("{}: {}", handled.outcome, handled.detail);
         }
     }
     Ok(())
+}
+
+/// The message on standard input, as much of it as pbem reads; the rest of one too
+/// large to read is drained, so the mail server sees it taken, not a broken pipe.
+fn read_message() -> anyhow::Result<Vec<u8>> {
+    let mut raw = Vec::new();
+    let mut stdin = std::io::stdin().lock();
+    (&mut stdin)
+        .take(MAX_MESSAGE_BYTES as u64 + 1)
+        .read_to_end(&mut raw)
+        .context("cannot read the message from standard input")?;
+    std::io::copy(&mut stdin, &mut std::io::sink())
+        .context("cannot read the message from standard input")?;
+    Ok(raw)
 }

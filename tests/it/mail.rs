@@ -240,29 +240,19 @@ impl Host {
 
     /// Feeds one raw message to `pbem inbox` on standard input; returns its report.
     fn inbox(&self, raw: &str) -> String {
-        let mut child = self
-            .pbem()
-            .args(["inbox", "--games"])
-            .arg(self.games())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawns");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(raw.as_bytes())
-            .expect("write");
-        let output = child.wait_with_output().expect("waits");
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        assert!(output.status.success(), "{text}");
+        let (code, text) = self.inbox_with(raw, &[]);
+        assert_eq!(code, Some(0), "{text}");
         text
+    }
+
+    /// The game's subject tag, `[pbem ID]`.
+    fn tag(&self) -> String {
+        format!("[pbem {}]", self.view()["id"].as_str().expect("id"))
+    }
+
+    /// The index of the game's archive of received messages, one line each.
+    fn archive_index(&self) -> String {
+        std::fs::read_to_string(self.games().join("game.json.mail/index.jsonl")).expect("archive")
     }
 
     fn mails(&self) -> Vec<Mail> {
@@ -283,106 +273,38 @@ fn address(name: &str) -> String {
     format!("{}@example.org", name.to_ascii_lowercase())
 }
 
-fn quote(text: &str) -> String {
-    text.lines()
-        .map(|l| format!("> {l}"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+use super::replies::{self, Notice};
 
-/// Gmail: multipart/alternative, reply on top, the notice quoted below.
-fn gmail_reply(notice: &Mail, from: &str, text: &str, id: &str) -> String {
-    let html_move = text.replace('\n', "</div><div>");
-    format!(
-        "From: Player <{from}>\r\nTo: Referee <referee@pbem.example>\r\nSubject: Re: {subject}\r\n\
-Message-ID: <{id}@mail.gmail.com>\r\nIn-Reply-To: <{mid}>\r\nReferences: {refs} <{mid}>\r\n\
-Date: Mon, 23 Nov 2026 10:02:00 +0000\r\nMIME-Version: 1.0\r\n\
-Content-Type: multipart/alternative; boundary=\"000000000000b1\"\r\n\r\n\
---000000000000b1\r\nContent-Type: text/plain; charset=\"UTF-8\"\r\n\r\n{text}\r\n\r\n\
-On Mon, 23 Nov 2026 at 10:00, Referee <referee@pbem.example> wrote:\r\n\r\n{quoted}\r\n\r\n\
---000000000000b1\r\nContent-Type: text/html; charset=\"UTF-8\"\r\n\r\n\
-<div dir=\"ltr\"><div>{html_move}</div></div><br><div class=\"gmail_quote\">On Mon, 23 Nov 2026 at 10:00, Referee wrote:<br>\
-<blockquote class=\"gmail_quote\">{html_quote}</blockquote></div>\r\n--000000000000b1--\r\n",
-        subject = notice.subject,
-        mid = notice.message_id,
-        refs = notice.references,
-        quoted = quote(&notice.text),
-        html_quote = notice.text.replace('\n', "<br>"),
-    )
-}
+const REFEREE: replies::Referee = replies::Referee {
+    name: "Referee",
+    address: "referee@pbem.example",
+};
 
-/// Outlook: HTML only, quoted-printable, the header block after the reply.
-fn outlook_reply(notice: &Mail, from: &str, text: &str, id: &str) -> String {
-    let body = format!(
-        "<html><body><p>{}</p><p>Kind regards</p><div><hr><b>From:</b> Referee &lt;referee@pbem.example&gt;<br>\
-<b>Sent:</b> Monday, November 23, 2026 10:00<br><b>To:</b> {from}<br><b>Subject:</b> {}</div><pre>{}</pre></body></html>",
-        text.replace('\n', "<br>"),
-        notice.subject,
-        notice.text
-    );
-    let qp = quoted_printable(&body);
-    format!(
-        "From: Player <{from}>\r\nTo: referee@pbem.example\r\nSubject: RE: {subject}\r\n\
-Message-ID: <{id}@outlook.example>\r\nIn-Reply-To: <{mid}>\r\nReferences: <{mid}>\r\n\
-Date: Mon, 23 Nov 2026 10:03:00 +0000\r\nMIME-Version: 1.0\r\n\
-Content-Type: text/html; charset=\"utf-8\"\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n{qp}\r\n",
-        subject = notice.subject,
-        mid = notice.message_id,
-    )
-}
-
-/// Quoted-printable as RFC 2045 has it: '=', non-ASCII and a line's trailing space
-/// escaped, lines soft-broken before 76 columns, CRLF line ends.
-fn quoted_printable(text: &str) -> String {
-    let mut out = String::new();
-    for line in text.split('\n') {
-        let mut encoded = String::new();
-        let bytes = line.as_bytes();
-        for (i, &byte) in bytes.iter().enumerate() {
-            let last = i + 1 == bytes.len();
-            let piece = if byte == b'='
-                || !(byte == b' ' || byte.is_ascii_graphic())
-                || (last && byte == b' ')
-            {
-                format!("={byte:02X}")
-            } else {
-                (byte as char).to_string()
-            };
-            if encoded.len() + piece.len() > 75 {
-                out.push_str(&encoded);
-                out.push_str("=\r\n");
-                encoded.clear();
-            }
-            encoded.push_str(&piece);
+impl Mail {
+    fn notice(&self) -> Notice<'_> {
+        Notice {
+            subject: &self.subject,
+            message_id: &self.message_id,
+            references: &self.references,
+            text: &self.text,
         }
-        out.push_str(&encoded);
-        out.push_str("\r\n");
     }
-    out
 }
 
-/// Apple Mail: quoted-printable text/plain with a signature, threading by subject code
-/// only (no In-Reply-To, as when a client drops it).
+fn gmail_reply(notice: &Mail, from: &str, text: &str, id: &str) -> String {
+    replies::gmail_reply(&REFEREE, &notice.notice(), from, text, id)
+}
+
+fn outlook_reply(notice: &Mail, from: &str, text: &str, id: &str) -> String {
+    replies::outlook_reply(&REFEREE, &notice.notice(), from, text, id)
+}
+
 fn apple_reply(notice: &Mail, from: &str, text: &str, id: &str) -> String {
-    format!(
-        "From: Player <{from}>\r\nTo: referee@pbem.example\r\nSubject: Re: {subject}\r\n\
-Message-ID: <{id}@icloud.example>\r\nDate: Mon, 23 Nov 2026 10:04:00 +0000\r\nMIME-Version: 1.0 (Mac OS X Mail 16.0)\r\n\
-Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n\
-{body}",
-        subject = notice.subject,
-        body = quoted_printable(&format!(
-            "{text}\n\n-- \nSent from my Mac\n\n> On 23 Nov 2026, at 10:00, Referee <referee@pbem.example> wrote:\n>\n{}",
-            quote(&notice.text)
-        )),
-    )
+    replies::apple_reply(&REFEREE, &notice.notice(), from, text, id)
 }
 
-/// A bare new message with the player's token line.
 fn token_message(tag: &str, token: &str, from: &str, text: &str, id: &str) -> String {
-    format!(
-        "From: {from}\r\nTo: referee@pbem.example\r\nSubject: {tag} my move\r\nMessage-ID: <{id}@example.org>\r\n\
-Date: Mon, 23 Nov 2026 10:05:00 +0000\r\nContent-Type: text/plain; charset=us-ascii\r\n\r\n{text}\r\npbem-token: {token}\r\n"
-    )
+    replies::token_message(&REFEREE, tag, token, from, text, id)
 }
 
 fn token_of(host: &Host, address: &str) -> String {
@@ -432,7 +354,7 @@ fn check_outgoing(mail: &Mail, tag: &str) {
 fn a_whole_game_by_mail_through_real_smtp() {
     let host = Host::new();
     host.start_game();
-    let tag = format!("[pbem {}]", host.view()["id"].as_str().expect("id"));
+    let tag = host.tag();
     let mut picker = pbem::engine::DrawStream::for_testing(7);
     let mut turn = 0;
     loop {
@@ -486,8 +408,7 @@ fn a_whole_game_by_mail_through_real_smtp() {
     let (ok, report) = host.run(host.pbem().args(["audit", "--public"]).arg(host.file()));
     assert!(ok, "{report}");
     // Every message received is archived with its outcome.
-    let index =
-        std::fs::read_to_string(host.games().join("game.json.mail/index.jsonl")).expect("archive");
+    let index = host.archive_index();
     assert_eq!(
         index.lines().filter(|l| l.contains("\"applied\"")).count(),
         turn
@@ -498,7 +419,7 @@ fn a_whole_game_by_mail_through_real_smtp() {
 fn forged_stale_and_duplicate_messages_change_nothing_and_are_answered() {
     let host = Host::new();
     host.start_game();
-    let tag = format!("[pbem {}]", host.view()["id"].as_str().expect("id"));
+    let tag = host.tag();
     let first = host.view()["to_move"][0]
         .as_str()
         .expect("player")
@@ -669,8 +590,7 @@ fn a_maildir_is_processed_once_even_by_two_runs_at_once() {
         .collect();
     assert_eq!(seen.len(), 2, "{seen:?}");
     assert!(seen.iter().all(|n| n.ends_with(":2,S")), "{seen:?}");
-    let index =
-        std::fs::read_to_string(host.games().join("game.json.mail/index.jsonl")).expect("archive");
+    let index = host.archive_index();
     assert_eq!(index.lines().count(), 2);
     assert_eq!(
         index.lines().filter(|l| l.contains("\"applied\"")).count(),
@@ -932,7 +852,7 @@ impl Host {
 fn killed_maildir_runs_lose_nothing_and_apply_nothing_twice() {
     let host = Host::new();
     host.start_game();
-    let tag = format!("[pbem {}]", host.view()["id"].as_str().expect("id"));
+    let tag = host.tag();
     let maildir = host.maildir();
     let mut picker = pbem::engine::DrawStream::for_testing(11);
     let moves = 8;
@@ -986,8 +906,7 @@ fn killed_maildir_runs_lose_nothing_and_apply_nothing_twice() {
         std::fs::read_dir(maildir.join("new")).expect("new").count(),
         0
     );
-    let index =
-        std::fs::read_to_string(host.games().join("game.json.mail/index.jsonl")).expect("archive");
+    let index = host.archive_index();
     for id in &ids {
         let times = index
             .lines()
@@ -1123,8 +1042,7 @@ fn someone_tried_notices_are_rate_limited() {
         .filter(|m| m.subject.contains("Someone tried to move for you"))
         .count();
     assert_eq!(told, 1);
-    let index =
-        std::fs::read_to_string(host.games().join("game.json.mail/index.jsonl")).expect("archive");
+    let index = host.archive_index();
     assert_eq!(
         index.lines().filter(|l| l.contains("\"forged\"")).count(),
         5

@@ -6,5 +6,6 @@ mod fairness;
 mod mail;
 mod mail_intake;
 mod postfix;
+mod replies;
 mod right_of_way;
 mod transport;

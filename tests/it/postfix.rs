@@ -24,6 +24,8 @@ use std::time::{Duration, Instant};
 use mail_parser::MessageParser;
 use serde_json::Value;
 
+use super::replies;
+
 const SEED: &str = "4444444444444444444444444444444444444444444444444444444444444444";
 const DOMAIN: &str = "pbem.test";
 const REFEREE: &str = "pbemref";
@@ -264,109 +266,21 @@ fn submit(from: &str, to: &str, message: &str) {
     expect("221");
 }
 
-fn quote(text: &str) -> String {
-    text.lines()
-        .map(|l| format!("> {l}"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+/// Where the players' replies go: the referee user's address.
+const TO_REFEREE: replies::Referee = replies::Referee {
+    name: "pbem referee",
+    address: "pbemref@pbem.test",
+};
 
-/// Gmail: multipart/alternative, reply on top, the notice quoted below.
-fn gmail_reply(notice: &Mail, from: &str, text: &str, id: &str) -> String {
-    let referee = address(REFEREE);
-    let html_move = text.replace('\n', "</div><div>");
-    format!(
-        "From: Player <{from}>\r\nTo: pbem referee <{referee}>\r\nSubject: Re: {subject}\r\n\
-Message-ID: <{id}@mail.gmail.com>\r\nIn-Reply-To: <{mid}>\r\nReferences: {refs} <{mid}>\r\n\
-Date: Mon, 23 Nov 2026 10:02:00 +0000\r\nMIME-Version: 1.0\r\n\
-Content-Type: multipart/alternative; boundary=\"000000000000b1\"\r\n\r\n\
---000000000000b1\r\nContent-Type: text/plain; charset=\"UTF-8\"\r\n\r\n{text}\r\n\r\n\
-On Mon, 23 Nov 2026 at 10:00, pbem referee <{referee}> wrote:\r\n\r\n{quoted}\r\n\r\n\
---000000000000b1\r\nContent-Type: text/html; charset=\"UTF-8\"\r\n\r\n\
-<div dir=\"ltr\"><div>{html_move}</div></div><br><div class=\"gmail_quote\">On Mon, 23 Nov 2026 at 10:00, pbem referee wrote:<br>\
-<blockquote class=\"gmail_quote\">{html_quote}</blockquote></div>\r\n--000000000000b1--\r\n",
-        subject = notice.subject,
-        mid = notice.message_id,
-        refs = notice.references,
-        quoted = quote(&notice.text),
-        html_quote = notice.text.replace('\n', "<br>"),
-    )
-}
-
-/// Quoted-printable as RFC 2045 has it: '=', non-ASCII and a line's trailing space
-/// escaped, lines soft-broken before 76 columns.
-fn quoted_printable(text: &str) -> String {
-    let mut out = String::new();
-    for line in text.split('\n') {
-        let mut encoded = String::new();
-        let bytes = line.as_bytes();
-        for (i, &byte) in bytes.iter().enumerate() {
-            let last = i + 1 == bytes.len();
-            let piece = if byte == b'='
-                || !(byte == b' ' || byte.is_ascii_graphic())
-                || (last && byte == b' ')
-            {
-                format!("={byte:02X}")
-            } else {
-                (byte as char).to_string()
-            };
-            if encoded.len() + piece.len() > 75 {
-                out.push_str(&encoded);
-                out.push_str("=\r\n");
-                encoded.clear();
-            }
-            encoded.push_str(&piece);
+impl Mail {
+    fn notice(&self) -> replies::Notice<'_> {
+        replies::Notice {
+            subject: &self.subject,
+            message_id: &self.message_id,
+            references: &self.references,
+            text: &self.text,
         }
-        out.push_str(&encoded);
-        out.push_str("\r\n");
     }
-    out
-}
-
-/// Outlook: HTML only, quoted-printable, the header block after the reply.
-fn outlook_reply(notice: &Mail, from: &str, text: &str, id: &str) -> String {
-    let referee = address(REFEREE);
-    let body = format!(
-        "<html><body><p>{}</p><p>Kind regards</p><div><hr><b>From:</b> pbem referee &lt;{referee}&gt;<br>\
-<b>Sent:</b> Monday, November 23, 2026 10:00<br><b>To:</b> {from}<br><b>Subject:</b> {}</div><pre>{}</pre></body></html>",
-        text.replace('\n', "<br>"),
-        notice.subject,
-        notice.text
-    );
-    format!(
-        "From: Player <{from}>\r\nTo: {referee}\r\nSubject: RE: {subject}\r\n\
-Message-ID: <{id}@outlook.example>\r\nIn-Reply-To: <{mid}>\r\nReferences: <{mid}>\r\n\
-Date: Mon, 23 Nov 2026 10:03:00 +0000\r\nMIME-Version: 1.0\r\n\
-Content-Type: text/html; charset=\"utf-8\"\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n{qp}\r\n",
-        subject = notice.subject,
-        mid = notice.message_id,
-        qp = quoted_printable(&body),
-    )
-}
-
-/// Apple Mail: quoted-printable text/plain with a signature, threaded by the subject's
-/// code only (no In-Reply-To).
-fn apple_reply(notice: &Mail, from: &str, text: &str, id: &str) -> String {
-    let referee = address(REFEREE);
-    format!(
-        "From: Player <{from}>\r\nTo: {referee}\r\nSubject: Re: {subject}\r\n\
-Message-ID: <{id}@icloud.example>\r\nDate: Mon, 23 Nov 2026 10:04:00 +0000\r\nMIME-Version: 1.0 (Mac OS X Mail 16.0)\r\n\
-Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n{body}",
-        subject = notice.subject,
-        body = quoted_printable(&format!(
-            "{text}\n\n-- \nSent from my Mac\n\n> On 23 Nov 2026, at 10:00, pbem referee <{referee}> wrote:\n>\n{}",
-            quote(&notice.text)
-        )),
-    )
-}
-
-/// A new message (not a reply) with the player's token line.
-fn token_message(tag: &str, token: &str, from: &str, text: &str, id: &str) -> String {
-    let referee = address(REFEREE);
-    format!(
-        "From: {from}\r\nTo: {referee}\r\nSubject: {tag} my move\r\nMessage-ID: <{id}@{DOMAIN}>\r\n\
-Date: Mon, 23 Nov 2026 10:05:00 +0000\r\nContent-Type: text/plain; charset=us-ascii\r\n\r\n{text}\r\npbem-token: {token}\r\n"
-    )
 }
 
 /// The lines README gives for `ref`, written for `pbemref`.
@@ -650,6 +564,7 @@ fn a_whole_game_through_postfix_by_forward_then_maildir_and_cron() {
         );
         return;
     }
+    assert_eq!(TO_REFEREE.address, address(REFEREE));
     let started = Instant::now();
     set_up_users();
     let _postfix = set_up_postfix();
@@ -732,10 +647,10 @@ fn a_whole_game_through_postfix_by_forward_then_maildir_and_cron() {
             .position(|(n, _)| *n == player)
             .expect("seat");
         let raw = match turn % 4 {
-            0 => gmail_reply(&notice, &from, &text, &reply_id),
-            1 => outlook_reply(&notice, &from, &text, &reply_id),
-            2 => apple_reply(&notice, &from, &text, &reply_id),
-            _ => token_message(&tag, &tokens[seat], &from, &text, &reply_id),
+            0 => replies::gmail_reply(&TO_REFEREE, &notice.notice(), &from, &text, &reply_id),
+            1 => replies::outlook_reply(&TO_REFEREE, &notice.notice(), &from, &text, &reply_id),
+            2 => replies::apple_reply(&TO_REFEREE, &notice.notice(), &from, &text, &reply_id),
+            _ => replies::token_message(&TO_REFEREE, &tag, &tokens[seat], &from, &text, &reply_id),
         };
         if turn == FORWARD_TURNS {
             // Leg two: no .forward, so postfix delivers to ~/Maildir; the README's cron

@@ -86,12 +86,7 @@ impl RightOfWay {
         state: &'a State,
         seat: u8,
     ) -> impl Iterator<Item = Placement> + 'a {
-        let mut kinds = state
-            .players
-            .get(seat as usize)
-            .map(|p| p.hand.clone())
-            .unwrap_or_default();
-        kinds.dedup();
+        let kinds = kinds_in_hand(state, seat);
         let cells: Rc<[(u16, Reach)]> = (0..state.cells.len())
             .filter_map(|cell| Some((cell as u16, self.reach(state, seat, cell)?)))
             .collect();
@@ -124,12 +119,7 @@ impl RightOfWay {
     /// changes neither cost nor profit). A placement on an unmarked city tile costs
     /// nothing, so one such cell within reach settles it.
     pub(crate) fn every_placement_loses(&self, state: &State, seat: u8) -> bool {
-        let mut kinds = state
-            .players
-            .get(seat as usize)
-            .map(|p| p.hand.clone())
-            .unwrap_or_default();
-        kinds.dedup();
+        let kinds = kinds_in_hand(state, seat);
         (0..state.cells.len()).all(|cell| {
             self.reach(state, seat, cell).is_none()
                 || kinds.iter().all(|&kind| {
@@ -181,4 +171,15 @@ impl RightOfWay {
         let mv = Move::Turn(actions);
         Some(self.resolve(state, seat as Seat, mv.clone()).unwrap_or(mv))
     }
+}
+
+/// The kinds of tile in `seat`'s hand, each once, in hand order (the hand is sorted).
+fn kinds_in_hand(state: &State, seat: u8) -> Vec<u8> {
+    let mut kinds = state
+        .players
+        .get(seat as usize)
+        .map(|p| p.hand.clone())
+        .unwrap_or_default();
+    kinds.dedup();
+    kinds
 }

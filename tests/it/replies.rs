@@ -1,0 +1,137 @@
+//! Replies to a pbem notice in the shapes real mail clients write them, for the tests
+//! that feed mail to pbem: over SMTP on loopback (`mail`) and through postfix
+//! (`postfix`).
+
+/// What a reply needs of the notice it answers.
+pub struct Notice<'a> {
+    pub subject: &'a str,
+    pub message_id: &'a str,
+    pub references: &'a str,
+    pub text: &'a str,
+}
+
+/// The referee the replies go to.
+pub struct Referee<'a> {
+    pub name: &'a str,
+    pub address: &'a str,
+}
+
+pub fn quote(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("> {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Quoted-printable as RFC 2045 has it: '=', non-ASCII and a line's trailing space
+/// escaped, lines soft-broken before 76 columns, CRLF line ends.
+pub fn quoted_printable(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.split('\n') {
+        let mut encoded = String::new();
+        let bytes = line.as_bytes();
+        for (i, &byte) in bytes.iter().enumerate() {
+            let last = i + 1 == bytes.len();
+            let piece = if byte == b'='
+                || !(byte == b' ' || byte.is_ascii_graphic())
+                || (last && byte == b' ')
+            {
+                format!("={byte:02X}")
+            } else {
+                (byte as char).to_string()
+            };
+            if encoded.len() + piece.len() > 75 {
+                out.push_str(&encoded);
+                out.push_str("=\r\n");
+                encoded.clear();
+            }
+            encoded.push_str(&piece);
+        }
+        out.push_str(&encoded);
+        out.push_str("\r\n");
+    }
+    out
+}
+
+/// Gmail: multipart/alternative, reply on top, the notice quoted below.
+pub fn gmail_reply(to: &Referee, notice: &Notice, from: &str, text: &str, id: &str) -> String {
+    let html_move = text.replace('\n', "</div><div>");
+    format!(
+        "From: Player <{from}>\r\nTo: {name} <{referee}>\r\nSubject: Re: {subject}\r\n\
+Message-ID: <{id}@mail.gmail.com>\r\nIn-Reply-To: <{mid}>\r\nReferences: {refs} <{mid}>\r\n\
+Date: Mon, 23 Nov 2026 10:02:00 +0000\r\nMIME-Version: 1.0\r\n\
+Content-Type: multipart/alternative; boundary=\"000000000000b1\"\r\n\r\n\
+--000000000000b1\r\nContent-Type: text/plain; charset=\"UTF-8\"\r\n\r\n{text}\r\n\r\n\
+On Mon, 23 Nov 2026 at 10:00, {name} <{referee}> wrote:\r\n\r\n{quoted}\r\n\r\n\
+--000000000000b1\r\nContent-Type: text/html; charset=\"UTF-8\"\r\n\r\n\
+<div dir=\"ltr\"><div>{html_move}</div></div><br><div class=\"gmail_quote\">On Mon, 23 Nov 2026 at 10:00, {name} wrote:<br>\
+<blockquote class=\"gmail_quote\">{html_quote}</blockquote></div>\r\n--000000000000b1--\r\n",
+        name = to.name,
+        referee = to.address,
+        subject = notice.subject,
+        mid = notice.message_id,
+        refs = notice.references,
+        quoted = quote(notice.text),
+        html_quote = notice.text.replace('\n', "<br>"),
+    )
+}
+
+/// Outlook: HTML only, quoted-printable, a sign-off, then the header block of the
+/// notice.
+pub fn outlook_reply(to: &Referee, notice: &Notice, from: &str, text: &str, id: &str) -> String {
+    let body = format!(
+        "<html><body><p>{}</p><p>Kind regards</p><div><hr><b>From:</b> {} &lt;{}&gt;<br>\
+<b>Sent:</b> Monday, November 23, 2026 10:00<br><b>To:</b> {from}<br><b>Subject:</b> {}</div><pre>{}</pre></body></html>",
+        text.replace('\n', "<br>"),
+        to.name,
+        to.address,
+        notice.subject,
+        notice.text
+    );
+    format!(
+        "From: Player <{from}>\r\nTo: {referee}\r\nSubject: RE: {subject}\r\n\
+Message-ID: <{id}@outlook.example>\r\nIn-Reply-To: <{mid}>\r\nReferences: <{mid}>\r\n\
+Date: Mon, 23 Nov 2026 10:03:00 +0000\r\nMIME-Version: 1.0\r\n\
+Content-Type: text/html; charset=\"utf-8\"\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n{qp}\r\n",
+        referee = to.address,
+        subject = notice.subject,
+        mid = notice.message_id,
+        qp = quoted_printable(&body),
+    )
+}
+
+/// Apple Mail: quoted-printable text/plain with a signature, threaded by the subject's
+/// code only (no In-Reply-To, as when a client drops it).
+pub fn apple_reply(to: &Referee, notice: &Notice, from: &str, text: &str, id: &str) -> String {
+    format!(
+        "From: Player <{from}>\r\nTo: {referee}\r\nSubject: Re: {subject}\r\n\
+Message-ID: <{id}@icloud.example>\r\nDate: Mon, 23 Nov 2026 10:04:00 +0000\r\nMIME-Version: 1.0 (Mac OS X Mail 16.0)\r\n\
+Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n{body}",
+        referee = to.address,
+        subject = notice.subject,
+        body = quoted_printable(&format!(
+            "{text}\n\n-- \nSent from my Mac\n\n> On 23 Nov 2026, at 10:00, {} <{}> wrote:\n>\n{}",
+            to.name,
+            to.address,
+            quote(notice.text)
+        )),
+    )
+}
+
+/// A new message (not a reply) with the player's token line; its Message-ID is
+/// `<id@the sender's domain>`.
+pub fn token_message(
+    to: &Referee,
+    tag: &str,
+    token: &str,
+    from: &str,
+    text: &str,
+    id: &str,
+) -> String {
+    let domain = from.rsplit_once('@').map_or("example.org", |(_, d)| d);
+    format!(
+        "From: {from}\r\nTo: {referee}\r\nSubject: {tag} my move\r\nMessage-ID: <{id}@{domain}>\r\n\
+Date: Mon, 23 Nov 2026 10:05:00 +0000\r\nContent-Type: text/plain; charset=us-ascii\r\n\r\n{text}\r\npbem-token: {token}\r\n",
+        referee = to.address,
+    )
+}
