@@ -101,7 +101,7 @@ where
 /// what was asked, 1 when it refused or failed (having said why on stderr), 2 when the
 /// command line does not parse, [`EX_TEMPFAIL`] for a fault on the referee's side in
 /// `inbox`.
-pub fn status<I, T>(args: I) -> u8
+fn status<I, T>(args: I) -> u8
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
