@@ -23,6 +23,9 @@ pub struct AuditReport {
     /// Whether draws were re-derived from the seed (false before the reveal without the
     /// referee's keyring).
     pub draws_derived: bool,
+    /// The hashes of the chain as the file records them: genesis (turn 0), then each
+    /// record by turn.
+    pub chain: Vec<(u64, String)>,
 }
 
 impl AuditReport {
@@ -37,6 +40,32 @@ impl AuditReport {
     fn fail(&mut self, line: String) {
         self.lines.push(format!("FAILED {line}"));
         self.problems.push(line);
+    }
+
+    /// Requires the chain to hold `head`, a hash a player holds from a notice or a
+    /// receipt (its first 16 or more hexadecimal digits will do): a file that does not
+    /// was rolled back past it, or is another game. A failure when it does not.
+    pub fn require_head(&mut self, head: &str) {
+        let wanted = head.trim().to_ascii_lowercase();
+        let usable = wanted.len() >= 16 && wanted.bytes().all(|b| b.is_ascii_hexdigit());
+        let found: Vec<u64> = self
+            .chain
+            .iter()
+            .filter(|(_, hash)| usable && hash.starts_with(&wanted))
+            .map(|(turn, _)| *turn)
+            .collect();
+        match found.as_slice() {
+            [turn] => self.ok(format!("head {wanted} is record {turn} of this chain")),
+            _ if !usable => self.fail(format!(
+                "--head {head:?} is not a hash; give the head a mail showed, 16 to 64 hexadecimal digits"
+            )),
+            [] => self.fail(format!(
+                "head {wanted} is not in this file's chain: the file was rolled back past it (or is another game); every player's mail since then holds the signed records it lacks"
+            )),
+            _ => self.fail(format!(
+                "head {wanted} matches several records; give more of its digits"
+            )),
+        }
     }
 
     /// The whole report as text.
@@ -131,6 +160,9 @@ fn audit_into<R: Rules>(
 ) -> Result<(), EngineError> {
     let file = &game.file;
     let genesis = &file.genesis;
+    report.chain = std::iter::once((0, genesis.hash.clone()))
+        .chain(file.records.iter().map(|r| (r.turn, r.hash.clone())))
+        .collect();
     let id = genesis.id.as_str();
     let key = game.referee_key()?;
     report.ok(format!(

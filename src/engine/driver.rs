@@ -362,6 +362,17 @@ impl<R: Rules> GameDriver for Driver<R> {
         let over = rules.is_over(state);
         // A game whose seed was revealed before its end takes no more moves.
         let closed = !over && game.file.seed.is_some() && at.turn == game.file.records.len() as u64;
+        // The signed head of the position shown: a player holding it can later prove
+        // a rolled-back file (`pbem audit FILE --head HASH`).
+        let head = match at.turn.checked_sub(1) {
+            Some(index) => game
+                .file
+                .records
+                .get(index as usize)
+                .map(|r| r.hash.clone()),
+            None => Some(game.file.genesis.hash.clone()),
+        };
+        view.insert("head".into(), json!({"turn": at.turn, "hash": head}));
         view.insert("over".into(), json!(over));
         view.insert("closed".into(), json!(closed));
         let to_move = if closed {

@@ -274,7 +274,8 @@ mod tests {
             "code": "abc", "token": "T", "mover": "Ann", "move": "pass", "understood": "pass",
             "problem": "p", "accepted": "a", "headline": "h", "players": [{"name": "Ann", "score": 1}],
             "winners": "Ann", "winner_count": 1, "seed": "00", "waiting_days": 3,
-            "sender": "x@y", "subject": "s", "over": false
+            "sender": "x@y", "subject": "s", "over": false,
+            "head": "ab".repeat(32), "head_turn": 3
         });
         for (name, _) in BUILT_IN {
             let text = templates.render(name, &context).expect(name);

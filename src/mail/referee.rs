@@ -123,6 +123,8 @@ impl Referee {
             "winner_count": view["winners"].as_array().map_or(0, Vec::len),
             "players": players,
             "seed": roster.seed,
+            "head": view["head"]["hash"],
+            "head_turn": view["head"]["turn"],
         })
     }
 

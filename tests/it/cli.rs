@@ -855,3 +855,62 @@ fn an_unknown_key_in_the_stored_state_is_refused() {
     }
     assert_eq!(bytes(&table.file()), tampered.as_bytes());
 }
+
+/// The signed head travels: the view names it, and `audit --head` proves whether a file
+/// still holds a head a player kept, so a rolled-back copy is caught.
+#[test]
+fn audit_head_catches_a_rolled_back_copy() {
+    let table = Table::new();
+    table.new_game(SEED);
+    let genesis = table.view()["head"].clone();
+    assert_eq!(genesis["turn"], 0);
+    play_first_moves(&table, 2);
+    let older = bytes(&table.file());
+    play_first_moves(&table, 1);
+    let view = table.view();
+    assert_eq!(view["head"]["turn"], 3);
+    let head = view["head"]["hash"].as_str().expect("a hash").to_string();
+    let log = String::from_utf8(
+        table
+            .pbem()
+            .arg("log")
+            .arg(table.file())
+            .output()
+            .expect("runs")
+            .stdout,
+    )
+    .expect("utf-8");
+    assert!(
+        log.contains(&head[..16]),
+        "the head is record 3's hash: {log}"
+    );
+    let audit_head = |wanted: &str| {
+        let output = table
+            .pbem()
+            .args(["audit", "--public", "--head", wanted])
+            .arg(table.file())
+            .output()
+            .expect("runs");
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    for kept in [
+        head.as_str(),
+        &head[..16],
+        genesis["hash"].as_str().expect("hash"),
+    ] {
+        let (ok, report) = audit_head(kept);
+        assert!(ok, "{report}");
+    }
+    // The referee (or anyone) puts back the copy from before turn 3.
+    std::fs::write(table.file(), &older).expect("roll back");
+    let (ok, plain) = table.audit(true);
+    assert!(ok, "the older copy is a valid file on its own: {plain}");
+    let (ok, report) = audit_head(&head);
+    assert!(!ok, "{report}");
+    assert!(report.contains("rolled back"), "{report}");
+    let (ok, report) = audit_head("not-a-hash");
+    assert!(!ok && report.contains("hexadecimal"), "{report}");
+}

@@ -1234,3 +1234,46 @@ fn new_refuses_smuggled_addresses_and_survives_a_mail_outage() {
         "two welcomes and the first turn notice"
     );
 }
+
+/// Every mail carries the signed head of the record it was sent after; the mover's
+/// confirmation carries their own record's hash as a receipt.
+#[test]
+fn every_mail_carries_the_signed_head_and_the_mover_a_receipt() {
+    let host = Host::new();
+    host.start_game();
+    let genesis = host.view()["head"]["hash"]
+        .as_str()
+        .expect("hash")
+        .to_string();
+    for mail in host.mails() {
+        assert!(mail.text.contains(&genesis), "{}", mail.subject);
+    }
+    let (player, text) = host.first_move();
+    let notice = host.notice_for(&address(&player));
+    let before = host.mails().len();
+    assert!(host
+        .inbox(&gmail_reply(&notice, &address(&player), &text, "receipt-1"))
+        .starts_with("applied"));
+    let head = host.view()["head"]["hash"]
+        .as_str()
+        .expect("hash")
+        .to_string();
+    let after: Vec<Mail> = host.mails().into_iter().skip(before).collect();
+    assert_eq!(
+        after.len(),
+        2,
+        "the next notice and the mover's confirmation"
+    );
+    for mail in &after {
+        assert!(mail.text.contains(&head), "{}: {}", mail.subject, mail.text);
+    }
+    let confirmation = after
+        .iter()
+        .find(|m| m.to == address(&player))
+        .expect("the mover's confirmation");
+    assert!(
+        confirmation.text.contains("Your receipt"),
+        "{}",
+        confirmation.text
+    );
+}
