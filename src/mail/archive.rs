@@ -237,6 +237,35 @@ pub struct Wait {
 }
 
 impl Waiting {
+    /// The waits once `to_move` are to move after `mover`'s move (none at the start):
+    /// a seat that still owes a move since an earlier notice keeps that notice and its
+    /// clock; a seat newly to move, or the mover to move again, gets a notice for
+    /// `notice_turn` now. Returns the seats that need that notice.
+    pub fn advance(
+        &mut self,
+        to_move: &[usize],
+        mover: Option<usize>,
+        notice_turn: u64,
+        now: u64,
+    ) -> Vec<usize> {
+        self.seats.retain(|seat, _| to_move.contains(seat));
+        let mut notify = Vec::new();
+        for &seat in to_move {
+            if Some(seat) == mover || !self.seats.contains_key(&seat) {
+                self.seats.insert(
+                    seat,
+                    Wait {
+                        turn: notice_turn,
+                        since: now,
+                        reminded: None,
+                    },
+                );
+                notify.push(seat);
+            }
+        }
+        notify
+    }
+
     fn path(archive: &Archive) -> PathBuf {
         archive.dir.join("waiting.json")
     }
@@ -263,4 +292,31 @@ pub fn now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_seat_keeps_its_own_clock_until_it_moves() {
+        let mut waiting = Waiting::default();
+        // Three seats owe a sealed choice from the notice of turn 1.
+        assert_eq!(waiting.advance(&[0, 1, 2], None, 1, 100), vec![0, 1, 2]);
+        // Seat 1 chooses (record 1): the others keep their notice and clock, nobody is
+        // sent "your move" again.
+        assert!(waiting.advance(&[0, 2], Some(1), 2, 500).is_empty());
+        assert_eq!(waiting.seats[&0].since, 100);
+        assert_eq!(waiting.seats[&2].turn, 1);
+        assert!(!waiting.seats.contains_key(&1));
+        // All chose; seat 2 is to move alone, then again after its own move.
+        assert!(waiting.advance(&[2], Some(0), 3, 900).is_empty());
+        assert_eq!(waiting.seats[&2].since, 100);
+        assert_eq!(waiting.advance(&[2], Some(2), 4, 1000), vec![2]);
+        assert_eq!(waiting.seats[&2].since, 1000);
+        assert_eq!(waiting.seats[&2].turn, 4);
+        // The next seat in a sequential game: a new notice, a new clock.
+        assert_eq!(waiting.advance(&[0], Some(2), 5, 1200), vec![0]);
+        assert_eq!(waiting.seats.len(), 1);
+    }
 }

@@ -8,7 +8,7 @@ use serde_json::json;
 use super::archive::{self, Archive, Waiting};
 use super::capability::NoticeId;
 use super::outbox::Outbox;
-use super::referee::{roster, Referee};
+use super::referee::{roster, seats_to_move, Referee};
 use super::MailError;
 use crate::engine::store;
 use crate::engine::Deadline;
@@ -62,10 +62,13 @@ impl Referee {
         }
         let archive = Archive::beside(path);
         let mut waiting = Waiting::load(&archive)?;
+        let view = driver.view(&bytes, None, None, None)?;
+        // Only seats still to move now: a move made without mail (`pbem apply`) leaves
+        // the waits as they were.
+        let to_move = seats_to_move(&view, &roster);
         if let Some((limit, choice)) = deadline {
-            let overdue = waiting.seats.iter().find(|(_, wait)| {
-                now.saturating_sub(wait.since) >= limit
-                    && wait.turn == roster.records.len() as u64 + 1
+            let overdue = waiting.seats.iter().find(|(seat, wait)| {
+                now.saturating_sub(wait.since) >= limit && to_move.contains(seat)
             });
             if let Some((&seat, _)) = overdue {
                 let name = roster
@@ -86,10 +89,10 @@ impl Referee {
             }
         }
         let mut mail = Vec::new();
-        let base = self.context(&driver.view(&bytes, None, None, None)?, &roster);
+        let base = self.context(&view, &roster);
         for (&seat, wait) in waiting.seats.iter_mut() {
             let last = wait.reminded.unwrap_or(wait.since);
-            if now.saturating_sub(last) < after || wait.turn != roster.records.len() as u64 + 1 {
+            if now.saturating_sub(last) < after || !to_move.contains(&seat) {
                 continue;
             }
             let Some(player) = roster.players.get(seat) else {

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::archive::{Archive, Wait, Waiting};
+use super::archive::{Archive, Waiting};
 use super::capability::{thread_root, MailSecret, NoticeId};
 use super::compose::{self, Draft, Templates};
 use super::outbox::{Flushed, Outbox, Outgoing};
@@ -32,6 +32,17 @@ pub(super) struct Roster {
     pub(super) seed: Option<String>,
     /// The public key that signed the game, as in the file.
     pub(super) referee_key: String,
+}
+
+/// The seats a view says are to move.
+pub(super) fn seats_to_move(view: &Value, roster: &Roster) -> Vec<usize> {
+    view["to_move"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter_map(|name| roster.players.iter().position(|p| p.name == name))
+        .collect()
 }
 
 pub(super) fn roster(bytes: &[u8]) -> Result<Roster, MailError> {
@@ -188,23 +199,29 @@ impl Referee {
         bytes: &[u8],
         last: Option<(&MoveOutcome, &str, &[String])>,
         welcome: bool,
-    ) -> Result<(Vec<Outgoing>, Vec<usize>), MailError> {
+    ) -> Result<(Vec<Outgoing>, Waiting), MailError> {
         let driver = ops::driver(&crate::engine::driver::game_name(bytes)?)?;
         let roster = roster(bytes)?;
         let view = driver.view(bytes, None, None, None)?;
         let base = self.context(&view, &roster);
         let records = roster.records.len() as u64;
-        let to_move: Vec<String> = view["to_move"]
-            .as_array()
-            .map(|l| {
-                l.iter()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let to_move = seats_to_move(&view, &roster);
         let over = view["over"] == true;
+        let mover = last.and_then(|(outcome, _, _)| {
+            roster
+                .players
+                .iter()
+                .position(|p| p.name.eq_ignore_ascii_case(&outcome.player))
+        });
+        // Each seat's clock runs from its own notice: a seat still owing a move since an
+        // earlier notice is not sent "your move" again.
+        let mut waiting = if welcome {
+            Waiting::default()
+        } else {
+            Waiting::load(&Archive::beside(path))?
+        };
+        let notify = waiting.advance(&to_move, mover, records + 1, super::archive::now());
         let mut out = Vec::new();
-        let mut waiting = Vec::new();
         for (seat, player) in roster.players.iter().enumerate() {
             let (board, example) = self.personal(driver, bytes, &player.name)?;
             let mut context = base.clone();
@@ -256,7 +273,7 @@ impl Referee {
                     None,
                     attachment,
                 )?);
-            } else if to_move.contains(&player.name) {
+            } else if notify.contains(&seat) {
                 context["code"] = json!(code);
                 let attachment = self.attachment(path, bytes);
                 out.extend(self.draft(
@@ -267,7 +284,6 @@ impl Referee {
                     None,
                     attachment,
                 )?);
-                waiting.push(seat);
             } else if last.is_some() {
                 context["turn"] = json!(records);
                 out.extend(self.draft(
@@ -283,22 +299,8 @@ impl Referee {
         Ok((out, waiting))
     }
 
-    fn record_waits(&self, path: &Path, records: u64, seats: &[usize]) -> Result<(), MailError> {
-        let archive = Archive::beside(path);
-        let mut waiting = Waiting::load(&archive)?;
-        waiting.seats.clear();
-        let now = super::archive::now();
-        for &seat in seats {
-            waiting.seats.insert(
-                seat,
-                Wait {
-                    turn: records + 1,
-                    since: now,
-                    reminded: None,
-                },
-            );
-        }
-        waiting.save(&archive)
+    fn record_waits(&self, path: &Path, waiting: &Waiting) -> Result<(), MailError> {
+        waiting.save(&Archive::beside(path))
     }
 
     /// Creates a game file at `out` and mails its welcome and first turn notice: the
@@ -328,7 +330,7 @@ impl Referee {
         let staged = outbox.stage(0, &mail)?;
         ops::write_new_game(out, &bytes, &self.keyring)?;
         outbox.commit(&staged)?;
-        self.record_waits(out, 0, &waiting)?;
+        self.record_waits(out, &waiting)?;
         Ok(mail.len())
     }
 
@@ -371,7 +373,7 @@ impl Referee {
         let staged = outbox.stage(outcome.turn, &mail)?;
         ops::write_game(path, &updated, &outcome.game_id, &self.keyring)?;
         outbox.commit(&staged)?;
-        self.record_waits(path, outcome.turn, &waiting)?;
+        self.record_waits(path, &waiting)?;
         Ok(outcome)
     }
 
