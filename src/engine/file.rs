@@ -341,7 +341,8 @@ pub struct Record {
     /// 1-based: the record number, which is also the turn the move was made for.
     pub turn: u64,
     pub player: String,
-    /// The move text exactly as submitted.
+    /// The move as the rules understood it (its canonical text, every default filled
+    /// in); files written before that rule hold the text as submitted.
     #[serde(rename = "move")]
     pub move_text: String,
     pub draws: Vec<Draw>,
@@ -357,7 +358,7 @@ pub struct Record {
 
 /// One outcome of the chance source, as the file shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, deny_unknown_fields)]
 pub enum Draw {
     /// An index `pick` in `0..of`, in clear.
     Public { of: u32, pick: u32 },
@@ -486,6 +487,19 @@ pub mod hashes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_draw_with_an_unknown_key_is_refused() {
+        let good: Draw = serde_json::from_str(r#"{"of":6,"pick":2}"#).expect("a draw");
+        assert_eq!(good, Draw::Public { of: 6, pick: 2 });
+        for bad in [
+            r#"{"of":6,"pick":2,"x":1}"#,
+            r#"{"of":6,"commit":"00","x":1}"#,
+            r#"{"of":6,"pick":2,"commit":"00"}"#,
+        ] {
+            assert!(serde_json::from_str::<Draw>(bad).is_err(), "{bad}");
+        }
+    }
 
     /// A game state whose type, like many, ignores keys it does not know.
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
