@@ -8,4 +8,5 @@ mod mail_intake;
 mod postfix;
 mod replies;
 mod right_of_way;
+mod support;
 mod transport;
