@@ -5,6 +5,7 @@ mod engine;
 mod fairness;
 mod mail;
 mod mail_intake;
+mod new_game;
 mod postfix;
 mod replies;
 mod right_of_way;
