@@ -778,3 +778,19 @@ fn audit_head_catches_a_rolled_back_copy() {
     let (ok, report) = audit_head("not-a-hash");
     assert!(!ok && report.contains("hexadecimal"), "{report}");
 }
+
+#[test]
+fn new_and_demo_help_name_every_registered_game() {
+    let table = Table::new();
+    for command in ["new", "demo"] {
+        let output = table
+            .pbem()
+            .args([command, "--help"])
+            .output()
+            .expect("runs");
+        let help = String::from_utf8_lossy(&output.stdout);
+        for name in pbem::games::names() {
+            assert!(help.contains(name), "{command} --help: {help}");
+        }
+    }
+}
