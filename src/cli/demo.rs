@@ -15,7 +15,7 @@ use crate::ops;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The game to play
-    #[arg(long, default_value = "right-of-way")]
+    #[arg(long, default_value = "right-of-way", help = super::new::game_help())]
     game: String,
     /// The game's seed (64 hex digits); a fixed one by default, so the demo repeats
     #[arg(long, value_name = "HEX64")]

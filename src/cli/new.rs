@@ -10,12 +10,13 @@ use crate::ops;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The game to play (right-of-way)
+    /// The game to play
+    #[arg(help = game_help())]
     game: String,
     /// A player, as NAME or "Name <email>", in seat order; repeat for each player
     #[arg(long = "player", value_name = "NAME", required = true)]
     players: Vec<String>,
-    /// A rule option, KEY=VALUE (see games/GAME.toml); repeat as needed
+    /// A rule option, KEY=VALUE (see docs/rules/GAME.md); repeat as needed
     #[arg(long = "option", value_name = "KEY=VALUE")]
     options: Vec<String>,
     /// Fix the game's seed (64 hex digits) instead of taking one from the system
@@ -32,6 +33,11 @@ pub struct Args {
     mail: bool,
     #[command(flatten)]
     mail_args: super::mail::MailArgs,
+}
+
+/// The help of a game argument: every registered game, so a new one appears by itself.
+pub(super) fn game_help() -> String {
+    format!("The game to play: {}", crate::games::names().join(", "))
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {

@@ -109,10 +109,12 @@ impl AuditChance<'_> {
                 describe(recorded),
                 describe(&chance.draws)
             )),
-            AuditChance::Recorded(chance) => chance
-                .finish()
-                .err()
-                .map(|m| format!("its draws do not replay: {m:?}")),
+            AuditChance::Recorded(chance) => chance.finish().err().map(|m| {
+                format!(
+                    "its draws do not replay: {}",
+                    super::session::mismatch_text(&m)
+                )
+            }),
         }
     }
 }

@@ -14,5 +14,6 @@ pub mod store;
 
 pub use chance::{index_from_stream, DrawStream};
 pub use rules::{
-    Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer, Visibility,
+    declared_options, Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat,
+    Viewer, Visibility,
 };

@@ -107,6 +107,46 @@ pub struct GameView {
     pub fields: serde_json::Map<String, serde_json::Value>,
 }
 
+/// The options chosen, checked against those a game declares as (name, default) pairs
+/// and completed with the defaults: what the default [`Rules::from_data`] passes to
+/// [`Rules::from_options`]. Values are trimmed; checking them is the game's part.
+///
+/// # Errors
+/// An option the game does not declare, with the ones it does.
+pub fn declared_options(
+    game: &str,
+    declared: &[(&str, &str)],
+    chosen: &Options,
+) -> Result<Options, RuleError> {
+    if let Some(unknown) = chosen
+        .keys()
+        .find(|key| !declared.iter().any(|(name, _)| name == key))
+    {
+        let accepted = match declared.first() {
+            None => format!("{game} takes no options; leave out --option"),
+            Some((name, default)) => format!(
+                "the options of {game} are {}, e.g. `--option {name}={default}`",
+                declared
+                    .iter()
+                    .map(|(name, default)| format!("{name} (default {default})"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        return Err(RuleError::new(
+            format!("{game} has no option `{unknown}`"),
+            accepted,
+        ));
+    }
+    Ok(declared
+        .iter()
+        .map(|(name, default)| {
+            let value = chosen.get(*name).map_or(*default, |value| value.trim());
+            ((*name).to_string(), value.to_string())
+        })
+        .collect())
+}
+
 /// A game: its rules as pure functions.
 ///
 /// Implementations must uphold:
@@ -124,17 +164,56 @@ pub trait Rules: Sized {
 
     /// The name players and files use, such as "right-of-way".
     const NAME: &'static str;
-    /// The built-in rules data (components and option defaults), `games/<NAME>.toml`.
-    const DEFAULT_DATA: &'static str;
+    /// The built-in rules data (components and option defaults), `games/<NAME>.toml`,
+    /// for a game that has such a file and overrides [`Rules::from_data`] to read it.
+    /// Empty for a game without one: its options are then [`Rules::OPTIONS`].
+    const DEFAULT_DATA: &'static str = "";
+    /// The options a game without rules data accepts, as (name, default) pairs, for the
+    /// default [`Rules::from_data`]. A game that reads its own data ignores this.
+    const OPTIONS: &'static [(&'static str, &'static str)] = &[];
     /// Whether the state ever holds material some players may not see. When false, the
     /// stored state is the full state and the engine need not replay to rebuild it.
     const HAS_HIDDEN_STATE: bool = false;
 
     /// Builds the rules from a data file's text and the options chosen for a game.
     ///
+    /// The default is for a game without rules data: it refuses any data, refuses an
+    /// option not in [`Rules::OPTIONS`] (saying which are accepted), fills in the
+    /// defaults and hands the result to [`Rules::from_options`]. A game with a data file
+    /// overrides this and parses its data here.
+    ///
     /// # Errors
     /// An unknown option, a value out of range or malformed data.
-    fn from_data(data: &str, options: &Options) -> Result<Self, RuleError>;
+    fn from_data(data: &str, options: &Options) -> Result<Self, RuleError> {
+        if !data.trim().is_empty() {
+            return Err(RuleError::new(
+                format!(
+                    "{} has no rules data, yet the game carries some",
+                    Self::NAME
+                ),
+                "a game of this pbem's rules, whose genesis has empty rules_data",
+            ));
+        }
+        Self::from_options(&declared_options(Self::NAME, Self::OPTIONS, options)?)
+    }
+
+    /// Builds the rules of a game without rules data from its options: every name of
+    /// [`Rules::OPTIONS`] is present, with the value chosen or its default, and no other.
+    /// Only the default [`Rules::from_data`] calls it; a game that overrides that need
+    /// not implement this.
+    ///
+    /// # Errors
+    /// A value the game does not accept, with the values it does.
+    fn from_options(options: &Options) -> Result<Self, RuleError> {
+        let _ = options;
+        Err(RuleError::new(
+            format!(
+                "{} builds its rules neither from data nor from options",
+                Self::NAME
+            ),
+            "implement Rules::from_options, or Rules::from_data for a game with a data file",
+        ))
+    }
 
     /// The options in effect, defaults filled in, as recorded in the genesis record.
     fn options(&self) -> Options;

@@ -626,7 +626,17 @@ pub(crate) fn state_hash_of<S: serde::Serialize>(state: &S) -> Result<Hash> {
 }
 
 fn replay_error(turn: u64, mismatch: &ReplayMismatch) -> EngineError {
-    let what = match mismatch {
+    let what = mismatch_text(mismatch);
+    if turn == 0 {
+        EngineError::Tampered(format!("the setup does not replay: {what}"))
+    } else {
+        EngineError::Tampered(format!("record {turn} does not replay: {what}"))
+    }
+}
+
+/// Why recorded draws did not replay, in words (shared with the audit).
+pub(crate) fn mismatch_text(mismatch: &ReplayMismatch) -> String {
+    match mismatch {
         ReplayMismatch::Missing { index } => {
             format!("the rules ask for draw {index}, which is not recorded")
         }
@@ -641,11 +651,6 @@ fn replay_error(turn: u64, mismatch: &ReplayMismatch) -> EngineError {
             format!("draw {index} is hidden and the seed is not revealed")
         }
         ReplayMismatch::OutOfRange { index } => format!("draw {index} is not a possible outcome"),
-    };
-    if turn == 0 {
-        EngineError::Tampered(format!("the setup does not replay: {what}"))
-    } else {
-        EngineError::Tampered(format!("record {turn} does not replay: {what}"))
     }
 }
 

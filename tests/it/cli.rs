@@ -1,152 +1,16 @@
 //! The command line as other tools use it: real processes, real files, a real keyring
 //! in a temporary PBEM_HOME.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
+
+use super::support::{to_move, Table};
 
 const SEED: &str = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
 
-/// A temporary folder with a keyring and a game file path.
-pub struct Table {
-    pub dir: tempfile::TempDir,
-}
-
-impl Table {
-    pub fn new() -> Table {
-        Table {
-            dir: tempfile::tempdir().expect("a temporary folder"),
-        }
-    }
-
-    pub fn home(&self) -> PathBuf {
-        self.dir.path().join("keyring")
-    }
-
-    pub fn file(&self) -> PathBuf {
-        self.dir.path().join("game.json")
-    }
-
-    pub fn pbem(&self) -> Command {
-        let mut command = Command::cargo_bin("pbem").expect("the pbem binary");
-        command
-            .env("PBEM_HOME", self.home())
-            .current_dir(self.dir.path());
-        command
-    }
-
-    /// A two-player right-of-way game with a fixed seed and a fixed referee key (the
-    /// setup's draws depend on genesis, which names the key), so boards repeat.
-    pub fn new_game(&self, seed: &str) -> &Table {
-        let key = self.home().join("referee.key");
-        if !key.exists() {
-            std::fs::create_dir_all(self.home()).expect("keyring folder");
-            std::fs::write(&key, format!("{}\n", "42".repeat(32))).expect("a test key");
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600))
-                    .expect("chmod");
-            }
-        }
-        self.pbem()
-            .args([
-                "new",
-                "right-of-way",
-                "--player",
-                "Ann <ann@example.org>",
-                "--player",
-                "Bob",
-            ])
-            .args(["--seed", seed, "--out"])
-            .arg(self.file())
-            .assert()
-            .success();
-        self
-    }
-
-    /// Who is to move, and the first move `pbem legal` lists for them.
-    pub fn first_move(&self) -> (String, String) {
-        let mover = to_move(&self.view());
-        let text = self.legal(&mover)[0]["move"]
-            .as_str()
-            .expect("a move text")
-            .to_string();
-        (mover, text)
-    }
-
-    pub fn view(&self) -> Value {
-        let output = self
-            .pbem()
-            .arg("show")
-            .arg(self.file())
-            .args(["--format", "json"])
-            .output()
-            .expect("runs");
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        serde_json::from_slice(&output.stdout).expect("the view is JSON")
-    }
-
-    pub fn legal(&self, player: &str) -> Vec<Value> {
-        let output = self
-            .pbem()
-            .arg("legal")
-            .arg(self.file())
-            .args(["--player", player, "--format", "json"])
-            .output()
-            .expect("runs");
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let list: Value = serde_json::from_slice(&output.stdout).expect("legal is JSON");
-        list.as_array().expect("a list").clone()
-    }
-
-    /// Applies a move; returns (success, stderr).
-    pub fn apply(&self, player: &str, text: &str) -> (bool, String) {
-        let output = self
-            .pbem()
-            .arg("apply")
-            .arg(self.file())
-            .args(["--player", player, "--move", text])
-            .output()
-            .expect("runs");
-        (
-            output.status.success(),
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        )
-    }
-
-    pub fn audit(&self, public: bool) -> (bool, String) {
-        let mut command = self.pbem();
-        command.arg("audit").arg(self.file());
-        if public {
-            command.arg("--public");
-        }
-        let output = command.output().expect("runs");
-        (
-            output.status.success(),
-            String::from_utf8_lossy(&output.stdout).into_owned(),
-        )
-    }
-}
-
 fn bytes(path: &Path) -> Vec<u8> {
     std::fs::read(path).expect("the file exists")
-}
-
-fn to_move(view: &Value) -> String {
-    view["to_move"][0]
-        .as_str()
-        .expect("someone is to move")
-        .to_string()
 }
 
 #[test]
@@ -913,4 +777,20 @@ fn audit_head_catches_a_rolled_back_copy() {
     assert!(report.contains("rolled back"), "{report}");
     let (ok, report) = audit_head("not-a-hash");
     assert!(!ok && report.contains("hexadecimal"), "{report}");
+}
+
+#[test]
+fn new_and_demo_help_name_every_registered_game() {
+    let table = Table::new();
+    for command in ["new", "demo"] {
+        let output = table
+            .pbem()
+            .args([command, "--help"])
+            .output()
+            .expect("runs");
+        let help = String::from_utf8_lossy(&output.stdout);
+        for name in pbem::games::names() {
+            assert!(help.contains(name), "{command} --help: {help}");
+        }
+    }
 }
