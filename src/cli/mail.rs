@@ -46,28 +46,10 @@ pub fn flush_and_report(referee: &Referee, file: &std::path::Path) {
     }
 }
 
-/// Reads a duration such as `3d`, `12h`, `30m` or `90s` (a bare number is days).
+/// Reads a duration in seconds such as `3d`, `12h`, `30m` or `90s` (a bare number is
+/// days).
 pub fn parse_duration(text: &str) -> Result<u64, String> {
-    let text = text.trim();
-    let (number, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
-        Some((at, _)) => text.split_at(at),
-        None => (text, "d"),
-    };
-    let number: u64 = number
-        .parse()
-        .map_err(|_| format!("{text:?} is not a duration; write 3d, 12h, 30m or 90s"))?;
-    let unit = match unit.trim() {
-        "d" | "day" | "days" => 86_400,
-        "h" | "hour" | "hours" => 3_600,
-        "m" | "min" | "minutes" => 60,
-        "s" | "sec" | "seconds" => 1,
-        _ => {
-            return Err(format!(
-                "{text:?} is not a duration; write 3d, 12h, 30m or 90s"
-            ))
-        }
-    };
-    Ok(number * unit)
+    crate::duration::parse(text, std::time::Duration::from_secs(86_400)).map(|d| d.as_secs())
 }
 
 #[cfg(test)]

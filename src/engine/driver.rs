@@ -228,9 +228,7 @@ fn on_turn<R: Rules>(bytes: &[u8], player: &str) -> Result<Option<SeatAt<R>>> {
     let game = parse::<R>(bytes)?;
     let seat = game.seat_of(player)?;
     let state = game.state_at(None, None)?.state;
-    // A game revealed before its end takes no more moves (see `Game::apply`).
-    let open = game.file.seed.is_none() || game.rules.is_over(&state);
-    if open && game.rules.to_move(&state).contains(&seat) {
+    if !game.is_closed(&state) && game.rules.to_move(&state).contains(&seat) {
         Ok(Some((game, seat, state)))
     } else {
         Ok(None)
@@ -360,8 +358,8 @@ impl<R: Rules> GameDriver for Driver<R> {
         view.insert("id".into(), json!(game.file.genesis.id));
         view.insert("turn".into(), json!(at.turn));
         let over = rules.is_over(state);
-        // A game whose seed was revealed before its end takes no more moves.
-        let closed = !over && game.file.seed.is_some() && at.turn == game.file.records.len() as u64;
+        // Closed is a fact of the file as it is now, not of a past position shown.
+        let closed = at.turn == game.file.records.len() as u64 && game.is_closed(state);
         // The signed head of the position shown: a player holding it can later prove
         // a rolled-back file (`pbem audit FILE --head HASH`).
         let head = match at.turn.checked_sub(1) {

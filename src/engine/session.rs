@@ -420,9 +420,7 @@ impl<R: Rules> Game<R> {
         if self.rules.is_over(&state) {
             return Err(EngineError::GameOver);
         }
-        if self.file.seed.is_some() {
-            // Revealed before the end (an abandoned game): every later draw is public
-            // knowledge, so no later move could be fair.
+        if self.is_closed(&state) {
             return Err(EngineError::Closed);
         }
         let waiting = self.rules.to_move(&state);
@@ -489,6 +487,13 @@ impl<R: Rules> Game<R> {
             state: next,
             understood,
         })
+    }
+
+    /// Whether the game, in its current `state`, was revealed before its end (an
+    /// abandoned game, `pbem reveal --force`): every later draw is public knowledge, so
+    /// no later move could be fair, and none is taken or offered.
+    pub fn is_closed(&self, state: &R::State) -> bool {
+        self.file.seed.is_some() && !self.rules.is_over(state)
     }
 
     /// Names joined for messages.

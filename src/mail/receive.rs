@@ -314,124 +314,105 @@ impl Referee {
         let player = &roster.players[seat];
         let address = player.email.clone().unwrap_or_default();
         let text = incoming.move_text.trim();
-        // Moves this player made since the notice the message answers.
-        let since: Vec<&(u64, String, String)> = roster
-            .records
-            .iter()
-            .filter(|(t, name, _)| *t >= turn && name.eq_ignore_ascii_case(&player.name))
-            .collect();
+        // A move that is legal for the player now, for refusals (none when it is not
+        // their turn).
+        let example = || -> Result<String, MailError> {
+            Ok(driver.example(&bytes, &player.name)?.unwrap_or_default())
+        };
+        let refuse = |headline: &str, problem: &str, accepted: &str, kind: &str, outcome: &str| {
+            let reply = refusal(
+                &player.name,
+                &address,
+                headline,
+                problem,
+                accepted,
+                &example()?,
+                kind,
+            )?;
+            finish(outcome, problem.to_string(), vec![reply])
+        };
+        let applied = |turn: u64, detail: String| -> Result<Handled, MailError> {
+            let mut applied = entry(Some(incoming), "applied", &detail);
+            applied.turn = Some(turn);
+            archive.keep(raw, applied)?;
+            archive.finish_pending(&key)?;
+            Ok(handled("applied", detail))
+        };
+
         if let Some((done, recorded)) = self.applied_before(&archive, &roster, begun, seat)? {
             // This very message's move reached the file before a run handling it died:
             // finish its archive entry; its notices were staged with it.
-            let detail = format!("turn {done}: {recorded}");
-            let mut applied = entry(Some(incoming), "applied", &detail);
-            applied.turn = Some(done);
-            archive.keep(raw, applied)?;
-            archive.finish_pending(&key)?;
-            return Ok(handled("applied", detail));
+            return applied(done, format!("turn {done}: {recorded}"));
         }
-        if let Some((done, _, recorded)) = since.first() {
+        // Moves this player made since the notice the message answers.
+        let since = roster
+            .records
+            .iter()
+            .find(|(t, name, _)| *t >= turn && name.eq_ignore_ascii_case(&player.name));
+        if let Some((done, _, recorded)) = since {
             let resent = same_words(recorded, text)
                 || archive.entries()?.iter().any(|e| {
                     e.outcome == "applied"
                         && e.turn == Some(*done)
                         && e.move_text.as_deref().is_some_and(|m| same_words(m, text))
                 });
-            let (outcome, headline, problem) = if resent {
-                (
-                    "duplicate",
+            let accepted =
+                "Reply to your latest turn notice; when it is not your turn, wait for it.";
+            return if resent {
+                let problem = format!("your move for turn {done} was already applied");
+                refuse(
                     "Already applied",
-                    format!("your move for turn {done} was already applied"),
+                    &problem,
+                    accepted,
+                    "duplicate",
+                    "duplicate",
                 )
             } else {
-                (
-                    "stale",
-                    "That turn is over",
-                    format!(
-                        "you already moved for turn {done}; this message answers an old notice"
-                    ),
-                )
+                let problem = format!(
+                    "you already moved for turn {done}; this message answers an old notice"
+                );
+                refuse("That turn is over", &problem, accepted, "stale", "stale")
             };
-            let (_, example) = self.personal(driver, &bytes, &player.name)?;
-            let accepted = if example.is_empty() {
-                "There is nothing for you to do now; wait for your next turn notice.".to_string()
-            } else {
-                "Reply to your latest turn notice.".to_string()
-            };
-            let reply = refusal(
-                &player.name,
-                &address,
-                headline,
-                &problem,
-                &accepted,
-                &example,
-                outcome,
-            )?;
-            return finish(outcome, problem, vec![reply]);
         }
         if text.is_empty() {
-            let (_, example) = self.personal(driver, &bytes, &player.name)?;
             let reply = refusal(
                 &player.name,
                 &address,
                 "No move found",
                 "no move was found at the top of your message",
                 "Write your whole turn above the quoted text.",
-                &example,
+                &example()?,
                 "empty",
             )?;
             return finish("refused", "no move in the message".into(), vec![reply]);
         }
-
         if incoming.truncated {
             // Reading stopped at a limit while the player's text went on: applying what
             // was read could apply part of a turn.
-            let (_, example) = self.personal(driver, &bytes, &player.name)?;
-            let reply = refusal(
-                &player.name,
-                &address,
+            return refuse(
                 "Move refused",
                 "your message is longer than a turn can be, so it was not read to its end",
                 &format!(
                     "Send your whole turn in at most {} lines above any quoted text.",
                     intake::MAX_OWN_LINES
                 ),
-                &example,
                 "refused",
-            )?;
-            return finish(
                 "refused",
-                "the message was too long to read whole".into(),
-                vec![reply],
             );
         }
 
         // The whole turn as written, or nothing: never a part of it.
         match self.apply_locked(path, &player.name, text, &incoming.dropped) {
-            Ok(outcome) => {
-                let detail = format!("turn {}: {}", outcome.turn, outcome.understood);
-                let mut applied = entry(Some(incoming), "applied", &detail);
-                applied.turn = Some(outcome.turn);
-                archive.keep(raw, applied)?;
-                archive.finish_pending(&key)?;
-                Ok(handled("applied", detail))
-            }
+            Ok(outcome) => applied(
+                outcome.turn,
+                format!("turn {}: {}", outcome.turn, outcome.understood),
+            ),
             Err(MailError::Ops(OpsError::Engine(error))) if is_about_the_move(&error) => {
                 let (problem, accepted) = match &error {
                     EngineError::Refused(rule) => (rule.problem.clone(), rule.accepted.clone()),
                     other => (other.to_string(), String::new()),
                 };
-                let (_, example) = self.personal(driver, &bytes, &player.name)?;
-                let reply = refusal(
-                    &player.name,
-                    &address,
-                    "Move refused",
-                    &problem,
-                    &accepted,
-                    &example,
-                    "refused",
-                )?;
-                finish("refused", problem, vec![reply])
+                refuse("Move refused", &problem, &accepted, "refused", "refused")
             }
             Err(other) => Err(other),
         }

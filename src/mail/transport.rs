@@ -611,21 +611,14 @@ fn timeout_setting<'de, D: serde::Deserializer<'de>>(
 
 /// `15s`, `2m`, `500ms` or a bare number of seconds; more than zero.
 fn parse_timeout(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let at = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(at);
-    let wrong = || format!("timeout {text:?} is not a duration; write 15s, 2m or 500ms");
-    let number: u64 = number.parse().map_err(|_| wrong())?;
-    let duration = match unit.trim() {
-        "" | "s" => Duration::from_secs(number),
-        "m" => Duration::from_secs(number.saturating_mul(60)),
-        "ms" => Duration::from_millis(number),
-        _ => return Err(wrong()),
-    };
+    let duration = crate::duration::parse(text, Duration::from_secs(1)).map_err(|_| {
+        format!(
+            "timeout {:?} is not a duration; write 15s, 2m or 500ms",
+            text.trim()
+        )
+    })?;
     if duration.is_zero() {
-        return Err(format!("timeout {text:?} must be more than zero"));
+        return Err(format!("timeout {:?} must be more than zero", text.trim()));
     }
     Ok(duration)
 }
