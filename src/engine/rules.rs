@@ -302,6 +302,30 @@ pub trait Rules: Sized {
         self.parse_move(state, seat, &entry.text).ok()
     }
 
+    /// Whether the move `seat` makes now is sealed: chosen face down, like the card
+    /// every player of seed 003 chooses at once. The engine then records only a salted
+    /// commitment to the move and the move encrypted under a key derived from the seed;
+    /// views, the log and every other player's mail say only that the player has
+    /// chosen, until a later move opens it ([`Rules::opens`]) or the game ends. A game
+    /// with sealed moves keeps them in its state: it must have
+    /// [`Rules::HAS_HIDDEN_STATE`], and its [`Rules::public_state`] must hide them.
+    ///
+    /// The sealed moves of consecutive records form a round: its draws are keyed on all
+    /// of its moves in seat order (docs/FAIRNESS.md), so the order in which they arrive
+    /// cannot steer them, and the rules should make the state after a round the same
+    /// whatever that order. Only the last move of a round should draw.
+    fn is_sealed(&self, _state: &Self::State, _seat: Seat) -> bool {
+        false
+    }
+
+    /// The seats whose sealed moves not yet opened the move `mv` of `seat` opens (seed
+    /// 003: a player's first bid reveals their card). The record of `mv` then carries
+    /// each such move in clear with its salt, which anyone can check against the
+    /// commitment; the state after `mv` may show them.
+    fn opens(&self, _state: &Self::State, _seat: Seat, _mv: &Self::Move) -> Vec<Seat> {
+        Vec::new()
+    }
+
     /// The state with everything a [`Viewer::Public`] may not see removed.
     fn public_state(&self, state: &Self::State) -> Self::State {
         state.clone()

@@ -2,17 +2,37 @@
 
 pub mod right_of_way;
 
+use std::sync::OnceLock;
+
 use crate::engine::driver::{Driver, GameDriver};
 
 /// Every game, by name.
 pub static GAMES: &[&dyn GameDriver] = &[&Driver::<right_of_way::RightOfWay>::new()];
 
+/// Games a program built on the library plays besides [`GAMES`] (the tests' own games,
+/// which pbem does not ship).
+static ADDED: OnceLock<&'static [&'static dyn GameDriver]> = OnceLock::new();
+
+/// Adds games to those [`find`] knows, once, before any is looked up: for a program
+/// that runs pbem's command line with games of its own. `false` when games were added
+/// already (the first list stays).
+pub fn add(games: &'static [&'static dyn GameDriver]) -> bool {
+    ADDED.set(games).is_ok()
+}
+
+fn all() -> impl Iterator<Item = &'static dyn GameDriver> {
+    GAMES
+        .iter()
+        .chain(ADDED.get().copied().unwrap_or_default())
+        .copied()
+}
+
 /// The game called `name`.
 pub fn find(name: &str) -> Option<&'static dyn GameDriver> {
-    GAMES.iter().copied().find(|game| game.name() == name)
+    all().find(|game| game.name() == name)
 }
 
 /// The names of all games, for messages.
 pub fn names() -> Vec<&'static str> {
-    GAMES.iter().map(|game| game.name()).collect()
+    all().map(|game| game.name()).collect()
 }
