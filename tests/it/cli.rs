@@ -794,3 +794,36 @@ fn new_and_demo_help_name_every_registered_game() {
         }
     }
 }
+
+/// A game file in the first format (`pbem.game/1`, draws `pbem-draw/1`), written by the
+/// pbem before sealed moves: it still shows, audits (for anyone, and for its referee
+/// with the draws re-derived) and takes moves, and stays in its own format.
+#[test]
+fn a_format_1_file_still_loads_audits_and_plays() {
+    let table = Table::new();
+    table.test_key();
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/format1/right-of-way-12-turns.json"
+    );
+    std::fs::copy(fixture, table.file()).expect("copy the fixture");
+    // The fixture's seed is the tests' `1f…`, kept in the referee's keyring.
+    let seeds = table.home().join("seeds");
+    std::fs::create_dir_all(&seeds).expect("seeds folder");
+    std::fs::write(seeds.join("row-541c88cb.seed"), format!("{}\n", "1f".repeat(32)))
+        .expect("seed");
+    let view = table.view();
+    assert_eq!(view["turn"], 12);
+    let (passed, report) = table.audit(true);
+    assert!(passed, "{report}");
+    let (passed, report) = table.audit(false);
+    assert!(passed && report.contains("re-derived"), "{report}");
+    let (mover, text) = table.first_move();
+    let (applied, error) = table.apply(&mover, &text);
+    assert!(applied, "{error}");
+    let written = String::from_utf8(bytes(&table.file())).expect("utf-8");
+    assert!(written.starts_with("{\"format\":\"pbem.game/1\""));
+    assert_eq!(table.view()["turn"], 13);
+    let (passed, report) = table.audit(false);
+    assert!(passed && report.contains("turn 13"), "{report}");
+}

@@ -44,17 +44,7 @@ impl Table {
     /// fixed seed and a fixed referee key (the setup's draws depend on genesis, which
     /// names the key), so a test of any registered game repeats.
     pub fn start(&self, game: &str, players: &[&str], seed: &str) -> &Table {
-        let key = self.home().join("referee.key");
-        if !key.exists() {
-            std::fs::create_dir_all(self.home()).expect("keyring folder");
-            std::fs::write(&key, format!("{}\n", "42".repeat(32))).expect("a test key");
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600))
-                    .expect("chmod");
-            }
-        }
+        self.test_key();
         let mut command = self.pbem();
         command.args(["new", game]);
         for player in players {
@@ -66,6 +56,21 @@ impl Table {
             .assert()
             .success();
         self
+    }
+
+    /// The tests' fixed referee key in the keyring, unless one is there.
+    pub fn test_key(&self) {
+        let key = self.home().join("referee.key");
+        if !key.exists() {
+            std::fs::create_dir_all(self.home()).expect("keyring folder");
+            std::fs::write(&key, format!("{}\n", "42".repeat(32))).expect("a test key");
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600))
+                    .expect("chmod");
+            }
+        }
     }
 
     /// Who is to move, and the first move `pbem legal` lists for them.
