@@ -9,7 +9,9 @@ pub struct Args {
     /// ascii: the board for people; json: the exact record of the position
     #[arg(long, value_enum, default_value = "ascii")]
     format: super::ShowFormat,
-    /// Show what this player may see
+    /// Show what this player may see (`referee`: everything, hidden material included;
+    /// a player's or the referee's view of a game with hidden information needs the
+    /// referee's keyring)
     #[arg(long = "as", value_name = "NAME")]
     viewer: Option<String>,
     /// Show the position after this many records (0: the setup)

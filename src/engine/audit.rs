@@ -7,7 +7,9 @@
 use std::fmt::Write as _;
 
 use super::digest::{hash_from_hex, to_hex, Hash};
-use super::fairness::{sealed_commitment, RecordingChance, ReplayChance, ReplayMismatch, Seed, TurnDraws};
+use super::fairness::{
+    sealed_commitment, RecordingChance, ReplayChance, ReplayMismatch, Seed, TurnDraws,
+};
 use super::file::{hashes, Draw};
 use super::keyring::Keyring;
 use super::rules::{Chance, Rules};
@@ -479,7 +481,10 @@ fn opened_as_ruled<R: Rules>(
     let expected: Vec<u64> = earlier
         .iter()
         .filter(|r| r.is_sealed() && !opened_before.contains(&r.turn))
-        .filter(|r| game.seat_of(&r.player).is_ok_and(|seat| opens.contains(&seat)))
+        .filter(|r| {
+            game.seat_of(&r.player)
+                .is_ok_and(|seat| opens.contains(&seat))
+        })
         .map(|r| r.turn)
         .collect();
     let actual: Vec<u64> = record.opens.iter().map(|o| o.turn).collect();

@@ -295,11 +295,16 @@ impl<R: Rules> Opened<R> {
     /// they are not (or the game is closed).
     fn on_turn(&self, player: &str) -> Result<Option<(Seat, &R::State)>> {
         let seat = self.game.seat_of(player)?;
-        let what = format!("{}'s moves in a game with hidden information", self.game.names[seat]);
+        let what = format!(
+            "{}'s moves in a game with hidden information",
+            self.game.names[seat]
+        );
         let state = self.full(&what)?;
         let rules = &self.game.rules;
-        Ok((!self.game.is_closed(state) && rules.to_move(state).contains(&seat))
-            .then_some((seat, state)))
+        Ok(
+            (!self.game.is_closed(state) && rules.to_move(state).contains(&seat))
+                .then_some((seat, state)),
+        )
     }
 
     fn outcome(&self, applied: &Applied<R::State>) -> MoveOutcome {
@@ -332,6 +337,10 @@ impl<R: Rules> Opened<R> {
     }
 }
 
+/// A file read on the fast path: the game with only its head, the records before it,
+/// and where a new record goes.
+type Verified<R> = (Game<R>, u64, Append);
+
 /// Reads the file's head and state when the bytes are exactly those this keyring's
 /// referee last verified and wrote: the chain was checked before they were written,
 /// and they are the same bytes. `None` for any other file.
@@ -339,7 +348,7 @@ fn open_verified<'a, R: Rules>(
     text: FileText<'a>,
     bytes: &'a [u8],
     keyring: &Keyring,
-) -> Result<std::result::Result<(Game<R>, u64, Append), FileText<'a>>> {
+) -> Result<std::result::Result<Verified<R>, FileText<'a>>> {
     // A game with hidden state rebuilds its state by replaying every record.
     if R::HAS_HIDDEN_STATE {
         return Ok(Err(text));
@@ -646,9 +655,9 @@ impl<R: Rules> OpenGame for Opened<R> {
         } else {
             Some(self.game.file.state.clone())
         };
-        let applied = self
-            .game
-            .apply_to_checked(keyring, player, move_text, self.earlier, known)?;
+        let applied =
+            self.game
+                .apply_to_checked(keyring, player, move_text, self.earlier, known)?;
         let outcome = self.outcome(&applied);
         let (bytes, digest) = match self.append.take() {
             Some(append) => {

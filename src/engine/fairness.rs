@@ -141,7 +141,7 @@ pub fn seal_box(key: &Hash, move_text: &str) -> Vec<u8> {
 
 /// The text of a box [`seal_box`] made with `key`; `None` when it is not one.
 pub fn open_box(key: &Hash, sealed: &[u8]) -> Option<String> {
-    if sealed.is_empty() || sealed.len() % SEAL_BLOCK != 0 {
+    if sealed.is_empty() || !sealed.len().is_multiple_of(SEAL_BLOCK) {
         return None;
     }
     let mut bytes = sealed.to_vec();

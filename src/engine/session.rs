@@ -139,8 +139,7 @@ impl<R: Rules> Game<R> {
             signature: String::new(),
         };
         let version = Version::V2;
-        let body =
-            hashes::genesis_body(version, &genesis, &referee_key, &commitment, &rules_hash);
+        let body = hashes::genesis_body(version, &genesis, &referee_key, &commitment, &rules_hash);
         let names: Vec<String> = genesis.players.iter().map(|p| p.name.clone()).collect();
         let turn = TurnDraws {
             seed: &seed,
@@ -348,14 +347,12 @@ impl<R: Rules> Game<R> {
             )));
         }
         let after = hex_field("a record's state_hash", &record.state_hash)?;
-        hashes::record(self.version, &self.file.genesis.id, record, prev, &after).ok_or_else(
-            || {
-                EngineError::Tampered(format!(
-                    "record {} has a malformed draw, sealed move or opening",
-                    record.turn
-                ))
-            },
-        )
+        hashes::record(self.version, &self.file.genesis.id, record, prev, &after).ok_or_else(|| {
+            EngineError::Tampered(format!(
+                "record {} has a malformed draw, sealed move or opening",
+                record.turn
+            ))
+        })
     }
 
     /// The key of the draws of record `turn`, by `player` with the move `text` (sealed
@@ -382,7 +379,12 @@ impl<R: Rules> Game<R> {
         if self.version == Version::V1 {
             return Ok(seed.draw_key(id, turn, prev, player, text));
         }
-        let mut moves = vec![(self.seat_of(player)?, turn, player.to_string(), text.to_string())];
+        let mut moves = vec![(
+            self.seat_of(player)?,
+            turn,
+            player.to_string(),
+            text.to_string(),
+        )];
         let mut before = self
             .file
             .records
@@ -399,7 +401,12 @@ impl<R: Rules> Game<R> {
             }
             if sealed && record.is_sealed() {
                 let text = self.move_of(Some(seed), record)?.unwrap_or_default();
-                moves.push((self.seat_of(&record.player)?, record.turn, record.player.clone(), text));
+                moves.push((
+                    self.seat_of(&record.player)?,
+                    record.turn,
+                    record.player.clone(),
+                    text,
+                ));
                 expected -= 1;
                 continue;
             }
@@ -408,7 +415,9 @@ impl<R: Rules> Game<R> {
         }
         let anchor = match anchor {
             Some(hash) => hex_field("a record's state_hash", hash)?,
-            None if expected == 0 => hex_field("genesis state_hash", &self.file.genesis.state_hash)?,
+            None if expected == 0 => {
+                hex_field("genesis state_hash", &self.file.genesis.state_hash)?
+            }
             None => {
                 return Err(EngineError::Malformed(format!(
                     "record {expected} is needed to key the draws of turn {turn}"
@@ -436,10 +445,7 @@ impl<R: Rules> Game<R> {
         let id = self.file.genesis.id.as_str();
         let commit = hex_field("a sealed move's commitment", &sealed.commit)?;
         let broken = |how: &str| {
-            EngineError::Tampered(format!(
-                "the sealed move of record {} {how}",
-                record.turn
-            ))
+            EngineError::Tampered(format!("the sealed move of record {} {how}", record.turn))
         };
         if let Some(seed) = seed {
             let sealed_box = BASE64

@@ -810,8 +810,11 @@ fn a_format_1_file_still_loads_audits_and_plays() {
     // The fixture's seed is the tests' `1f…`, kept in the referee's keyring.
     let seeds = table.home().join("seeds");
     std::fs::create_dir_all(&seeds).expect("seeds folder");
-    std::fs::write(seeds.join("row-541c88cb.seed"), format!("{}\n", "1f".repeat(32)))
-        .expect("seed");
+    std::fs::write(
+        seeds.join("row-541c88cb.seed"),
+        format!("{}\n", "1f".repeat(32)),
+    )
+    .expect("seed");
     let view = table.view();
     assert_eq!(view["turn"], 12);
     let (passed, report) = table.audit(true);

@@ -46,9 +46,12 @@ fn play(seed: [u8; 32], picks: u64, turns: usize, keyring: &Keyring) -> Vec<Vec<
             break;
         }
         let player = view["to_move"][0].as_str().expect("a player").to_string();
-        let text = pick(&open(&bytes, None).legal(&player).expect("legal"), &mut picker).expect("a move");
-        let (next, outcome) = apply(&bytes, keyring, &player, &text)
-            .expect("a legal move applies");
+        let text = pick(
+            &open(&bytes, None).legal(&player).expect("legal"),
+            &mut picker,
+        )
+        .expect("a move");
+        let (next, outcome) = apply(&bytes, keyring, &player, &text).expect("a legal move applies");
         assert_eq!(outcome.player, player);
         bytes = next.bytes().to_vec();
         history.push(bytes.clone());
@@ -196,17 +199,19 @@ fn the_fast_path_writes_what_the_full_path_writes() {
             break;
         }
         let player = view["to_move"][0].as_str().expect("player").to_string();
-        let text = pick(&open(&bytes, None).legal(&player).expect("legal"), &mut picker).expect("a move");
+        let text = pick(
+            &open(&bytes, None).legal(&player).expect("legal"),
+            &mut picker,
+        )
+        .expect("a move");
         // Full path: without the keyring's note of the file's digest.
         let id = view["id"].as_str().expect("id");
         let note = dir.path().join("keyring/verified").join(id);
         let remembered = std::fs::read(&note).expect("pbem noted the digest");
         std::fs::remove_file(&note).expect("remove");
-        let (full, _) = apply(&bytes, &keyring, &player, &text)
-            .expect("full path");
+        let (full, _) = apply(&bytes, &keyring, &player, &text).expect("full path");
         std::fs::write(&note, remembered).expect("restore");
-        let (fast, _) = apply(&bytes, &keyring, &player, &text)
-            .expect("fast path");
+        let (fast, _) = apply(&bytes, &keyring, &player, &text).expect("fast path");
         // The fast path appended to the bytes it read; the full path wrote them anew.
         assert!(!fast.read_whole() && full.read_whole());
         assert_eq!(
@@ -242,7 +247,11 @@ fn the_fast_path_never_vouches_for_changed_bytes() {
         let bytes = std::fs::read(&file).expect("read");
         let view = open(&bytes, None).view(None, None).expect("view");
         let player = view["to_move"][0].as_str().expect("player").to_string();
-        let text = pick(&open(&bytes, None).legal(&player).expect("legal"), &mut picker).expect("a move");
+        let text = pick(
+            &open(&bytes, None).legal(&player).expect("legal"),
+            &mut picker,
+        )
+        .expect("a move");
         pbem::ops::apply_move(&file, &keyring, &player, &text).expect("apply");
     }
     let text = std::fs::read_to_string(&file).expect("read");
