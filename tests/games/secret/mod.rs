@@ -3,12 +3,13 @@
 //!
 //! - Setup: a deck of cards 1..=`cards`; each player is dealt 2 cards by hidden draws.
 //! - Each round, every player at once chooses a card of their hand face down
-//!   (`choose 7`, a sealed move). Then, in seat order, each player `reveal`s: that
-//!   opens their sealed choice, whose value is added to their score, and (before the
-//!   last round, while the deck lasts) deals them two cards face down as an offer.
-//!   With two offered, the same player then keeps one (`keep first` or `keep second`,
-//!   `keep 9` accepted): it joins their hand, the other goes back into the deck unseen.
-//!   A single offered card joins the hand at once.
+//!   (`choose 7`, a sealed move). The last choice made deals each player who chose
+//!   (in seat order, before the last round, while the deck lasts) two cards face
+//!   down as a private offer. Then, in seat order, each player `reveal`s: that opens
+//!   their sealed choice, whose value is added to their score. With two offered, the
+//!   same player then keeps one (`keep first` or `keep second`, `keep 9` accepted): it
+//!   joins their hand, the other goes back into the deck unseen. A single offered
+//!   card joins the hand when its player reveals.
 //! - After `rounds` rounds (or once nobody holds a card) the highest score wins; ties
 //!   are shared.
 //!
@@ -343,34 +344,38 @@ impl Rules for SecretDraft {
                 player.hand.remove(at);
                 player.choice = Some(card);
                 player.chosen = true;
-                // The state after the last choice is the same whatever order the
-                // choices came in: nothing here depends on who chose first.
+                // The last choice of the round deals the offers, in seat order: the
+                // engine keys the draws of a sealed round's last move on all its moves
+                // in seat order, so the state after the round is the same whatever
+                // order the choices came in.
                 if next.choosers().is_empty() {
+                    if next.round < self.rounds {
+                        for seat in 0..next.players.len() {
+                            if next.players[seat].chosen {
+                                let count = next.deck.len().min(2);
+                                let offer: Vec<u32> =
+                                    (0..count).map(|_| deal(&mut next.deck, chance)).collect();
+                                next.players[seat].offer = offer;
+                            }
+                        }
+                    }
                     let first = (0..next.players.len()).find(|&s| next.players[s].chosen);
                     next.phase = first.map_or(Phase::Over, |seat| Phase::Reveal { seat });
                 }
             }
             (Phase::Reveal { .. }, Move::Reveal) => {
-                let last_round = next.round >= self.rounds;
                 let player = &mut next.players[seat];
                 let card = player.choice.take().unwrap_or(0);
                 player.shown = Some(card);
                 player.played.push(card);
                 player.score += i64::from(card);
-                if !last_round {
-                    let count = next.deck.len().min(2);
-                    let offer: Vec<u32> =
-                        (0..count).map(|_| deal(&mut next.deck, chance)).collect();
-                    let player = &mut next.players[seat];
-                    if offer.len() == 2 {
-                        player.offer = offer;
-                        next.phase = Phase::Keep { seat };
-                    } else {
-                        player.hand.extend(offer);
-                        player.hand.sort_unstable();
-                    }
-                }
-                if next.phase != (Phase::Keep { seat }) {
+                if player.offer.len() == 2 {
+                    next.phase = Phase::Keep { seat };
+                } else {
+                    // A single card offered (the deck ran out) needs no choice.
+                    let single = std::mem::take(&mut player.offer);
+                    player.hand.extend(single);
+                    player.hand.sort_unstable();
                     self.advance(&mut next, seat);
                 }
             }
@@ -481,6 +486,17 @@ impl Rules for SecretDraft {
         (0..scores.len()).filter(|&s| scores[s] == best).collect()
     }
 
+    fn is_sealed(&self, state: &Table, _seat: Seat) -> bool {
+        state.phase == Phase::Choose
+    }
+
+    fn opens(&self, _state: &Table, seat: Seat, mv: &Move) -> Vec<Seat> {
+        match mv {
+            Move::Reveal => vec![seat],
+            Move::Choose(_) | Move::Keep(_) => Vec::new(),
+        }
+    }
+
     fn public_state(&self, state: &Table) -> Table {
         let mut public = state.clone();
         public.deck.clear();
@@ -566,8 +582,8 @@ impl Rules for SecretDraft {
             }
         }
         out.push_str(
-            "\nchoose N: play card N of your hand face down.  reveal: turn it up and\n\
-             see two cards of the deck.  keep first|second: keep one of those two.\n",
+            "\nchoose N: play card N of your hand face down.  reveal: turn it up.\n\
+             keep first|second: keep one of the two cards offered to you.\n",
         );
         out
     }
