@@ -57,10 +57,8 @@ fn play(dir: &Path, keyring: &Keyring, name: &str, seed_byte: u8, turns: Option<
             break;
         }
         let player = view["to_move"][0].as_str().expect("a player").to_string();
-        let (bytes, driver) = ops::load(&file).expect("load");
-        let text = driver
-            .pick_move(&bytes, &player, &mut picker)
-            .expect("a move");
+        let legal = ops::legal(&file, &player, Some(keyring)).expect("legal");
+        let text = pbem::engine::driver::pick(&legal, &mut picker).expect("a move");
         ops::apply_move(&file, keyring, &player, &text).expect("apply");
         played += 1;
     }
@@ -82,7 +80,7 @@ fn fixture() -> Fixture {
     let complete = play(dir.path(), &keyring, "complete.json", 2, None);
     let view = ops::view(&mid_game, None, None, None).expect("view");
     let next_player = view["to_move"][0].as_str().expect("a player").to_string();
-    let next_move = ops::legal(&mid_game, &next_player).expect("legal")[0]
+    let next_move = ops::legal(&mid_game, &next_player, None).expect("legal")[0]
         .text
         .clone();
     Fixture {
@@ -263,7 +261,7 @@ fn bench_inbox(c: &mut Criterion) {
     for _ in 0..MESSAGES {
         let view = ops::view(&scouted, None, None, None).expect("view");
         let player = view["to_move"][0].as_str().expect("a player").to_string();
-        let text = ops::legal(&scouted, &player).expect("legal")[0]
+        let text = ops::legal(&scouted, &player, None).expect("legal")[0]
             .text
             .clone();
         ops::apply_move(&scouted, &scout, &player, &text).expect("apply");

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::engine::driver::{game_name, GameDriver, MoveOutcome, NewFile};
+use crate::engine::driver::{open_with, GameDriver, MoveOutcome, OpenGame};
 use crate::engine::keyring::Keyring;
 use crate::engine::session::{AuditReport, EngineError, NewGame};
 use crate::engine::store::{self, StoreError};
@@ -35,24 +35,37 @@ pub fn driver(name: &str) -> Result<&'static dyn GameDriver> {
     })
 }
 
-/// A game file's bytes and its driver.
+/// Opens a game file's bytes once, for every question (see [`GameDriver::open`]);
+/// `to_move` when a move follows, so the fast path may read only the head.
+///
+/// # Errors
+/// Not a game file, or one of an unknown game.
+pub fn open_bytes(
+    bytes: &[u8],
+    keyring: Option<&Keyring>,
+    to_move: bool,
+) -> Result<Box<dyn OpenGame>> {
+    open_with(bytes, keyring, to_move, driver)
+}
+
+/// Reads and opens a game file, with the referee's keyring where there is one (a game
+/// with hidden state needs it for anything but the public view).
 ///
 /// # Errors
 /// The file cannot be read, is not a game file, or names an unknown game.
-pub fn load(path: &Path) -> Result<(Vec<u8>, &'static dyn GameDriver)> {
-    let bytes = store::read(path)?;
-    let name = game_name(&bytes)?;
-    Ok((bytes, driver(&name)?))
+pub fn open(path: &Path, keyring: Option<&Keyring>) -> Result<Box<dyn OpenGame>> {
+    open_bytes(&store::read(path)?, keyring, false)
 }
 
-/// Writes a game file pbem has just produced from a verified one, atomically, and notes
-/// its digest in the keyring so the next move may take the fast path.
+/// Writes a game file pbem has just produced from a verified one (a move or a
+/// reveal), atomically, and notes its digest in the keyring so the next move may take
+/// the fast path.
 ///
 /// # Errors
 /// The file cannot be written; it is then unchanged.
-pub fn write_game(path: &Path, file: &NewFile, game_id: &str, keyring: &Keyring) -> Result<()> {
-    store::write_atomic_parts(path, &[file.kept, &file.added], store::Access::Public)?;
-    keyring.remember_verified(game_id, &file.digest);
+pub fn write_game(path: &Path, game: &dyn OpenGame, keyring: &Keyring) -> Result<()> {
+    store::write_atomic(path, game.bytes(), store::Access::Public)?;
+    keyring.remember_verified(&game.genesis().id, &game.digest());
     Ok(())
 }
 
@@ -97,9 +110,9 @@ pub fn apply_move(
     move_text: &str,
 ) -> Result<MoveOutcome> {
     let _lock = store::lock(path)?;
-    let (bytes, driver) = load(path)?;
-    let (updated, outcome) = driver.apply(&bytes, keyring, player, move_text)?;
-    write_game(path, &updated, &outcome.game_id, keyring)?;
+    let mut game = open_bytes(&store::read(path)?, Some(keyring), true)?;
+    let outcome = game.apply(keyring, player, move_text)?;
+    write_game(path, game.as_ref(), keyring)?;
     Ok(outcome)
 }
 
@@ -109,10 +122,9 @@ pub fn apply_move(
 /// As for [`apply_move`].
 pub fn reveal(path: &Path, keyring: &Keyring) -> Result<()> {
     let _lock = store::lock(path)?;
-    let (bytes, driver) = load(path)?;
-    let updated = driver.reveal(&bytes, keyring)?;
-    let id = crate::engine::driver::game_id(&updated)?;
-    write_game(path, &NewFile::whole(updated), &id, keyring)?;
+    let mut game = open(path, Some(keyring))?;
+    game.reveal(keyring)?;
+    write_game(path, game.as_ref(), keyring)?;
     Ok(())
 }
 
@@ -126,8 +138,7 @@ pub fn view(
     turn: Option<u64>,
     keyring: Option<&Keyring>,
 ) -> Result<serde_json::Value> {
-    let (bytes, driver) = load(path)?;
-    Ok(driver.view(&bytes, viewer, turn, keyring)?)
+    Ok(open(path, keyring)?.view(viewer, turn)?)
 }
 
 /// `pbem show --format ascii`.
@@ -140,26 +151,24 @@ pub fn board(
     turn: Option<u64>,
     keyring: Option<&Keyring>,
 ) -> Result<String> {
-    let (bytes, driver) = load(path)?;
-    Ok(driver.board(&bytes, viewer, turn, keyring)?)
+    Ok(open(path, keyring)?.board(viewer, turn)?)
 }
 
 /// `pbem legal`.
 ///
 /// # Errors
-/// Unreadable file or unknown player.
-pub fn legal(path: &Path, player: &str) -> Result<Vec<LegalMove>> {
-    let (bytes, driver) = load(path)?;
-    Ok(driver.legal(&bytes, player)?)
+/// Unreadable file or unknown player, or a game with hidden state without the
+/// referee's keyring.
+pub fn legal(path: &Path, player: &str, keyring: Option<&Keyring>) -> Result<Vec<LegalMove>> {
+    Ok(open(path, keyring)?.legal(player)?)
 }
 
-/// `pbem log`.
+/// `pbem log`: what anyone may read, whoever runs it.
 ///
 /// # Errors
 /// Unreadable file.
 pub fn log(path: &Path) -> Result<String> {
-    let (bytes, driver) = load(path)?;
-    Ok(driver.log(&bytes)?)
+    Ok(open(path, None)?.log()?)
 }
 
 /// `pbem audit`.
@@ -167,8 +176,7 @@ pub fn log(path: &Path) -> Result<String> {
 /// # Errors
 /// A file too broken to audit at all (a failed audit is a report, not an error).
 pub fn audit(path: &Path, keyring: Option<&Keyring>) -> Result<AuditReport> {
-    let (bytes, driver) = load(path)?;
-    Ok(driver.audit(&bytes, keyring)?)
+    Ok(open(path, keyring)?.audit())
 }
 
 /// The names in a JSON list of a view (`to_move`, `winners`), joined for people; empty
@@ -197,13 +205,9 @@ pub fn forum_post(
     turn: Option<u64>,
     keyring: Option<&Keyring>,
 ) -> std::result::Result<String, crate::mail::MailError> {
-    let (bytes, driver) = load(path)?;
-    let view = driver
-        .view(&bytes, viewer, turn, keyring)
-        .map_err(OpsError::from)?;
-    let board = driver
-        .board(&bytes, viewer, turn, keyring)
-        .map_err(OpsError::from)?;
+    let game = open(path, keyring)?;
+    let view = game.view(viewer, turn).map_err(OpsError::from)?;
+    let board = game.board(viewer, turn).map_err(OpsError::from)?;
     let context = serde_json::json!({
         "game": view["game"], "id": view["id"], "turn": view["turn"], "over": view["over"],
         "to_move": joined_names(&view["to_move"]), "winners": joined_names(&view["winners"]),

@@ -81,8 +81,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         else {
             anyhow::bail!("the game is not over but nobody is to move");
         };
-        let (bytes, driver) = ops::load(&file)?;
-        let move_text = greedy_move(driver.legal(&bytes, &player)?, &mut players)
+        let move_text = greedy_move(ops::legal(&file, &player, Some(&keyring))?, &mut players)
             .ok_or_else(|| anyhow::anyhow!("{player} is to move but has no legal move"))?;
         let outcome = ops::apply_move(&file, &keyring, &player, &move_text)?;
         outln!(

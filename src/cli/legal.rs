@@ -15,7 +15,11 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let moves = ops::legal(&args.file.file, &args.player)?;
+    let moves = ops::legal(
+        &args.file.file,
+        &args.player,
+        super::keyring_if_any().as_ref(),
+    )?;
     match args.format {
         super::ListFormat::Json => super::print_json(&moves)?,
         super::ListFormat::Text => {

@@ -81,11 +81,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn report_created(out: &std::path::Path) -> anyhow::Result<()> {
-    let (bytes, driver) = ops::load(out)?;
-    let view = driver.view(&bytes, None, None, None)?;
+    let game = ops::open(out, None)?;
+    let view = game.view(None, None)?;
     outln!(
         "created {} game {} in {}; to move: {}",
-        driver.name(),
+        game.name(),
         view["id"].as_str().unwrap_or("?"),
         out.display(),
         names(&view["to_move"])

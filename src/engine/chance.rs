@@ -39,6 +39,15 @@ impl DrawStream {
         u32::from_le_bytes(word)
     }
 
+    /// XORs the next keystream bytes into `bytes` (the sealing of a move).
+    pub fn apply_keystream(&mut self, bytes: &mut [u8]) {
+        let mut keystream = vec![0u8; bytes.len()];
+        self.rng.fill_bytes(&mut keystream);
+        for (byte, key) in bytes.iter_mut().zip(keystream) {
+            *byte ^= key;
+        }
+    }
+
     /// A uniform index in `0..n`.
     ///
     /// # Panics

@@ -1,7 +1,10 @@
 //! The game-erased face of the engine: what the CLI and mail code call. One
-//! [`Driver`] per game wraps the typed operations of [`Game`] behind [`GameDriver`],
-//! taking and returning file bytes, so callers never name a game's types.
+//! [`Driver`] per game creates and opens files of that game; an opened file is an
+//! [`OpenGame`], read once (with the referee's keyring where there is one) and asked
+//! everything after: views, boards, examples, legal moves, the log, the audit, and
+//! moves, so callers never name a game's types and never parse a file twice.
 
+use std::cell::OnceCell;
 use std::fmt::Write as _;
 use std::marker::PhantomData;
 
@@ -10,14 +13,18 @@ use sha2::{Digest, Sha256};
 
 use super::chance::DrawStream;
 use super::digest::sha256;
-use super::file::{draws_text, FileText, GameFile};
+use super::fairness::Seed;
+use super::file::{draws_text, FileText, GameFile, Genesis};
 use super::keyring::Keyring;
-use super::rules::{Deadline, LegalMove, Rules, Seat, Viewer, Visibility};
-use super::session::{Applied, AuditReport, EngineError, Game, NewGame, Replayed, Result};
-use crate::engine::rules::Chance;
+use super::rules::{Chance, Deadline, LegalMove, Rules, Seat, Viewer, Visibility};
+use super::session::{Applied, AuditReport, EngineError, Game, NewGame, Result};
 
 /// The schema name of `pbem show --format json`.
 pub const VIEW_SCHEMA: &str = "pbem.view/1";
+
+/// The viewer name that stands for the referee (`pbem show --as referee`), who sees
+/// everything; no player may be called so.
+pub const REFEREE: &str = "referee";
 
 /// What an applied move did, for messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,40 +35,25 @@ pub struct MoveOutcome {
     pub game_id: String,
     /// The move as understood, every default filled in (echoed back to the player).
     pub understood: String,
+    /// Whether the move was sealed: only its maker may be shown `understood`.
+    pub sealed: bool,
+    /// The new record's hash: the mover's receipt.
+    pub receipt: String,
     pub over: bool,
     pub to_move: Vec<String>,
     pub winners: Vec<String>,
 }
 
-/// A game file pbem has just produced: the first bytes of the file it read (`kept`;
-/// none when the file was written anew) followed by `added`, and the SHA-256 of the
-/// whole, which the keyring notes. Appending a move to a file pbem wrote itself keeps
-/// all its records, so neither they nor their digest are copied or computed again.
-#[derive(Debug, Clone)]
-pub struct NewFile<'a> {
-    pub kept: &'a [u8],
-    pub added: Vec<u8>,
-    pub digest: [u8; 32],
+/// One record as anyone may see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublicRecord {
+    pub turn: u64,
+    pub player: String,
+    /// The move's text; `None` for a sealed move not yet opened.
+    pub move_text: Option<String>,
 }
 
-impl NewFile<'_> {
-    /// A file written whole.
-    pub fn whole(bytes: Vec<u8>) -> NewFile<'static> {
-        let digest = sha256(&bytes);
-        NewFile {
-            kept: &[],
-            added: bytes,
-            digest,
-        }
-    }
-
-    /// The file's bytes in one piece.
-    pub fn to_vec(&self) -> Vec<u8> {
-        [self.kept, &self.added].concat()
-    }
-}
-
-/// Every operation on a game file, for any game.
+/// Every operation on a game, for any game.
 pub trait GameDriver: Sync {
     /// The game's name, as in `pbem new NAME`.
     fn name(&self) -> &'static str;
@@ -72,76 +64,96 @@ pub trait GameDriver: Sync {
     /// # Errors
     /// Bad players or options, or a keyring problem.
     fn create(&self, request: NewGame, keyring: &Keyring) -> Result<Vec<u8>>;
-    /// The file after one move, and what happened.
+    /// Opens a game file read as `text` from `bytes`, whole: every record read. With
+    /// `to_move`, when the bytes are exactly those `keyring` last verified and wrote,
+    /// only the head and the state are read (the fast path of a move); the rest is
+    /// read if a question needs it.
     ///
     /// # Errors
-    /// Anything that refuses the move; the input bytes are then all there is.
-    fn apply<'a>(
+    /// A malformed file, or one of another game.
+    fn open(
         &self,
-        bytes: &'a [u8],
-        keyring: &Keyring,
-        player: &str,
-        move_text: &str,
-    ) -> Result<(NewFile<'a>, MoveOutcome)>;
-    /// The JSON view.
-    ///
-    /// # Errors
-    /// A malformed file, an unknown viewer or turn.
-    fn view(
-        &self,
+        text: FileText<'_>,
         bytes: &[u8],
-        viewer: Option<&str>,
-        turn: Option<u64>,
         keyring: Option<&Keyring>,
-    ) -> Result<Value>;
-    /// The ASCII board.
+        to_move: bool,
+    ) -> Result<Box<dyn OpenGame>>;
+}
+
+/// A game file opened once: the questions every command and the mail loop ask, and the
+/// moves they make. After [`OpenGame::apply`] or [`OpenGame::reveal`] it answers for
+/// the new file, whose bytes [`OpenGame::bytes`] gives.
+pub trait OpenGame {
+    /// The game's name, as in `pbem new NAME`.
+    fn name(&self) -> &'static str;
+    /// The game's genesis (players, options, id, keys).
+    fn genesis(&self) -> &Genesis;
+    /// The number of records.
+    fn turns(&self) -> u64;
+    /// The seed, once revealed in the file.
+    fn seed_revealed(&self) -> Option<&str>;
+    /// Every record as anyone may see it.
     ///
     /// # Errors
-    /// As for [`GameDriver::view`].
-    fn board(
-        &self,
-        bytes: &[u8],
-        viewer: Option<&str>,
-        turn: Option<u64>,
-        keyring: Option<&Keyring>,
-    ) -> Result<String>;
-    /// Every legal move of a player now.
+    /// A record that does not read.
+    fn public_records(&self) -> Result<Vec<PublicRecord>>;
+    /// The JSON view for `viewer` (a player's name, [`REFEREE`], or `None` for the
+    /// public) after `turn` records (the last when `None`).
     ///
     /// # Errors
-    /// A malformed file or an unknown player.
-    fn legal(&self, bytes: &[u8], player: &str) -> Result<Vec<LegalMove>>;
-    /// The move log as text.
+    /// An unknown viewer or turn, or a position that needs the referee's keyring.
+    fn view(&self, viewer: Option<&str>, turn: Option<u64>) -> Result<Value>;
+    /// The ASCII board, as for [`OpenGame::view`].
     ///
     /// # Errors
-    /// A malformed file.
-    fn log(&self, bytes: &[u8]) -> Result<String>;
-    /// The full audit.
+    /// As for [`OpenGame::view`].
+    fn board(&self, viewer: Option<&str>, turn: Option<u64>) -> Result<String>;
+    /// Every legal move of a player now; empty when it is not their turn.
     ///
     /// # Errors
-    /// A file too malformed to audit at all.
-    fn audit(&self, bytes: &[u8], keyring: Option<&Keyring>) -> Result<AuditReport>;
-    /// The file's bytes with the seed revealed.
-    ///
-    /// # Errors
-    /// A tampered file, or no matching seed in the keyring.
-    fn reveal(&self, bytes: &[u8], keyring: &Keyring) -> Result<Vec<u8>>;
+    /// An unknown player, or a game with hidden state opened without the keyring.
+    fn legal(&self, player: &str) -> Result<Vec<LegalMove>>;
     /// One move `player` may make now, for examples in mail; `None` when none.
     ///
     /// # Errors
-    /// A malformed file or an unknown player.
-    fn example(&self, bytes: &[u8], player: &str) -> Result<Option<String>>;
+    /// As for [`OpenGame::legal`].
+    fn example(&self, player: &str) -> Result<Option<String>>;
     /// The move text the referee submits for `player` when a deadline passes, if the
     /// rules allow that choice now.
     ///
     /// # Errors
-    /// A malformed file or an unknown player.
-    fn deadline_move(&self, bytes: &[u8], player: &str, choice: Deadline)
-        -> Result<Option<String>>;
-    /// A legal move text for `player`, picked with `rng` (the demo's and tests' players).
+    /// As for [`OpenGame::legal`].
+    fn deadline_move(&self, player: &str, choice: Deadline) -> Result<Option<String>>;
+    /// A random legal move text for `player` from the rules' own sampler (the built-in
+    /// players of the demo and the tests); `None` when it is not their turn.
     ///
     /// # Errors
-    /// A malformed file, unknown player, or no legal move.
-    fn pick_move(&self, bytes: &[u8], player: &str, rng: &mut DrawStream) -> Result<String>;
+    /// As for [`OpenGame::legal`].
+    fn sample_move(&self, player: &str, rng: &mut DrawStream) -> Result<Option<String>>;
+    /// The move log as text; sealed moves show only that they were made.
+    ///
+    /// # Errors
+    /// A record that does not read.
+    fn log(&self) -> Result<String>;
+    /// The full audit (with the keyring's seed, when opened with it).
+    fn audit(&self) -> AuditReport;
+    /// Applies one move of `player`.
+    ///
+    /// # Errors
+    /// Anything that refuses the move; the game is then as it was.
+    fn apply(&mut self, keyring: &Keyring, player: &str, move_text: &str) -> Result<MoveOutcome>;
+    /// Writes the seed into the file.
+    ///
+    /// # Errors
+    /// A tampered file, or no matching seed in the keyring.
+    fn reveal(&mut self, keyring: &Keyring) -> Result<()>;
+    /// The file's bytes as they stand: as read, or as a move or reveal left them.
+    fn bytes(&self) -> &[u8];
+    /// The SHA-256 of [`OpenGame::bytes`].
+    fn digest(&self) -> [u8; 32];
+    /// Whether every record was read when the file was opened (false on the fast path
+    /// of a move, which reads only the head).
+    fn read_whole(&self) -> bool;
 }
 
 /// The [`GameDriver`] of one game.
@@ -159,24 +171,175 @@ impl<R> Default for Driver<R> {
     }
 }
 
-/// Reads a whole game file: every record and the state, each checked against the
-/// schema.
-fn parse<R: Rules>(bytes: &[u8]) -> Result<Game<R>> {
-    Game::from_file(FileText::parse(bytes)?.game_file()?)
+/// Where a move goes in bytes laid out as pbem writes them (the fast path): the length
+/// of the bytes that stay, and the SHA-256 state after them.
+struct Append {
+    kept: usize,
+    first: bool,
+    hasher: Sha256,
 }
 
-/// The fast path of `apply`, for a file whose bytes are exactly those this keyring's
-/// referee last verified and wrote: of the records only the head is read, the chain is
-/// not checked again (it was, before those bytes were written, and they are the same
-/// bytes), and the new record is appended to the bytes as they are. `Err` gives the
-/// file back when it is not such a file; the caller then takes the full path.
-fn apply_verified<'a, R: Rules>(
+/// A game file opened: the game as read, its bytes, and what is derived from them once.
+struct Opened<R: Rules> {
+    /// The game as read: every record, or on the fast path only the head.
+    game: Game<R>,
+    /// Records before those in `game` (the fast path reads only the head).
+    earlier: u64,
+    /// Whether `game` holds a chain known to hold (the fast path's bytes, or a game
+    /// this opened game has moved on); else a move checks it first.
+    checked: bool,
+    /// Whether the file was opened on the fast path (only the head read).
+    fast: bool,
+    /// The whole game read on demand, when `game` holds only the head.
+    whole: OnceCell<Game<R>>,
+    bytes: Vec<u8>,
+    digest: OnceCell<[u8; 32]>,
+    append: Option<Append>,
+    keyring: Option<Keyring>,
+    seed: OnceCell<Option<Seed>>,
+    /// The full current state, derived once.
+    full: OnceCell<R::State>,
+}
+
+impl<R: Rules> Opened<R> {
+    fn whole(&self) -> Result<&Game<R>> {
+        if self.earlier == 0 {
+            return Ok(&self.game);
+        }
+        if let Some(game) = self.whole.get() {
+            return Ok(game);
+        }
+        let game = Game::<R>::from_file(FileText::parse(&self.bytes)?.game_file()?)?;
+        Ok(self.whole.get_or_init(|| game))
+    }
+
+    /// The seed: revealed in the file, or the keyring's, checked against the commitment.
+    fn seed(&self) -> Result<Option<&Seed>> {
+        if let Some(seed) = self.seed.get() {
+            return Ok(seed.as_ref());
+        }
+        let seed = self.game.seed(self.keyring.as_ref())?;
+        Ok(self.seed.get_or_init(|| seed).as_ref())
+    }
+
+    /// The full current state: the stored state when the game hides nothing, else a
+    /// replay with the seed. `what` names the question, for the error without a seed.
+    fn full(&self, what: &str) -> Result<&R::State> {
+        if let Some(state) = self.full.get() {
+            return Ok(state);
+        }
+        let state = if R::HAS_HIDDEN_STATE {
+            let Some(seed) = self.seed()? else {
+                return Err(EngineError::NeedsKeyring(what.to_string()));
+            };
+            self.whole()?.replay(Some(seed), None)?.state
+        } else {
+            self.game.file.state.clone()
+        };
+        Ok(self.full.get_or_init(|| state))
+    }
+
+    fn viewer(&self, name: Option<&str>) -> Result<Viewer> {
+        match name {
+            None => Ok(Viewer::Public),
+            Some(name) if name.trim().eq_ignore_ascii_case(REFEREE) => Ok(Viewer::Referee),
+            Some(name) => Ok(Viewer::Player(self.game.seat_of(name)?)),
+        }
+    }
+
+    /// The state after `turn` records as `viewer` may see it, and that turn.
+    fn position(&self, viewer: Viewer, turn: Option<u64>) -> Result<(R::State, u64)> {
+        let last = self.turns();
+        let turn = turn.unwrap_or(last);
+        if turn > last {
+            return Err(EngineError::Usage(format!(
+                "turn {turn} has not been played; this game has turns 0 to {last}"
+            )));
+        }
+        let rules = &self.game.rules;
+        let what = || match viewer {
+            Viewer::Player(seat) => format!(
+                "{}'s view of a game with hidden information",
+                self.game.names[seat]
+            ),
+            _ if turn < last => format!("the position after turn {turn}"),
+            _ => "the referee's view".to_string(),
+        };
+        let state = match viewer {
+            // The stored state is the public state after the last record.
+            Viewer::Public if turn == last => return Ok((self.game.file.state.clone(), turn)),
+            _ if turn == last => self.full(&what())?.clone(),
+            _ => {
+                let seed = if R::HAS_HIDDEN_STATE {
+                    self.seed()?
+                } else {
+                    None
+                };
+                match self.whole()?.replay(seed, Some(turn)) {
+                    Err(EngineError::NeedsKeyring(_)) => {
+                        return Err(EngineError::NeedsKeyring(what()))
+                    }
+                    other => other?.state,
+                }
+            }
+        };
+        // The public never sees more than the public state, whatever a view shows.
+        let state = match viewer {
+            Viewer::Public => rules.public_state(&state),
+            _ => state,
+        };
+        Ok((state, turn))
+    }
+
+    /// The seat of `player` and the full state when they are to move now; `None` when
+    /// they are not (or the game is closed).
+    fn on_turn(&self, player: &str) -> Result<Option<(Seat, &R::State)>> {
+        let seat = self.game.seat_of(player)?;
+        let what = format!("{}'s moves in a game with hidden information", self.game.names[seat]);
+        let state = self.full(&what)?;
+        let rules = &self.game.rules;
+        Ok((!self.game.is_closed(state) && rules.to_move(state).contains(&seat))
+            .then_some((seat, state)))
+    }
+
+    fn outcome(&self, applied: &Applied<R::State>) -> MoveOutcome {
+        let game = &self.game;
+        MoveOutcome {
+            turn: applied.turn,
+            player: game
+                .file
+                .records
+                .last()
+                .map(|r| r.player.clone())
+                .unwrap_or_default(),
+            game_id: game.file.genesis.id.clone(),
+            understood: applied.understood.clone(),
+            sealed: applied.sealed,
+            receipt: applied.hash.clone(),
+            over: applied.over,
+            to_move: names(&game.names, &game.rules.to_move(&applied.state)),
+            winners: names(&game.names, &game.rules.winners(&applied.state)),
+        }
+    }
+
+    /// After a move or a reveal: the new bytes, and everything derived from the old
+    /// ones forgotten.
+    fn replace_bytes(&mut self, bytes: Vec<u8>, digest: [u8; 32]) {
+        self.bytes = bytes;
+        self.digest = OnceCell::from(digest);
+        self.whole = OnceCell::new();
+        self.append = None;
+    }
+}
+
+/// Reads the file's head and state when the bytes are exactly those this keyring's
+/// referee last verified and wrote: the chain was checked before they were written,
+/// and they are the same bytes. `None` for any other file.
+fn open_verified<'a, R: Rules>(
     text: FileText<'a>,
     bytes: &'a [u8],
     keyring: &Keyring,
-    player: &str,
-    move_text: &str,
-) -> Result<Result<(NewFile<'a>, MoveOutcome), FileText<'a>>> {
+) -> Result<std::result::Result<(Game<R>, u64, Append), FileText<'a>>> {
     // A game with hidden state rebuilds its state by replaying every record.
     if R::HAS_HIDDEN_STATE {
         return Ok(Err(text));
@@ -185,108 +348,56 @@ fn apply_verified<'a, R: Rules>(
         return Ok(Err(text));
     };
     // The records are the start of both the file read and the file written: hashed once.
-    let records = Sha256::new().chain_update(appendable.kept);
-    let tail = &bytes[appendable.kept.len()..];
-    let digest: [u8; 32] = records.clone().chain_update(tail).finalize().into();
+    let hasher = Sha256::new().chain_update(appendable.kept);
+    let digest: [u8; 32] = hasher
+        .clone()
+        .chain_update(&bytes[appendable.kept.len()..])
+        .finalize()
+        .into();
     if !keyring.is_verified(&text.genesis.id, &digest) {
         return Ok(Err(text));
     }
-    let earlier = text.records.len().saturating_sub(1);
+    let earlier = text.records.len().saturating_sub(1) as u64;
     let head = match text.records.len() {
         0 => None,
         turn => Some(text.record(turn)?),
     };
     let state = text.state_as_read()?;
-    let mut game = Game::<R>::from_file(GameFile {
-        format: super::file::FORMAT.to_string(),
+    let version = text.version()?;
+    let append = Append {
+        kept: appendable.kept.len(),
+        first: text.records.is_empty(),
+        hasher,
+    };
+    let game = Game::<R>::from_file(GameFile {
+        format: version.format().to_string(),
         genesis: text.genesis,
         records: head.into_iter().collect(),
         seed: text.seed,
         state,
     })?;
-    let applied = game.apply_to_checked(keyring, player, move_text, earlier as u64)?;
-    let record = game
-        .file
-        .records
-        .last()
-        .ok_or_else(|| EngineError::Malformed("the new record is missing".into()))?;
-    let added = appendable.added(record, &game.file.seed, &game.file.state)?;
-    let digest = records.chain_update(&added).finalize().into();
-    let file = NewFile {
-        kept: appendable.kept,
-        added,
-        digest,
-    };
-    Ok(Ok((file, outcome_of(&game, &applied))))
+    Ok(Ok((game, earlier, append)))
 }
 
-/// A game, a seat of it and its current state.
-type SeatAt<R> = (Game<R>, Seat, <R as Rules>::State);
-
-/// The game, seat and current state when `player` is to move; `None` when not.
-fn on_turn<R: Rules>(bytes: &[u8], player: &str) -> Result<Option<SeatAt<R>>> {
-    let game = parse::<R>(bytes)?;
-    let seat = game.seat_of(player)?;
-    let state = game.state_at(None, None)?.state;
-    if !game.is_closed(&state) && game.rules.to_move(&state).contains(&seat) {
-        Ok(Some((game, seat, state)))
-    } else {
-        Ok(None)
+impl<R: Rules> Opened<R> {
+    fn new(game: Game<R>, bytes: Vec<u8>, keyring: Option<&Keyring>) -> Opened<R> {
+        Opened {
+            game,
+            earlier: 0,
+            checked: false,
+            fast: false,
+            whole: OnceCell::new(),
+            bytes,
+            digest: OnceCell::new(),
+            append: None,
+            keyring: keyring.cloned(),
+            seed: OnceCell::new(),
+            full: OnceCell::new(),
+        }
     }
 }
 
-/// A position to show: the game, who looks, and the state after `turn` records.
-fn position<R: Rules>(
-    bytes: &[u8],
-    viewer: Option<&str>,
-    turn: Option<u64>,
-    keyring: Option<&Keyring>,
-) -> Result<(Game<R>, Viewer, Replayed<R::State>)> {
-    let game = parse::<R>(bytes)?;
-    let viewer = viewer_of(&game, viewer)?;
-    let seed = seed_for_view(&game, keyring)?;
-    let at = game.state_at(seed.as_ref(), turn)?;
-    Ok((game, viewer, at))
-}
-
-/// What a move did, for the caller's messages.
-fn outcome_of<R: Rules>(game: &Game<R>, applied: &Applied<R::State>) -> MoveOutcome {
-    MoveOutcome {
-        turn: applied.turn,
-        player: game
-            .file
-            .records
-            .last()
-            .map(|r| r.player.clone())
-            .unwrap_or_default(),
-        game_id: game.file.genesis.id.clone(),
-        understood: applied.understood.clone(),
-        over: applied.over,
-        to_move: names(&game.names, &game.rules.to_move(&applied.state)),
-        winners: names(&game.names, &game.rules.winners(&applied.state)),
-    }
-}
-
-fn viewer_of<R: Rules>(game: &Game<R>, name: Option<&str>) -> Result<Viewer> {
-    match name {
-        Some(name) => Ok(Viewer::Player(game.seat_of(name)?)),
-        None => Ok(Viewer::Public),
-    }
-}
-
-fn seed_for_view<R: Rules>(
-    game: &Game<R>,
-    keyring: Option<&Keyring>,
-) -> Result<Option<super::fairness::Seed>> {
-    // Only games with hidden state need the seed to show a position.
-    if R::HAS_HIDDEN_STATE {
-        game.seed(keyring)
-    } else {
-        game.seed(None)
-    }
-}
-
-impl<R: Rules> GameDriver for Driver<R> {
+impl<R: Rules + 'static> GameDriver for Driver<R> {
     fn name(&self) -> &'static str {
         R::NAME
     }
@@ -300,41 +411,76 @@ impl<R: Rules> GameDriver for Driver<R> {
         game.file.to_bytes()
     }
 
-    fn apply<'a>(
+    fn open(
         &self,
-        bytes: &'a [u8],
-        keyring: &Keyring,
-        player: &str,
-        move_text: &str,
-    ) -> Result<(NewFile<'a>, MoveOutcome)> {
-        let text = match apply_verified::<R>(
-            FileText::parse(bytes)?,
-            bytes,
-            keyring,
-            player,
-            move_text,
-        )? {
-            Ok(done) => return Ok(done),
-            Err(text) => text,
+        text: FileText<'_>,
+        bytes: &[u8],
+        keyring: Option<&Keyring>,
+        to_move: bool,
+    ) -> Result<Box<dyn OpenGame>> {
+        let text = match keyring.filter(|_| to_move) {
+            Some(keyring) => match open_verified::<R>(text, bytes, keyring)? {
+                Ok((game, earlier, append)) => {
+                    let mut opened = Opened::new(game, bytes.to_vec(), Some(keyring));
+                    opened.earlier = earlier;
+                    opened.checked = true;
+                    opened.fast = true;
+                    opened.append = Some(append);
+                    return Ok(Box::new(opened));
+                }
+                Err(text) => text,
+            },
+            None => text,
         };
-        let mut game = Game::<R>::from_file(text.game_file()?)?;
-        let applied = game.apply(keyring, player, move_text)?;
-        let outcome = outcome_of(&game, &applied);
-        Ok((NewFile::whole(game.file.to_bytes()?), outcome))
+        let game = Game::<R>::from_file(text.game_file()?)?;
+        Ok(Box::new(Opened::new(game, bytes.to_vec(), keyring)))
+    }
+}
+
+impl<R: Rules> OpenGame for Opened<R> {
+    fn name(&self) -> &'static str {
+        R::NAME
     }
 
-    fn view(
-        &self,
-        bytes: &[u8],
-        viewer: Option<&str>,
-        turn: Option<u64>,
-        keyring: Option<&Keyring>,
-    ) -> Result<Value> {
-        let (game, viewer, at) = position::<R>(bytes, viewer, turn, keyring)?;
+    fn genesis(&self) -> &Genesis {
+        &self.game.file.genesis
+    }
+
+    fn turns(&self) -> u64 {
+        self.earlier + self.game.file.records.len() as u64
+    }
+
+    fn seed_revealed(&self) -> Option<&str> {
+        self.game.file.seed.as_deref()
+    }
+
+    fn public_records(&self) -> Result<Vec<PublicRecord>> {
+        let game = self.whole()?;
+        // After the reveal anyone can open every sealed move.
+        let revealed = match &game.file.seed {
+            Some(_) => game.seed(None)?,
+            None => None,
+        };
+        game.file
+            .records
+            .iter()
+            .map(|record| {
+                Ok(PublicRecord {
+                    turn: record.turn,
+                    player: record.player.clone(),
+                    move_text: game.move_of(revealed.as_ref(), record)?,
+                })
+            })
+            .collect()
+    }
+
+    fn view(&self, viewer: Option<&str>, turn: Option<u64>) -> Result<Value> {
+        let viewer = self.viewer(viewer)?;
+        let (state, turn) = self.position(viewer, turn)?;
+        let game = &self.game;
         let rules = &game.rules;
-        let state = &at.state;
-        let custom = rules.view(state, viewer, &game.names);
-        let scores = rules.scores(state);
+        let custom = rules.view(&state, viewer, &game.names);
+        let scores = rules.scores(&state);
         let players: Vec<Value> = game
             .names
             .iter()
@@ -352,36 +498,40 @@ impl<R: Rules> GameDriver for Driver<R> {
                 Value::Object(entry)
             })
             .collect();
+        let last = self.turns();
         let mut view = Map::new();
         view.insert("schema".into(), json!(VIEW_SCHEMA));
         view.insert("game".into(), json!(R::NAME));
         view.insert("id".into(), json!(game.file.genesis.id));
-        view.insert("turn".into(), json!(at.turn));
-        let over = rules.is_over(state);
+        view.insert("turn".into(), json!(turn));
+        let over = rules.is_over(&state);
         // Closed is a fact of the file as it is now, not of a past position shown.
-        let closed = at.turn == game.file.records.len() as u64 && game.is_closed(state);
+        let closed = turn == last && game.is_closed(&state);
         // The signed head of the position shown: a player holding it can later prove
         // a rolled-back file (`pbem audit FILE --head HASH`).
-        let head = match at.turn.checked_sub(1) {
-            Some(index) => game
+        let head = if turn == 0 {
+            Some(game.file.genesis.hash.clone())
+        } else if turn == last {
+            game.file.records.last().map(|r| r.hash.clone())
+        } else {
+            self.whole()?
                 .file
                 .records
-                .get(index as usize)
-                .map(|r| r.hash.clone()),
-            None => Some(game.file.genesis.hash.clone()),
+                .get(turn as usize - 1)
+                .map(|r| r.hash.clone())
         };
-        view.insert("head".into(), json!({"turn": at.turn, "hash": head}));
+        view.insert("head".into(), json!({"turn": turn, "hash": head}));
         view.insert("over".into(), json!(over));
         view.insert("closed".into(), json!(closed));
         let to_move = if closed {
             Vec::new()
         } else {
-            rules.to_move(state)
+            rules.to_move(&state)
         };
         view.insert("to_move".into(), json!(names(&game.names, &to_move)));
         view.insert(
             "winners".into(),
-            json!(names(&game.names, &rules.winners(state))),
+            json!(names(&game.names, &rules.winners(&state))),
         );
         view.insert("players".into(), Value::Array(players));
         for (key, value) in custom.fields {
@@ -390,25 +540,43 @@ impl<R: Rules> GameDriver for Driver<R> {
         Ok(Value::Object(view))
     }
 
-    fn board(
-        &self,
-        bytes: &[u8],
-        viewer: Option<&str>,
-        turn: Option<u64>,
-        keyring: Option<&Keyring>,
-    ) -> Result<String> {
-        let (game, viewer, at) = position::<R>(bytes, viewer, turn, keyring)?;
-        Ok(game.rules.board(&at.state, viewer, &game.names))
+    fn board(&self, viewer: Option<&str>, turn: Option<u64>) -> Result<String> {
+        let viewer = self.viewer(viewer)?;
+        let (state, _) = self.position(viewer, turn)?;
+        Ok(self.game.rules.board(&state, viewer, &self.game.names))
     }
 
-    fn legal(&self, bytes: &[u8], player: &str) -> Result<Vec<LegalMove>> {
-        Ok(on_turn::<R>(bytes, player)?
-            .map(|(game, seat, state)| game.rules.legal_moves(&state, seat))
+    fn legal(&self, player: &str) -> Result<Vec<LegalMove>> {
+        Ok(self
+            .on_turn(player)?
+            .map(|(seat, state)| self.game.rules.legal_moves(state, seat))
             .unwrap_or_default())
     }
 
-    fn log(&self, bytes: &[u8]) -> Result<String> {
-        let game = parse::<R>(bytes)?;
+    fn example(&self, player: &str) -> Result<Option<String>> {
+        Ok(self
+            .on_turn(player)?
+            .and_then(|(seat, state)| self.game.rules.example_move(state, seat)))
+    }
+
+    fn deadline_move(&self, player: &str, choice: Deadline) -> Result<Option<String>> {
+        let rules = &self.game.rules;
+        Ok(self.on_turn(player)?.and_then(|(seat, state)| {
+            let mv = rules.deadline_move(state, seat, choice)?;
+            Some(rules.canonical_text(&mv))
+        }))
+    }
+
+    fn sample_move(&self, player: &str, rng: &mut DrawStream) -> Result<Option<String>> {
+        let rules = &self.game.rules;
+        Ok(self.on_turn(player)?.and_then(|(seat, state)| {
+            let mv = rules.sample_move(state, seat, rng)?;
+            Some(rules.canonical_text(&mv))
+        }))
+    }
+
+    fn log(&self) -> Result<String> {
+        let game = self.whole()?;
         let genesis = &game.file.genesis;
         let mut out = String::new();
         let _ = writeln!(
@@ -419,13 +587,23 @@ impl<R: Rules> GameDriver for Driver<R> {
             game.names.join(", "),
             draws_text(&genesis.draws)
         );
-        for record in &game.file.records {
+        for (record, public) in game.file.records.iter().zip(self.public_records()?) {
+            let shown = match (&record.sealed, public.move_text) {
+                (None, _) => record.move_text.replace('\n', "; "),
+                (Some(_), None) => format!("(sealed: {} has chosen)", record.player),
+                (Some(_), Some(text)) => format!("(sealed, opened: {})", text.replace('\n', "; ")),
+            };
+            let opens = if record.opens.is_empty() {
+                String::new()
+            } else {
+                let turns: Vec<String> = record.opens.iter().map(|o| o.turn.to_string()).collect();
+                format!("  opens turn {}", turns.join(", "))
+            };
             let _ = writeln!(
                 out,
-                "turn {:>3}  {:<12} {}  draws {}  hash {}",
+                "turn {:>3}  {:<12} {shown}{opens}  draws {}  hash {}",
                 record.turn,
                 record.player,
-                record.move_text.replace('\n', "; "),
                 draws_text(&record.draws),
                 &record.hash[..16.min(record.hash.len())]
             );
@@ -441,46 +619,88 @@ impl<R: Rules> GameDriver for Driver<R> {
         Ok(out)
     }
 
-    fn audit(&self, bytes: &[u8], keyring: Option<&Keyring>) -> Result<AuditReport> {
-        let game = parse::<R>(bytes)?;
-        Ok(game.audit(keyring))
-    }
-
-    fn reveal(&self, bytes: &[u8], keyring: &Keyring) -> Result<Vec<u8>> {
-        let mut game = parse::<R>(bytes)?;
-        game.reveal(keyring)?;
-        game.file.to_bytes()
-    }
-
-    fn example(&self, bytes: &[u8], player: &str) -> Result<Option<String>> {
-        Ok(on_turn::<R>(bytes, player)?
-            .and_then(|(game, seat, state)| game.rules.example_move(&state, seat)))
-    }
-
-    fn deadline_move(
-        &self,
-        bytes: &[u8],
-        player: &str,
-        choice: Deadline,
-    ) -> Result<Option<String>> {
-        Ok(
-            on_turn::<R>(bytes, player)?.and_then(|(game, seat, state)| {
-                let mv = game.rules.deadline_move(&state, seat, choice)?;
-                Some(game.rules.canonical_text(&mv))
-            }),
-        )
-    }
-
-    fn pick_move(&self, bytes: &[u8], player: &str, rng: &mut DrawStream) -> Result<String> {
-        let legal = self.legal(bytes, player)?;
-        let count = u32::try_from(legal.len()).unwrap_or(u32::MAX);
-        if count == 0 {
-            return Err(EngineError::Usage(format!(
-                "{player} has no legal move now"
-            )));
+    fn audit(&self) -> AuditReport {
+        match self.whole() {
+            Ok(game) => game.audit(self.keyring.as_ref()),
+            Err(error) => {
+                let mut report = AuditReport::default();
+                report.lines.push(format!("FAILED audit stopped: {error}"));
+                report.problems.push(error.to_string());
+                report
+            }
         }
-        let index = rng.draw(count, Visibility::Public) as usize;
-        Ok(legal[index].text.clone())
+    }
+
+    fn apply(&mut self, keyring: &Keyring, player: &str, move_text: &str) -> Result<MoveOutcome> {
+        if !self.checked {
+            self.game.check_chain()?;
+            self.checked = true;
+        }
+        self.keyring = Some(keyring.clone());
+        let known = if R::HAS_HIDDEN_STATE {
+            match self.seed.get() {
+                Some(_) => Some(self.full("a move")?.clone()),
+                // The seed is read (and checked) by the move itself.
+                None => None,
+            }
+        } else {
+            Some(self.game.file.state.clone())
+        };
+        let applied = self
+            .game
+            .apply_to_checked(keyring, player, move_text, self.earlier, known)?;
+        let outcome = self.outcome(&applied);
+        let (bytes, digest) = match self.append.take() {
+            Some(append) => {
+                let file = &self.game.file;
+                let record = file
+                    .records
+                    .last()
+                    .ok_or_else(|| EngineError::Malformed("the new record is missing".into()))?;
+                let added = super::file::appended(append.first, record, &file.seed, &file.state)?;
+                let digest = append.hasher.chain_update(&added).finalize().into();
+                let mut bytes = std::mem::take(&mut self.bytes);
+                bytes.truncate(append.kept);
+                bytes.extend_from_slice(&added);
+                (bytes, digest)
+            }
+            None => {
+                let bytes = self.game.file.to_bytes()?;
+                let digest = sha256(&bytes);
+                (bytes, digest)
+            }
+        };
+        self.replace_bytes(bytes, digest);
+        self.full = OnceCell::from(applied.state);
+        Ok(outcome)
+    }
+
+    fn reveal(&mut self, keyring: &Keyring) -> Result<()> {
+        if self.earlier > 0 {
+            // Revealing rewrites the file whole: read it whole first.
+            let game = Game::<R>::from_file(FileText::parse(&self.bytes)?.game_file()?)?;
+            self.game = game;
+            self.earlier = 0;
+        }
+        self.game.reveal(keyring)?;
+        let bytes = self.game.file.to_bytes()?;
+        let digest = sha256(&bytes);
+        self.replace_bytes(bytes, digest);
+        self.seed = OnceCell::new();
+        self.keyring = Some(keyring.clone());
+        Ok(())
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    fn digest(&self) -> [u8; 32] {
+        *self.digest.get_or_init(|| sha256(&self.bytes))
+    }
+
+    fn read_whole(&self) -> bool {
+        !self.fast
     }
 }
 
@@ -489,6 +709,23 @@ fn names(all: &[String], seats: &[usize]) -> Vec<String> {
         .iter()
         .filter_map(|&seat| all.get(seat).cloned())
         .collect()
+}
+
+/// Opens a game file of any game `find` knows by name: one parse of the file, then the
+/// game's driver reads as much of it as the purpose needs (see [`GameDriver::open`]).
+///
+/// # Errors
+/// Not a game file, a game `find` does not know (the error `unknown` makes), or a file
+/// the game's driver refuses.
+pub fn open_with<E: From<EngineError>>(
+    bytes: &[u8],
+    keyring: Option<&Keyring>,
+    to_move: bool,
+    find: impl FnOnce(&str) -> std::result::Result<&'static dyn GameDriver, E>,
+) -> std::result::Result<Box<dyn OpenGame>, E> {
+    let text = FileText::parse(bytes)?;
+    let driver = find(&text.genesis.game)?;
+    Ok(driver.open(text, bytes, keyring, to_move)?)
 }
 
 /// The game named in a file, read without knowing its state type.
@@ -505,6 +742,14 @@ pub fn game_name(bytes: &[u8]) -> Result<String> {
 /// Not a pbem game file.
 pub fn game_id(bytes: &[u8]) -> Result<String> {
     Ok(FileText::parse(bytes)?.genesis.id)
+}
+
+/// A pick from a list of moves, for built-in players: uniform, from `rng`.
+pub fn pick(legal: &[LegalMove], rng: &mut DrawStream) -> Option<String> {
+    let count = u32::try_from(legal.len()).ok().filter(|&n| n > 0)?;
+    legal
+        .get(rng.draw(count, Visibility::Public) as usize)
+        .map(|entry| entry.text.clone())
 }
 
 #[cfg(test)]

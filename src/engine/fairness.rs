@@ -50,6 +50,46 @@ impl Seed {
             .finish()
     }
 
+    /// The key of the draw stream of one turn, `pbem-draw/2`: keyed on the public state
+    /// the turn starts from (`anchor`) and the moves it resolves, in seat order, so the
+    /// order in which simultaneous sealed moves arrived cannot change a draw.
+    pub fn draw_key_v2(
+        &self,
+        game_id: &str,
+        turn: u64,
+        anchor: &Hash,
+        moves: &[(&str, &str)],
+    ) -> Hash {
+        let mut fields = Fields::keyed(&self.0, "pbem/v2/draw")
+            .text(game_id)
+            .u64(turn)
+            .fixed(anchor)
+            .u32(u32::try_from(moves.len()).unwrap_or(u32::MAX));
+        for (player, move_text) in moves {
+            fields = fields.text(player).text(move_text);
+        }
+        fields.finish()
+    }
+
+    /// The salt of record `turn`'s sealed move: opened with the move, it proves the move
+    /// is the one committed to.
+    pub fn seal_salt(&self, game_id: &str, turn: u64) -> Hash {
+        Fields::keyed(&self.0, "pbem/v2/seal-salt")
+            .text(game_id)
+            .u64(turn)
+            .finish()
+    }
+
+    /// The key that encrypts record `turn`'s sealed move: derived from the seed, so the
+    /// referee needs nothing but the seed to read it back, and everyone can after the
+    /// reveal.
+    pub fn seal_key(&self, game_id: &str, turn: u64) -> Hash {
+        Fields::keyed(&self.0, "pbem/v2/seal-key")
+            .text(game_id)
+            .u64(turn)
+            .finish()
+    }
+
     /// The salt of the `index`-th draw of a turn, for hidden draws' commitments.
     pub fn salt(&self, game_id: &str, turn: u64, index: u32) -> Hash {
         Fields::keyed(&self.0, "pbem/v1/salt")
@@ -77,6 +117,43 @@ pub fn hidden_commitment(salt: &Hash, of: u32, pick: u32) -> Hash {
         .finish()
 }
 
+/// The commitment to a sealed move's text.
+pub fn sealed_commitment(salt: &Hash, move_text: &str) -> Hash {
+    Fields::hash("pbem/v2/sealed-move")
+        .fixed(salt)
+        .text(move_text)
+        .finish()
+}
+
+/// Sealed moves are padded to a multiple of this many bytes, so the length of the
+/// encrypted text does not tell one choice from another.
+pub const SEAL_BLOCK: usize = 64;
+
+/// A sealed move's text encrypted: its bytes, zero bytes up to the next multiple of
+/// [`SEAL_BLOCK`] (at least one), XORed with the ChaCha20 keystream of `key`.
+pub fn seal_box(key: &Hash, move_text: &str) -> Vec<u8> {
+    let padded = (move_text.len() / SEAL_BLOCK + 1) * SEAL_BLOCK;
+    let mut bytes = move_text.as_bytes().to_vec();
+    bytes.resize(padded, 0);
+    DrawStream::new(*key).apply_keystream(&mut bytes);
+    bytes
+}
+
+/// The text of a box [`seal_box`] made with `key`; `None` when it is not one.
+pub fn open_box(key: &Hash, sealed: &[u8]) -> Option<String> {
+    if sealed.is_empty() || sealed.len() % SEAL_BLOCK != 0 {
+        return None;
+    }
+    let mut bytes = sealed.to_vec();
+    DrawStream::new(*key).apply_keystream(&mut bytes);
+    let end = bytes.iter().position(|&b| b == 0)?;
+    if bytes[end..].iter().any(|&b| b != 0) {
+        return None;
+    }
+    bytes.truncate(end);
+    String::from_utf8(bytes).ok()
+}
+
 /// Where one turn's draws are coming from and going to.
 pub struct TurnDraws<'a> {
     pub seed: &'a Seed,
@@ -92,10 +169,8 @@ pub struct RecordingChance<'a> {
 }
 
 impl<'a> RecordingChance<'a> {
-    pub fn new(turn: TurnDraws<'a>, anchor: &Hash, player: &str, move_text: &str) -> Self {
-        let key = turn
-            .seed
-            .draw_key(turn.game_id, turn.turn, anchor, player, move_text);
+    /// `key` is the turn's draw key (`Game::draw_key`, docs/FAIRNESS.md).
+    pub fn new(turn: TurnDraws<'a>, key: Hash) -> Self {
         RecordingChance {
             turn,
             stream: DrawStream::new(key),

@@ -21,10 +21,53 @@ use super::digest::{Fields, Hash};
 use super::rules::Options;
 use super::session::{EngineError, Result};
 
-/// The value of `format` this version reads and writes.
-pub const FORMAT: &str = "pbem.game/1";
-/// The value of `draw_algorithm`: the derivation in docs/FAIRNESS.md.
-pub const DRAW_ALGORITHM: &str = "pbem-draw/1";
+/// The value of `format` this version writes.
+pub const FORMAT: &str = "pbem.game/2";
+/// The first format, which this version still reads, checks and plays on: no sealed
+/// moves, draws keyed by `pbem-draw/1`.
+pub const FORMAT_V1: &str = "pbem.game/1";
+/// The value of `draw_algorithm` this version writes: the derivation in
+/// docs/FAIRNESS.md.
+pub const DRAW_ALGORITHM: &str = "pbem-draw/2";
+/// The draw algorithm of files in [`FORMAT_V1`].
+pub const DRAW_ALGORITHM_V1: &str = "pbem-draw/1";
+
+/// The file formats this version reads: what each changes is in docs/FAIRNESS.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    /// `pbem.game/1` with `pbem-draw/1`: every move in clear, draws keyed on the
+    /// previous record's hash and the move.
+    V1,
+    /// `pbem.game/2` with `pbem-draw/2`: sealed moves and their openings, draws keyed
+    /// on the public state a turn starts from and the moves it resolves in seat order.
+    V2,
+}
+
+impl Version {
+    /// The version a `format` value names, if this pbem reads it.
+    pub fn of(format: &str) -> Option<Version> {
+        match format {
+            FORMAT_V1 => Some(Version::V1),
+            FORMAT => Some(Version::V2),
+            _ => None,
+        }
+    }
+
+    /// The `draw_algorithm` that goes with the format.
+    pub fn draw_algorithm(self) -> &'static str {
+        match self {
+            Version::V1 => DRAW_ALGORITHM_V1,
+            Version::V2 => DRAW_ALGORITHM,
+        }
+    }
+
+    pub fn format(self) -> &'static str {
+        match self {
+            Version::V1 => FORMAT_V1,
+            Version::V2 => FORMAT,
+        }
+    }
+}
 
 /// A whole game file, generic over the game's state type. Read through [`FileText`].
 ///
@@ -58,6 +101,26 @@ pub struct FileText<'a> {
     pub state: &'a RawValue,
 }
 
+/// The format version a file declares, checked against its genesis's draw algorithm.
+///
+/// # Errors
+/// A format this pbem does not read, or a draw algorithm that is not the format's.
+pub fn version_of(format: &str, genesis: &Genesis) -> Result<Version> {
+    let version = Version::of(format).ok_or_else(|| {
+        EngineError::Malformed(format!(
+            "format {format:?} is not one this pbem reads ({FORMAT:?} or {FORMAT_V1:?}); a newer pbem may read it"
+        ))
+    })?;
+    if genesis.draw_algorithm != version.draw_algorithm() {
+        return Err(EngineError::Malformed(format!(
+            "draw_algorithm {:?} is not that of format {format:?} ({:?})",
+            genesis.draw_algorithm,
+            version.draw_algorithm()
+        )));
+    }
+    Ok(version)
+}
+
 fn malformed(what: &str, error: &serde_json::Error) -> EngineError {
     EngineError::Malformed(format!("{what}: {error}"))
 }
@@ -71,13 +134,16 @@ impl<'a> FileText<'a> {
     pub fn parse(bytes: &'a [u8]) -> Result<FileText<'a>> {
         let text: FileText = serde_json::from_slice(bytes)
             .map_err(|error| malformed("not a pbem game file", &error))?;
-        if text.format != FORMAT {
-            return Err(EngineError::Malformed(format!(
-                "format {:?} is not one this pbem reads ({FORMAT:?})",
-                text.format
-            )));
-        }
+        text.version()?;
         Ok(text)
+    }
+
+    /// The file's format version, checked against its draw algorithm.
+    ///
+    /// # Errors
+    /// A format this pbem does not read, or a draw algorithm that is not the format's.
+    pub fn version(&self) -> Result<Version> {
+        version_of(&self.format, &self.genesis)
     }
 
     /// Record `turn` (numbered from 1).
@@ -213,13 +279,26 @@ impl Appendable<'_> {
         seed: &Option<String>,
         state: &S,
     ) -> Result<Vec<u8>> {
-        let state = to_json(state)?;
-        let mut out = Vec::with_capacity(state.len() + 1024);
-        out.extend_from_slice(if self.first { b"\n" } else { b",\n" });
-        serde_json::to_writer(&mut out, record).map_err(unserializable)?;
-        write_tail(&mut out, seed, &state)?;
-        Ok(out)
+        appended(self.first, record, seed, state)
     }
+}
+
+/// What [`Appendable::added`] gives, for the first record of a file or another.
+///
+/// # Errors
+/// Something does not serialize.
+pub fn appended<S: Serialize>(
+    first: bool,
+    record: &Record,
+    seed: &Option<String>,
+    state: &S,
+) -> Result<Vec<u8>> {
+    let state = to_json(state)?;
+    let mut out = Vec::with_capacity(state.len() + 1024);
+    out.extend_from_slice(if first { b"\n" } else { b",\n" });
+    serde_json::to_writer(&mut out, record).map_err(unserializable)?;
+    write_tail(&mut out, seed, &state)?;
+    Ok(out)
 }
 
 /// What opens the list of records (each on a line of its own).
@@ -342,9 +421,17 @@ pub struct Record {
     pub turn: u64,
     pub player: String,
     /// The move as the rules understood it (its canonical text, every default filled
-    /// in); files written before that rule hold the text as submitted.
-    #[serde(rename = "move")]
+    /// in); files written before that rule hold the text as submitted. Empty, and not
+    /// written, for a sealed move.
+    #[serde(rename = "move", default, skip_serializing_if = "String::is_empty")]
     pub move_text: String,
+    /// A sealed move (format 2): its commitment and its encrypted text, in place of
+    /// `move`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed: Option<SealedMove>,
+    /// Sealed moves of earlier records this record opens (format 2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opens: Vec<Opening>,
     pub draws: Vec<Draw>,
     /// Hash of the previous record (the genesis hash for turn 1), hex.
     pub prev: String,
@@ -354,6 +441,61 @@ pub struct Record {
     pub hash: String,
     /// The referee's signature over `hash`, base64.
     pub signature: String,
+}
+
+impl Record {
+    /// Whether the record's move is sealed.
+    pub fn is_sealed(&self) -> bool {
+        self.sealed.is_some()
+    }
+
+    /// Checks the fields the format allows: in format 1 every move is in clear; in
+    /// format 2 a record holds a move in clear or a sealed one, never both or neither.
+    ///
+    /// # Errors
+    /// A record of a shape its format does not have.
+    pub fn check_shape(&self, version: Version) -> Result<()> {
+        let problem = match (version, &self.sealed, self.move_text.is_empty()) {
+            (Version::V1, Some(_), _) => Some("holds a sealed move, which format 1 has not"),
+            (Version::V1, None, _) if !self.opens.is_empty() => {
+                Some("opens sealed moves, which format 1 has not")
+            }
+            (Version::V2, Some(_), false) => Some("holds both a move and a sealed move"),
+            (Version::V2, None, true) => Some("holds no move"),
+            _ => None,
+        };
+        match problem {
+            Some(problem) => Err(EngineError::Malformed(format!(
+                "record {} {problem}",
+                self.turn
+            ))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A sealed move as the file holds it (docs/FAIRNESS.md, "Sealed moves").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SealedMove {
+    /// The salted commitment to the move's text, hex.
+    pub commit: String,
+    /// The move's text, padded and encrypted under a key derived from the seed, base64.
+    #[serde(rename = "box")]
+    pub sealed_box: String,
+}
+
+/// An earlier record's sealed move, opened: its text and the salt of its commitment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Opening {
+    /// The record whose sealed move this opens.
+    pub turn: u64,
+    /// The sealed move's text.
+    #[serde(rename = "move")]
+    pub move_text: String,
+    /// The salt of its commitment, hex.
+    pub salt: String,
 }
 
 /// One outcome of the chance source, as the file shows it.
@@ -421,13 +563,14 @@ pub mod hashes {
     /// The genesis body: everything in genesis but draws, state, hash and signature.
     /// Setup draws are keyed by it, so it cannot depend on them.
     pub fn genesis_body(
+        version: Version,
         genesis: &Genesis,
         referee_key: &[u8; 32],
         commitment: &Hash,
         rules_hash: &Hash,
     ) -> Hash {
         let mut fields = Fields::hash("pbem/v1/genesis-body")
-            .text(FORMAT)
+            .text(version.format())
             .text(&genesis.game)
             .text(&genesis.id)
             .text(&genesis.engine)
@@ -459,23 +602,50 @@ pub mod hashes {
         Some(draws(fields, setup_draws)?.fixed(state_hash).finish())
     }
 
-    /// A record's hash.
+    /// A record's hash: `pbem/v1/record` in format 1, `pbem/v2/record` (which also
+    /// binds a sealed move and the openings) in format 2. `None` when a hex or base64
+    /// field is malformed, or a format-1 record has format-2 fields.
     pub fn record(
+        version: Version,
         game_id: &str,
-        turn: u64,
+        record: &Record,
         prev: &Hash,
-        player: &str,
-        move_text: &str,
-        record_draws: &[Draw],
         state_hash: &Hash,
     ) -> Option<Hash> {
-        let fields = Fields::hash("pbem/v1/record")
+        let domain = match version {
+            Version::V1 => "pbem/v1/record",
+            Version::V2 => "pbem/v2/record",
+        };
+        let mut fields = Fields::hash(domain)
             .text(game_id)
-            .u64(turn)
+            .u64(record.turn)
             .fixed(prev)
-            .text(player)
-            .text(move_text);
-        Some(draws(fields, record_draws)?.fixed(state_hash).finish())
+            .text(&record.player);
+        fields = match (version, &record.sealed) {
+            (Version::V1, None) if record.opens.is_empty() => fields.text(&record.move_text),
+            (Version::V1, _) => return None,
+            (Version::V2, None) => fields.u8(0).text(&record.move_text),
+            (Version::V2, Some(sealed)) => {
+                use base64::Engine as _;
+                let sealed_box = base64::engine::general_purpose::STANDARD
+                    .decode(&sealed.sealed_box)
+                    .ok()?;
+                fields
+                    .u8(1)
+                    .fixed(&hash_from_hex(&sealed.commit)?)
+                    .bytes(&sealed_box)
+            }
+        };
+        if version == Version::V2 {
+            fields = fields.u32(u32::try_from(record.opens.len()).ok()?);
+            for opening in &record.opens {
+                fields = fields
+                    .u64(opening.turn)
+                    .text(&opening.move_text)
+                    .fixed(&hash_from_hex(&opening.salt)?);
+            }
+        }
+        Some(draws(fields, &record.draws)?.fixed(state_hash).finish())
     }
 
     /// The hash of a state: its compact JSON as pbem writes it.
@@ -543,6 +713,8 @@ mod tests {
             turn,
             player: "Ann".into(),
             move_text: format!("move {turn}\nsecond line \"quoted\""),
+            sealed: None,
+            opens: Vec::new(),
             draws: vec![Draw::Hidden {
                 of: 9,
                 commit: "ab".into(),
@@ -674,7 +846,7 @@ mod tests {
             ("\"seed\":", "\"sead\":null,\"seed\":"),
             ("\"turn\":1,", "\"turn\":1,\"extra\":0,"),
             ("{\"game\":", "{\"x\":0,\"game\":"),
-            ("pbem.game/1", "pbem.game/2"),
+            ("pbem.game/2", "pbem.game/3"),
         ] {
             let changed = bytes.replacen(from, to, 1);
             assert_ne!(changed, bytes);

@@ -7,8 +7,14 @@ use base64::Engine as _;
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 
 use super::digest::{hash_from_hex, sha256, to_hex, Hash};
-use super::fairness::{RecordingChance, ReplayChance, ReplayMismatch, Seed, TurnDraws};
-use super::file::{hashes, GameFile, Genesis, PlayerEntry, Record, DRAW_ALGORITHM, FORMAT};
+use super::fairness::{
+    open_box, seal_box, sealed_commitment, RecordingChance, ReplayChance, ReplayMismatch, Seed,
+    TurnDraws,
+};
+use super::file::{
+    hashes, version_of, GameFile, Genesis, Opening, PlayerEntry, Record, SealedMove, Version,
+    DRAW_ALGORITHM, FORMAT,
+};
 use super::keyring::{random_bytes, Keyring, KeyringError};
 use super::rules::{Options, RuleError, Rules, Seat};
 
@@ -36,6 +42,8 @@ pub enum EngineError {
     WrongKey,
     #[error("the seed in the keyring does not match the game's commitment; set PBEM_HOME to the keyring that created the game")]
     WrongSeed,
+    #[error("{0} needs the referee's keyring, which holds the game's seed; run it where PBEM_HOME is the keyring that created the game (anyone can once the game ends and the seed is revealed)")]
+    NeedsKeyring(String),
     #[error("{0}")]
     Usage(String),
 }
@@ -58,6 +66,8 @@ pub struct Game<R: Rules> {
     pub rules: R,
     pub file: GameFile<R::State>,
     pub names: Vec<String>,
+    /// The file's format version, which decides its hashes and draw keys.
+    pub version: Version,
 }
 
 fn sign(key: &SigningKey, hash: &Hash) -> String {
@@ -128,14 +138,17 @@ impl<R: Rules> Game<R> {
             hash: String::new(),
             signature: String::new(),
         };
-        let body = hashes::genesis_body(&genesis, &referee_key, &commitment, &rules_hash);
+        let version = Version::V2;
+        let body =
+            hashes::genesis_body(version, &genesis, &referee_key, &commitment, &rules_hash);
         let names: Vec<String> = genesis.players.iter().map(|p| p.name.clone()).collect();
         let turn = TurnDraws {
             seed: &seed,
             game_id: &id,
             turn: 0,
         };
-        let mut chance = RecordingChance::new(turn, &body, "", "");
+        let setup = setup_key(version, &seed, &id, &body);
+        let mut chance = RecordingChance::new(turn, setup);
         let state = rules.setup(&names, &mut chance)?;
         let public = rules.public_state(&state);
         let after = state_hash(&public)?;
@@ -149,6 +162,7 @@ impl<R: Rules> Game<R> {
         Ok(Game {
             rules,
             names,
+            version,
             file: GameFile {
                 format: FORMAT.to_string(),
                 genesis,
@@ -165,11 +179,9 @@ impl<R: Rules> Game<R> {
     /// A format this version does not read, rules data that does not match its hash,
     /// or options the rules refuse.
     pub fn from_file(file: GameFile<R::State>) -> Result<Game<R>> {
-        if file.format != FORMAT {
-            return Err(EngineError::Malformed(format!(
-                "format {:?} is not one this pbem reads ({FORMAT:?})",
-                file.format
-            )));
+        let version = version_of(&file.format, &file.genesis)?;
+        for record in &file.records {
+            record.check_shape(version)?;
         }
         let genesis = &file.genesis;
         if genesis.game != R::NAME {
@@ -186,7 +198,12 @@ impl<R: Rules> Game<R> {
         }
         let rules = R::from_data(&genesis.rules_data, &genesis.options)?;
         let names = genesis.players.iter().map(|p| p.name.clone()).collect();
-        Ok(Game { rules, file, names })
+        Ok(Game {
+            rules,
+            file,
+            names,
+            version,
+        })
     }
 
     /// The referee's public key as bytes, without the cost of decompressing the point.
@@ -212,6 +229,7 @@ impl<R: Rules> Game<R> {
         let commitment = hex_field("seed_commitment", &genesis.seed_commitment)?;
         let rules_hash = hex_field("rules_hash", &genesis.rules_hash)?;
         Ok(hashes::genesis_body(
+            self.version,
             genesis,
             &key,
             &commitment,
@@ -330,18 +348,140 @@ impl<R: Rules> Game<R> {
             )));
         }
         let after = hex_field("a record's state_hash", &record.state_hash)?;
-        hashes::record(
-            &self.file.genesis.id,
-            record.turn,
-            prev,
-            &record.player,
-            &record.move_text,
-            &record.draws,
-            &after,
+        hashes::record(self.version, &self.file.genesis.id, record, prev, &after).ok_or_else(
+            || {
+                EngineError::Tampered(format!(
+                    "record {} has a malformed draw, sealed move or opening",
+                    record.turn
+                ))
+            },
         )
-        .ok_or_else(|| {
-            EngineError::Tampered(format!("record {} has a malformed draw", record.turn))
-        })
+    }
+
+    /// The key of the draws of record `turn`, by `player` with the move `text` (sealed
+    /// or not), following the records loaded before it (docs/FAIRNESS.md, "The draw
+    /// stream of a turn"). `prev` is the hash of record `turn - 1`.
+    ///
+    /// In format 2 a move in clear is keyed on the public state it starts from; a
+    /// sealed move on the state before its round of consecutive sealed moves and on all
+    /// of the round's moves so far, in seat order, so the order they arrived in does
+    /// not matter.
+    ///
+    /// # Errors
+    /// A record before it is missing or malformed, or a sealed one does not open.
+    pub(crate) fn draw_key(
+        &self,
+        seed: &Seed,
+        turn: u64,
+        prev: &Hash,
+        player: &str,
+        text: &str,
+        sealed: bool,
+    ) -> Result<Hash> {
+        let id = self.file.genesis.id.as_str();
+        if self.version == Version::V1 {
+            return Ok(seed.draw_key(id, turn, prev, player, text));
+        }
+        let mut moves = vec![(self.seat_of(player)?, turn, player.to_string(), text.to_string())];
+        let mut before = self
+            .file
+            .records
+            .iter()
+            .rev()
+            .skip_while(|record| record.turn >= turn);
+        let mut expected = turn - 1;
+        let mut anchor = None;
+        for record in before.by_ref() {
+            if record.turn != expected {
+                return Err(EngineError::Malformed(format!(
+                    "record {expected} is needed to key the draws of turn {turn}"
+                )));
+            }
+            if sealed && record.is_sealed() {
+                let text = self.move_of(Some(seed), record)?.unwrap_or_default();
+                moves.push((self.seat_of(&record.player)?, record.turn, record.player.clone(), text));
+                expected -= 1;
+                continue;
+            }
+            anchor = Some(record.state_hash.as_str());
+            break;
+        }
+        let anchor = match anchor {
+            Some(hash) => hex_field("a record's state_hash", hash)?,
+            None if expected == 0 => hex_field("genesis state_hash", &self.file.genesis.state_hash)?,
+            None => {
+                return Err(EngineError::Malformed(format!(
+                    "record {expected} is needed to key the draws of turn {turn}"
+                )))
+            }
+        };
+        moves.sort_by_key(|(seat, turn, _, _)| (*seat, *turn));
+        let pairs: Vec<(&str, &str)> = moves
+            .iter()
+            .map(|(_, _, player, text)| (player.as_str(), text.as_str()))
+            .collect();
+        Ok(seed.draw_key_v2(id, turn, &anchor, &pairs))
+    }
+
+    /// The text of a record's move: in clear, or sealed and opened by the seed or by a
+    /// later record of the file (each checked against the commitment). `None` for a
+    /// sealed move nobody can open yet without the seed.
+    ///
+    /// # Errors
+    /// A sealed move that does not open to its commitment.
+    pub fn move_of(&self, seed: Option<&Seed>, record: &Record) -> Result<Option<String>> {
+        let Some(sealed) = &record.sealed else {
+            return Ok(Some(record.move_text.clone()));
+        };
+        let id = self.file.genesis.id.as_str();
+        let commit = hex_field("a sealed move's commitment", &sealed.commit)?;
+        let broken = |how: &str| {
+            EngineError::Tampered(format!(
+                "the sealed move of record {} {how}",
+                record.turn
+            ))
+        };
+        if let Some(seed) = seed {
+            let sealed_box = BASE64
+                .decode(&sealed.sealed_box)
+                .map_err(|_| broken("is not base64"))?;
+            let text = open_box(&seed.seal_key(id, record.turn), &sealed_box)
+                .ok_or_else(|| broken("does not decrypt"))?;
+            if sealed_commitment(&seed.seal_salt(id, record.turn), &text) != commit {
+                return Err(broken("does not match its commitment"));
+            }
+            return Ok(Some(text));
+        }
+        match self.opening_of(record.turn) {
+            Some(opening) => {
+                let salt = hex_field("an opening's salt", &opening.salt)?;
+                if sealed_commitment(&salt, &opening.move_text) != commit {
+                    return Err(broken("is opened to a move it did not commit to"));
+                }
+                Ok(Some(opening.move_text.clone()))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// The opening of record `turn`'s sealed move, if a record of the file holds one.
+    pub fn opening_of(&self, turn: u64) -> Option<&Opening> {
+        self.file
+            .records
+            .iter()
+            .filter(|record| record.turn > turn)
+            .flat_map(|record| &record.opens)
+            .find(|opening| opening.turn == turn)
+    }
+
+    /// The sealed records of `seat` that no record has opened yet, oldest first.
+    fn unopened_of(&self, seat: Seat) -> Vec<&Record> {
+        self.file
+            .records
+            .iter()
+            .filter(|record| record.is_sealed() && self.seat_of(&record.player).ok() == Some(seat))
+            .filter(|record| self.opening_of(record.turn).is_none())
+            .collect()
     }
 
     /// The seed, from the file if revealed, else from the keyring, checked against the
@@ -367,7 +507,7 @@ impl<R: Rules> Game<R> {
     }
 
     /// The full current state: the cache when the game hides nothing, else a replay.
-    fn current_state(&self, seed: Option<&Seed>) -> Result<R::State> {
+    pub fn current_state(&self, seed: Option<&Seed>) -> Result<R::State> {
         if R::HAS_HIDDEN_STATE {
             let replay = self.replay(seed, None)?;
             Ok(replay.state)
@@ -389,7 +529,7 @@ impl<R: Rules> Game<R> {
         move_text: &str,
     ) -> Result<Applied<R::State>> {
         self.check_chain()?;
-        self.apply_to_checked(keyring, player, move_text, 0)
+        self.apply_to_checked(keyring, player, move_text, 0, None)
     }
 
     /// [`Game::apply`] on a game whose chain is known to hold: `earlier` records come
@@ -404,10 +544,11 @@ impl<R: Rules> Game<R> {
         player: &str,
         move_text: &str,
         earlier: u64,
+        known: Option<R::State>,
     ) -> Result<Applied<R::State>> {
         let seat = self.seat_of(player)?;
-        let key = keyring.signing_key()?;
-        if key.verifying_key().to_bytes() != self.referee_key_bytes()? {
+        let key_pair = keyring.signing_key()?;
+        if key_pair.verifying_key().to_bytes() != self.referee_key_bytes()? {
             return Err(EngineError::WrongKey);
         }
         let seed = self.seed(Some(keyring))?.ok_or_else(|| {
@@ -416,7 +557,10 @@ impl<R: Rules> Game<R> {
                 home: keyring.home().to_path_buf(),
             })
         })?;
-        let state = self.current_state(Some(&seed))?;
+        let state = match known {
+            Some(state) => state,
+            None => self.current_state(Some(&seed))?,
+        };
         if self.rules.is_over(&state) {
             return Err(EngineError::GameOver);
         }
@@ -441,41 +585,71 @@ impl<R: Rules> Game<R> {
                 "the rules do not read their own text of this move back ({understood:?})"
             )));
         }
-        let move_text = understood.as_str();
         let turn = earlier + self.file.records.len() as u64 + 1;
         let prev = self.head_hash()?;
         let name = self.names[seat].clone();
+        let id = self.file.genesis.id.clone();
+        let sealed = self.rules.is_sealed(&state, seat);
+        let opens = self.rules.opens(&state, seat, &mv);
+        if (sealed || !opens.is_empty()) && (self.version == Version::V1 || !R::HAS_HIDDEN_STATE) {
+            return Err(EngineError::Malformed(if self.version == Version::V1 {
+                "this game's file is format 1, which has no sealed moves".to_string()
+            } else {
+                format!("{} seals moves but declares no hidden state", R::NAME)
+            }));
+        }
+        if sealed && understood.contains('\0') {
+            return Err(EngineError::Malformed(
+                "a sealed move's text may not hold a NUL character".into(),
+            ));
+        }
+        let mut openings = Vec::new();
+        for &owner in &opens {
+            for record in self.unopened_of(owner) {
+                let text = self.move_of(Some(&seed), record)?.unwrap_or_default();
+                openings.push(Opening {
+                    turn: record.turn,
+                    move_text: text,
+                    salt: to_hex(&seed.seal_salt(&id, record.turn)),
+                });
+            }
+        }
+        let key = self.draw_key(&seed, turn, &prev, &name, &understood, sealed)?;
         let draws = TurnDraws {
             seed: &seed,
-            game_id: &self.file.genesis.id,
+            game_id: &id,
             turn,
         };
-        let mut chance = RecordingChance::new(draws, &prev, &name, move_text);
+        let mut chance = RecordingChance::new(draws, key);
         let next = self.rules.apply(&state, seat, &mv, &mut chance)?;
         let public = self.rules.public_state(&next);
         let after = state_hash(&public)?;
         let draws = chance.draws;
-        let hash = hashes::record(
-            &self.file.genesis.id,
-            turn,
-            &prev,
-            &name,
-            move_text,
-            &draws,
-            &after,
-        )
-        .ok_or_else(|| EngineError::Malformed("a draw is malformed".into()))?;
-        let over = self.rules.is_over(&next);
-        self.file.records.push(Record {
+        let mut record = Record {
             turn,
             player: name,
             move_text: understood.clone(),
+            sealed: None,
+            opens: openings,
             draws,
             prev: to_hex(&prev),
             state_hash: to_hex(&after),
-            hash: to_hex(&hash),
-            signature: sign(&key, &hash),
-        });
+            hash: String::new(),
+            signature: String::new(),
+        };
+        if sealed {
+            record.move_text = String::new();
+            record.sealed = Some(SealedMove {
+                commit: to_hex(&sealed_commitment(&seed.seal_salt(&id, turn), &understood)),
+                sealed_box: BASE64.encode(seal_box(&seed.seal_key(&id, turn), &understood)),
+            });
+        }
+        let hash = hashes::record(self.version, &id, &record, &prev, &after)
+            .ok_or_else(|| EngineError::Malformed("a draw is malformed".into()))?;
+        record.hash = to_hex(&hash);
+        record.signature = sign(&key_pair, &hash);
+        let over = self.rules.is_over(&next);
+        self.file.records.push(record);
         self.file.state = public;
         if over {
             // The promise of docs/FAIRNESS.md: at the end everyone can re-derive every draw.
@@ -486,6 +660,8 @@ impl<R: Rules> Game<R> {
             over,
             state: next,
             understood,
+            sealed,
+            hash: to_hex(&hash),
         })
     }
 
@@ -521,7 +697,15 @@ impl<R: Rules> Game<R> {
         let mut turn = 0;
         for record in self.file.records.iter().take_while(|r| r.turn <= limit) {
             let seat = self.seat_of(&record.player)?;
-            let mv = self.rules.parse_move(&state, seat, &record.move_text)?;
+            let text = self.move_of(seed, record)?.ok_or_else(|| {
+                EngineError::NeedsKeyring(format!(
+                    "the position after turn {}, which follows {}'s sealed move of turn {},",
+                    limit.min(self.file.records.len() as u64),
+                    record.player,
+                    record.turn
+                ))
+            })?;
+            let mv = self.rules.parse_move(&state, seat, &text)?;
             let mut chance = ReplayChance::new(&record.draws, seed.map(|s| (s, id, record.turn)));
             state = self.rules.apply(&state, seat, &mv, &mut chance)?;
             chance.finish().map_err(|m| replay_error(record.turn, &m))?;
@@ -575,9 +759,14 @@ impl<R: Rules> Game<R> {
 pub struct Applied<S> {
     pub turn: u64,
     pub over: bool,
+    /// The full state after the move.
     pub state: S,
     /// The move as the rules understood it, defaults filled in.
     pub understood: String,
+    /// Whether the move was sealed: only its maker may be told what it was.
+    pub sealed: bool,
+    /// The new record's hash: the mover's receipt.
+    pub hash: String,
 }
 
 /// A state rebuilt by replay, and the turn it stands after.
@@ -626,12 +815,28 @@ pub(crate) fn signatures_hold(key: &VerifyingKey, signed: &[(Hash, &str)]) -> Ve
         .collect()
 }
 
+/// The key of the setup's draws (turn 0), anchored on the genesis body.
+pub(crate) fn setup_key(version: Version, seed: &Seed, game_id: &str, body: &Hash) -> Hash {
+    match version {
+        Version::V1 => seed.draw_key(game_id, 0, body, "", ""),
+        Version::V2 => seed.draw_key_v2(game_id, 0, body, &[]),
+    }
+}
+
 pub(crate) fn state_hash_of<S: serde::Serialize>(state: &S) -> Result<Hash> {
     state_hash(state)
 }
 
 fn replay_error(turn: u64, mismatch: &ReplayMismatch) -> EngineError {
     let what = mismatch_text(mismatch);
+    if let ReplayMismatch::Sealed { .. } = mismatch {
+        // Not a fault of the file: a hidden draw opens only with the seed.
+        return EngineError::NeedsKeyring(if turn == 0 {
+            "the position after the setup, whose hidden draws open only with the seed,".into()
+        } else {
+            format!("the position after turn {turn}, whose hidden draws open only with the seed,")
+        });
+    }
     if turn == 0 {
         EngineError::Tampered(format!("the setup does not replay: {what}"))
     } else {
@@ -671,6 +876,11 @@ pub fn check_players(players: &[PlayerEntry]) -> Result<()> {
             return Err(EngineError::Usage(format!(
                 "{:?} is not a usable player name; use letters, digits and spaces, as in --player \"Ann <ann@example.org>\"",
                 player.name
+            )));
+        }
+        if name.eq_ignore_ascii_case(super::driver::REFEREE) {
+            return Err(EngineError::Usage(format!(
+                "{name:?} is the name `pbem show --as` uses for the referee's view; give the player another name"
             )));
         }
         if players[..i]

@@ -52,17 +52,20 @@ impl Referee {
     ) -> Result<Vec<String>, MailError> {
         let now = archive::now();
         let mut reminded = Vec::new();
-        let Ok((bytes, driver)) = ops::load(path) else {
+        let Ok(bytes) = crate::engine::store::read(path) else {
             return Ok(reminded);
         };
-        let roster = roster(&bytes)?;
+        let Ok(mut game) = ops::open_bytes(&bytes, Some(&self.keyring), true) else {
+            return Ok(reminded);
+        };
+        let roster = roster(game.as_ref())?;
         if roster.seed.is_some() {
             // Over, or revealed and closed: nobody is waited for.
             return Ok(reminded);
         }
         let archive = Archive::beside(path);
         let mut waiting = Waiting::load(&archive)?;
-        let view = driver.view(&bytes, None, None, None)?;
+        let view = game.view(None, None)?;
         // Only seats still to move now: a move made without mail (`pbem apply`) leaves
         // the waits as they were.
         let to_move = seats_to_move(&view, &roster);
@@ -76,10 +79,10 @@ impl Referee {
                     .get(seat)
                     .map(|p| p.name.clone())
                     .unwrap_or_default();
-                if let Some(text) = driver.deadline_move(&bytes, &name, choice)? {
+                if let Some(text) = game.deadline_move(&name, choice)? {
                     // The referee's move for the player: recorded as theirs, mailed
                     // to everyone like any move.
-                    let outcome = self.apply_locked(path, &name, &text, &[])?;
+                    let outcome = self.apply_opened(path, game.as_mut(), &name, &text, &[])?;
                     reminded.push(format!(
                         "{name}: past the deadline, played `{}`",
                         outcome.understood
@@ -98,7 +101,7 @@ impl Referee {
             let Some(player) = roster.players.get(seat) else {
                 continue;
             };
-            let (board, example) = self.personal(driver, &bytes, &player.name)?;
+            let (board, example) = self.personal(game.as_ref(), &player.name)?;
             let mut context = base.clone();
             context["player"] = json!(player.name);
             context["board"] = json!(board.trim_end());

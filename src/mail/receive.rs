@@ -21,7 +21,8 @@ use super::archive::{self, message_key, Archive, Entry, Throttle};
 use super::capability::NoticeId;
 use super::intake::{self, Incoming};
 use super::outbox::{Outbox, Outgoing};
-use super::referee::{roster, Referee, Roster};
+use super::referee::{game_id_of, roster, Referee, Roster};
+use crate::engine::driver::OpenGame;
 use super::transport::address_of;
 use super::{compose, MailError};
 use crate::engine::session::EngineError;
@@ -155,10 +156,8 @@ impl Referee {
             let Ok(bytes) = std::fs::read(&path) else {
                 continue;
             };
-            if let Ok(found) = roster(&bytes) {
-                if found.id.eq_ignore_ascii_case(&wanted) {
-                    return Ok(Some(path));
-                }
+            if game_id_of(&bytes).is_some_and(|id| id.eq_ignore_ascii_case(&wanted)) {
+                return Ok(Some(path));
             }
         }
         Ok(None)
@@ -203,8 +202,8 @@ impl Referee {
         incoming: &Incoming,
     ) -> Result<Handled, MailError> {
         let archive = Archive::beside(path);
-        let (bytes, driver) = crate::ops::load(path)?;
-        let roster = roster(&bytes)?;
+        let mut game = crate::ops::open_bytes(&store::read(path)?, Some(&self.keyring), true)?;
+        let roster = roster(game.as_ref())?;
         self.check_key(path, &roster)?;
         let records = roster.records.len() as u64;
         Outbox::beside(path).recover(records)?;
@@ -226,7 +225,7 @@ impl Referee {
         let begun = archive.pending(&key);
         archive.begin_pending(&key, begun.unwrap_or(records))?;
 
-        let base = self.context(&driver.view(&bytes, None, None, None)?, &roster);
+        let base = self.context(&game.view(None, None)?, &roster);
         let finish =
             |outcome: &str, detail: String, replies: Vec<Outgoing>| -> Result<Handled, MailError> {
                 let outbox = Outbox::beside(path);
@@ -316,17 +315,22 @@ impl Referee {
         let text = incoming.move_text.trim();
         // A move that is legal for the player now, for refusals (none when it is not
         // their turn).
-        let example = || -> Result<String, MailError> {
-            Ok(driver.example(&bytes, &player.name)?.unwrap_or_default())
+        let example = |game: &dyn OpenGame| -> Result<String, MailError> {
+            Ok(game.example(&player.name)?.unwrap_or_default())
         };
-        let refuse = |headline: &str, problem: &str, accepted: &str, kind: &str, outcome: &str| {
+        let refuse = |game: &dyn OpenGame,
+                      headline: &str,
+                      problem: &str,
+                      accepted: &str,
+                      kind: &str,
+                      outcome: &str| {
             let reply = refusal(
                 &player.name,
                 &address,
                 headline,
                 problem,
                 accepted,
-                &example()?,
+                &example(game)?,
                 kind,
             )?;
             finish(outcome, problem.to_string(), vec![reply])
@@ -361,6 +365,7 @@ impl Referee {
             return if resent {
                 let problem = format!("your move for turn {done} was already applied");
                 refuse(
+                    game.as_ref(),
                     "Already applied",
                     &problem,
                     accepted,
@@ -371,7 +376,14 @@ impl Referee {
                 let problem = format!(
                     "you already moved for turn {done}; this message answers an old notice"
                 );
-                refuse("That turn is over", &problem, accepted, "stale", "stale")
+                refuse(
+                    game.as_ref(),
+                    "That turn is over",
+                    &problem,
+                    accepted,
+                    "stale",
+                    "stale",
+                )
             };
         }
         if text.is_empty() {
@@ -381,7 +393,7 @@ impl Referee {
                 "No move found",
                 "no move was found at the top of your message",
                 "Write your whole turn above the quoted text.",
-                &example()?,
+                &example(game.as_ref())?,
                 "empty",
             )?;
             return finish("refused", "no move in the message".into(), vec![reply]);
@@ -390,6 +402,7 @@ impl Referee {
             // Reading stopped at a limit while the player's text went on: applying what
             // was read could apply part of a turn.
             return refuse(
+                game.as_ref(),
                 "Move refused",
                 "your message is longer than a turn can be, so it was not read to its end",
                 &format!(
@@ -402,7 +415,7 @@ impl Referee {
         }
 
         // The whole turn as written, or nothing: never a part of it.
-        match self.apply_locked(path, &player.name, text, &incoming.dropped) {
+        match self.apply_opened(path, game.as_mut(), &player.name, text, &incoming.dropped) {
             Ok(outcome) => applied(
                 outcome.turn,
                 format!("turn {}: {}", outcome.turn, outcome.understood),
@@ -412,7 +425,14 @@ impl Referee {
                     EngineError::Refused(rule) => (rule.problem.clone(), rule.accepted.clone()),
                     other => (other.to_string(), String::new()),
                 };
-                refuse("Move refused", &problem, &accepted, "refused", "refused")
+                refuse(
+                    game.as_ref(),
+                    "Move refused",
+                    &problem,
+                    &accepted,
+                    "refused",
+                    "refused",
+                )
             }
             Err(other) => Err(other),
         }

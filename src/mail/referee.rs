@@ -15,7 +15,7 @@ use super::compose::{self, Draft, Templates};
 use super::outbox::{Flushed, Outbox, Outgoing};
 use super::transport::MailSettings;
 use super::MailError;
-use crate::engine::driver::{GameDriver, MoveOutcome};
+use crate::engine::driver::{MoveOutcome, OpenGame};
 use crate::engine::file::{FileText, PlayerEntry};
 use crate::engine::keyring::Keyring;
 use crate::engine::session::{EngineError, NewGame};
@@ -27,7 +27,8 @@ pub(super) struct Roster {
     pub(super) id: String,
     pub(super) game: String,
     pub(super) players: Vec<PlayerEntry>,
-    /// Turn, player and move text of every record.
+    /// Turn, player and move text of every record (empty for a sealed move not yet
+    /// opened).
     pub(super) records: Vec<(u64, String, String)>,
     pub(super) seed: Option<String>,
     /// The public key that signed the game, as in the file.
@@ -45,21 +46,31 @@ pub(super) fn seats_to_move(view: &Value, roster: &Roster) -> Vec<usize> {
         .collect()
 }
 
-pub(super) fn roster(bytes: &[u8]) -> Result<Roster, MailError> {
-    let file = FileText::parse(bytes)?;
-    let records = file
-        .read_records()?
+pub(super) fn roster(game: &dyn OpenGame) -> Result<Roster, MailError> {
+    let genesis = game.genesis();
+    let records = game
+        .public_records()?
         .into_iter()
-        .map(|r| (r.turn, r.player, r.move_text))
+        .map(|r| (r.turn, r.player, r.move_text.unwrap_or_default()))
         .collect();
     Ok(Roster {
-        id: file.genesis.id,
-        game: file.genesis.game,
-        players: file.genesis.players,
+        id: genesis.id.clone(),
+        game: genesis.game.clone(),
+        players: genesis.players.clone(),
         records,
-        seed: file.seed,
-        referee_key: file.genesis.referee_key,
+        seed: game.seed_revealed().map(str::to_string),
+        referee_key: genesis.referee_key.clone(),
     })
+}
+
+/// The id of the game in a file's bytes; `None` when they are not a game file.
+pub(super) fn game_id_of(bytes: &[u8]) -> Option<String> {
+    FileText::parse(bytes).ok().map(|text| text.genesis.id)
+}
+
+/// The number of records in a file's bytes.
+fn records_in(bytes: &[u8]) -> Result<u64, MailError> {
+    Ok(FileText::parse(bytes)?.records.len() as u64)
 }
 
 /// The referee: keyring, settings and templates.
@@ -142,12 +153,11 @@ impl Referee {
     /// The board and a legal example for one player.
     pub(super) fn personal(
         &self,
-        driver: &dyn GameDriver,
-        bytes: &[u8],
+        game: &dyn OpenGame,
         name: &str,
     ) -> Result<(String, String), MailError> {
-        let board = driver.board(bytes, Some(name), None, Some(&self.keyring))?;
-        let example = driver.example(bytes, name)?.unwrap_or_default();
+        let board = game.board(Some(name), None)?;
+        let example = game.example(name)?.unwrap_or_default();
         Ok((board, example))
     }
 
@@ -196,13 +206,13 @@ impl Referee {
     fn notices(
         &self,
         path: &Path,
-        bytes: &[u8],
+        game: &dyn OpenGame,
         last: Option<(&MoveOutcome, &str, &[String])>,
         welcome: bool,
     ) -> Result<(Vec<Outgoing>, Waiting), MailError> {
-        let driver = ops::driver(&crate::engine::driver::game_name(bytes)?)?;
-        let roster = roster(bytes)?;
-        let view = driver.view(bytes, None, None, None)?;
+        let bytes = game.bytes();
+        let roster = roster(game)?;
+        let view = game.view(None, None)?;
         let base = self.context(&view, &roster);
         let records = roster.records.len() as u64;
         let to_move = seats_to_move(&view, &roster);
@@ -223,7 +233,7 @@ impl Referee {
         let notify = waiting.advance(&to_move, mover, records + 1, super::archive::now());
         let mut out = Vec::new();
         for (seat, player) in roster.players.iter().enumerate() {
-            let (board, example) = self.personal(driver, bytes, &player.name)?;
+            let (board, example) = self.personal(game, &player.name)?;
             let mut context = base.clone();
             let others: Vec<&str> = roster
                 .players
@@ -237,10 +247,20 @@ impl Referee {
             context["example"] = json!(example);
             if let Some((outcome, sent, ignored)) = last {
                 context["mover"] = json!(outcome.player);
-                context["move"] = json!(sent.trim());
-                context["understood"] = json!(outcome.understood);
+                context["sealed"] = json!(outcome.sealed);
                 if player.name == outcome.player {
+                    context["move"] = json!(sent.trim());
+                    context["understood"] = json!(outcome.understood);
                     context["ignored"] = json!(ignored.join(" / "));
+                    context["receipt"] = json!(outcome.receipt);
+                } else if outcome.sealed {
+                    // Never the text of a sealed move: a referee's own template could
+                    // print any field it is given.
+                    context["understood"] =
+                        json!(format!("{} has chosen, face down", outcome.player));
+                } else {
+                    context["move"] = json!(sent.trim());
+                    context["understood"] = json!(outcome.understood);
                 }
             }
             let code = self.secret.reply_code(&roster.id, seat, records + 1);
@@ -322,7 +342,8 @@ impl Referee {
             .into());
         }
         let bytes = driver.create(request, &self.keyring)?;
-        let (mail, waiting) = self.notices(out, &bytes, None, true)?;
+        let game = ops::open_bytes(&bytes, Some(&self.keyring), false)?;
+        let (mail, waiting) = self.notices(out, game.as_ref(), None, true)?;
         let outbox = Outbox::beside(out);
         // Nothing staged can belong to a game that does not exist yet.
         outbox.recover(0)?;
@@ -360,18 +381,27 @@ impl Referee {
         move_text: &str,
         ignored: &[String],
     ) -> Result<MoveOutcome, MailError> {
-        let (bytes, driver) = ops::load(path)?;
+        let mut game = ops::open_bytes(&store::read(path)?, Some(&self.keyring), true)?;
+        self.apply_opened(path, game.as_mut(), player, move_text, ignored)
+    }
+
+    /// [`Referee::apply_locked`] on the game file at `path` as the caller opened it
+    /// (with this referee's keyring, under the lock it holds).
+    pub(super) fn apply_opened(
+        &self,
+        path: &Path,
+        game: &mut dyn OpenGame,
+        player: &str,
+        move_text: &str,
+        ignored: &[String],
+    ) -> Result<MoveOutcome, MailError> {
         let outbox = Outbox::beside(path);
-        outbox.recover(roster(&bytes)?.records.len() as u64)?;
-        let (updated, outcome) = driver.apply(&bytes, &self.keyring, player, move_text)?;
-        let (mail, waiting) = self.notices(
-            path,
-            &updated.to_vec(),
-            Some((&outcome, move_text, ignored)),
-            false,
-        )?;
+        outbox.recover(game.turns())?;
+        let outcome = game.apply(&self.keyring, player, move_text)?;
+        let (mail, waiting) =
+            self.notices(path, game, Some((&outcome, move_text, ignored)), false)?;
         let staged = outbox.stage(outcome.turn, &mail)?;
-        ops::write_game(path, &updated, &outcome.game_id, &self.keyring)?;
+        ops::write_game(path, game, &self.keyring)?;
         outbox.commit(&staged)?;
         self.record_waits(path, &waiting)?;
         Ok(outcome)
@@ -388,7 +418,7 @@ impl Referee {
         {
             let _lock = store::lock(path)?;
             if let Ok(bytes) = store::read(path) {
-                outbox.recover(roster(&bytes)?.records.len() as u64)?;
+                outbox.recover(records_in(&bytes)?)?;
             }
         }
         outbox.flush(&transport)

@@ -3,7 +3,7 @@
 
 use pbem::engine::chance::DrawStream;
 use pbem::engine::digest::sha256;
-use pbem::engine::driver::GameDriver;
+use pbem::engine::driver::{pick, GameDriver, OpenGame};
 use pbem::engine::fairness::Seed;
 use pbem::engine::keyring::Keyring;
 use pbem::engine::session::{parse_player, NewGame};
@@ -11,6 +11,23 @@ use proptest::prelude::*;
 
 fn driver() -> &'static dyn GameDriver {
     pbem::games::find("right-of-way").expect("registered")
+}
+
+/// A game file's bytes opened for questions.
+fn open(bytes: &[u8], keyring: Option<&Keyring>) -> Box<dyn OpenGame> {
+    pbem::ops::open_bytes(bytes, keyring, false).expect("a game file")
+}
+
+/// A move on a game file's bytes, as `pbem apply` makes it: the game after it.
+fn apply(
+    bytes: &[u8],
+    keyring: &Keyring,
+    player: &str,
+    text: &str,
+) -> Result<(Box<dyn OpenGame>, pbem::engine::driver::MoveOutcome), pbem::ops::OpsError> {
+    let mut game = pbem::ops::open_bytes(bytes, Some(keyring), true)?;
+    let outcome = game.apply(keyring, player, text)?;
+    Ok((game, outcome))
 }
 
 /// Plays up to `turns` random turns in memory; returns the file bytes after each.
@@ -24,19 +41,16 @@ fn play(seed: [u8; 32], picks: u64, turns: usize, keyring: &Keyring) -> Vec<Vec<
     let mut history = vec![bytes.clone()];
     let mut picker = DrawStream::for_testing(picks);
     for _ in 0..turns {
-        let view = driver().view(&bytes, None, None, None).expect("view");
+        let view = open(&bytes, None).view(None, None).expect("view");
         if view["over"] == true {
             break;
         }
         let player = view["to_move"][0].as_str().expect("a player").to_string();
-        let text = driver()
-            .pick_move(&bytes, &player, &mut picker)
-            .expect("a move");
-        let (next, outcome) = driver()
-            .apply(&bytes, keyring, &player, &text)
+        let text = pick(&open(&bytes, None).legal(&player).expect("legal"), &mut picker).expect("a move");
+        let (next, outcome) = apply(&bytes, keyring, &player, &text)
             .expect("a legal move applies");
         assert_eq!(outcome.player, player);
-        bytes = next.to_vec();
+        bytes = next.bytes().to_vec();
         history.push(bytes.clone());
     }
     history
@@ -51,16 +65,16 @@ proptest! {
         let keyring = Keyring::at(dir.path());
         let history = play(seed, picks, 400, &keyring);
         let last = history.last().expect("a file");
-        let view = driver().view(last, None, None, None).expect("view");
+        let view = open(last, None).view(None, None).expect("view");
         prop_assert_eq!(&view["over"], &serde_json::Value::Bool(true), "a game ends within 400 turns");
         // An outsider's audit after the reveal re-derives every draw.
-        let report = driver().audit(last, None).expect("audit");
+        let report = open(last, None).audit();
         prop_assert!(report.passed(), "{}", report.render());
         prop_assert!(report.draws_derived);
         // Every past position replays to the state that was stored at that time.
         for (turn, earlier) in history.iter().enumerate().step_by(7) {
-            let stored = driver().view(earlier, None, None, None).expect("view");
-            let replayed = driver().view(last, None, Some(turn as u64), None).expect("replay");
+            let stored = open(earlier, None).view(None, None).expect("view");
+            let replayed = open(last, None).view(None, Some(turn as u64)).expect("replay");
             prop_assert_eq!(stored, replayed);
         }
     }
@@ -72,13 +86,13 @@ fn the_referee_audits_before_the_reveal_with_the_keyring() {
     let keyring = Keyring::at(dir.path());
     let history = play([3; 32], 3, 10, &keyring);
     let bytes = history.last().expect("a file");
-    let with_keyring = driver().audit(bytes, Some(&keyring)).expect("audit");
+    let with_keyring = open(bytes, Some(&keyring)).audit();
     assert!(
         with_keyring.passed() && with_keyring.draws_derived,
         "{}",
         with_keyring.render()
     );
-    let outsider = driver().audit(bytes, None).expect("audit");
+    let outsider = open(bytes, None).audit();
     assert!(
         outsider.passed() && !outsider.draws_derived,
         "{}",
@@ -111,7 +125,7 @@ fn a_forged_draw_is_caught_once_the_seed_is_known() {
     let of = draw["of"].as_u64().expect("of");
     draw["pick"] = serde_json::json!((pick + 1) % of);
     let forged = serde_json::to_vec(&file).expect("json");
-    let report = driver().audit(&forged, Some(&keyring)).expect("audit");
+    let report = open(&forged, Some(&keyring)).audit();
     assert!(!report.passed());
     assert!(
         report
@@ -177,41 +191,36 @@ fn the_fast_path_writes_what_the_full_path_writes() {
     let mut fast_taken = 0;
     for _ in 0..40 {
         let bytes = std::fs::read(&file).expect("read");
-        let view = driver().view(&bytes, None, None, None).expect("view");
+        let view = open(&bytes, None).view(None, None).expect("view");
         if view["over"] == true {
             break;
         }
         let player = view["to_move"][0].as_str().expect("player").to_string();
-        let text = driver()
-            .pick_move(&bytes, &player, &mut picker)
-            .expect("a move");
+        let text = pick(&open(&bytes, None).legal(&player).expect("legal"), &mut picker).expect("a move");
         // Full path: without the keyring's note of the file's digest.
         let id = view["id"].as_str().expect("id");
         let note = dir.path().join("keyring/verified").join(id);
         let remembered = std::fs::read(&note).expect("pbem noted the digest");
         std::fs::remove_file(&note).expect("remove");
-        let (full, _) = driver()
-            .apply(&bytes, &keyring, &player, &text)
+        let (full, _) = apply(&bytes, &keyring, &player, &text)
             .expect("full path");
         std::fs::write(&note, remembered).expect("restore");
-        let (fast, _) = driver()
-            .apply(&bytes, &keyring, &player, &text)
+        let (fast, _) = apply(&bytes, &keyring, &player, &text)
             .expect("fast path");
         // The fast path appended to the bytes it read; the full path wrote them anew.
-        assert!(fast.kept.len() > bytes.len() / 2 && full.kept.is_empty());
+        assert!(!fast.read_whole() && full.read_whole());
         assert_eq!(
-            String::from_utf8(fast.to_vec()).expect("utf-8"),
-            String::from_utf8(full.to_vec()).expect("utf-8")
+            String::from_utf8(fast.bytes().to_vec()).expect("utf-8"),
+            String::from_utf8(full.bytes().to_vec()).expect("utf-8")
         );
-        assert_eq!(fast.digest, sha256(&fast.to_vec()));
-        assert_eq!(full.digest, fast.digest);
+        assert_eq!(fast.digest(), sha256(fast.bytes()));
+        assert_eq!(full.digest(), fast.digest());
         pbem::ops::apply_move(&file, &keyring, &player, &text).expect("apply");
         fast_taken += 1;
     }
     assert!(fast_taken >= 20);
-    assert!(driver()
-        .audit(&std::fs::read(&file).expect("read"), Some(&keyring))
-        .expect("audit")
+    assert!(open(&std::fs::read(&file).expect("read"), Some(&keyring))
+        .audit()
         .passed());
 }
 
@@ -231,11 +240,9 @@ fn the_fast_path_never_vouches_for_changed_bytes() {
     let mut picker = DrawStream::for_testing(8);
     for _ in 0..4 {
         let bytes = std::fs::read(&file).expect("read");
-        let view = driver().view(&bytes, None, None, None).expect("view");
+        let view = open(&bytes, None).view(None, None).expect("view");
         let player = view["to_move"][0].as_str().expect("player").to_string();
-        let text = driver()
-            .pick_move(&bytes, &player, &mut picker)
-            .expect("a move");
+        let text = pick(&open(&bytes, None).legal(&player).expect("legal"), &mut picker).expect("a move");
         pbem::ops::apply_move(&file, &keyring, &player, &text).expect("apply");
     }
     let text = std::fs::read_to_string(&file).expect("read");
@@ -244,10 +251,10 @@ fn the_fast_path_never_vouches_for_changed_bytes() {
     assert_ne!(altered, record_two);
     std::fs::write(&file, text.replacen(record_two, &altered, 1)).expect("write");
     let bytes = std::fs::read(&file).expect("read");
-    let view = driver().view(&bytes, None, None, None).expect("view");
+    let view = open(&bytes, None).view(None, None).expect("view");
     let player = view["to_move"][0].as_str().expect("player").to_string();
-    let legal = driver().legal(&bytes, &player).expect("legal");
-    let Err(error) = driver().apply(&bytes, &keyring, &player, &legal[0].text) else {
+    let legal = open(&bytes, None).legal(&player).expect("legal");
+    let Err(error) = apply(&bytes, &keyring, &player, &legal[0].text) else {
         panic!("a tampered file must be refused");
     };
     assert!(error.to_string().contains("record 2"), "{error}");

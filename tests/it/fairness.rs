@@ -99,7 +99,7 @@ fn hidden_vectors(seed: &Seed, anchor: &[u8; 32]) -> Vec<String> {
         game_id: GAME,
         turn: 4,
     };
-    let mut chance = RecordingChance::new(turn, anchor, "Bob", "pass");
+    let mut chance = RecordingChance::new(turn, seed.draw_key(GAME, 4, anchor, "Bob", "pass"));
     for (n, visibility) in [
         (6, Visibility::Public),
         (54, Visibility::Hidden),
@@ -184,24 +184,21 @@ fn revealed_game(keyring: &Keyring) -> Vec<u8> {
         entropy: vec!["Ann's coin".into(), "Bob: 7".into()],
         ..NewGame::default()
     };
-    let mut bytes = driver.create(request, keyring).expect("create");
+    let bytes = driver.create(request, keyring).expect("create");
+    let mut game = pbem::ops::open_bytes(&bytes, Some(keyring), false).expect("opens");
     let mut picker = DrawStream::for_testing(3);
     for _ in 0..24 {
-        let view = driver.view(&bytes, None, None, None).expect("view");
+        let view = game.view(None, None).expect("view");
         if view["over"] == true {
             break;
         }
         let player = view["to_move"][0].as_str().expect("a player").to_string();
-        let text = driver
-            .pick_move(&bytes, &player, &mut picker)
-            .expect("a move");
-        bytes = driver
-            .apply(&bytes, keyring, &player, &text)
-            .expect("applies")
-            .0
-            .to_vec();
+        let legal = game.legal(&player).expect("legal");
+        let text = pbem::engine::driver::pick(&legal, &mut picker).expect("a move");
+        game.apply(keyring, &player, &text).expect("applies");
     }
-    driver.reveal(&bytes, keyring).expect("reveal")
+    game.reveal(keyring).expect("reveal");
+    game.bytes().to_vec()
 }
 
 #[test]

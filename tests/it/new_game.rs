@@ -192,9 +192,13 @@ fn a_game_without_rules_data_is_created_played_and_audited() {
     // bytes read back, and the audit of the bytes passes.
     let driver = Driver::<HighCard>::new();
     let bytes = game.file.to_bytes().expect("bytes");
-    let view = driver.view(&bytes, None, None, None).expect("view");
+    let text = pbem::engine::file::FileText::parse(&bytes).expect("a game file");
+    let opened = driver
+        .open(text, &bytes, Some(&keyring), false)
+        .expect("opens");
+    let view = opened.view(None, None).expect("view");
     assert_eq!(view["over"], true);
-    let report = driver.audit(&bytes, Some(&keyring)).expect("audit");
+    let report = opened.audit();
     assert!(report.passed(), "{}", report.render());
 }
 
