@@ -422,6 +422,7 @@ fn fork_at(game: &Game<SecretDraft>) -> Game<SecretDraft> {
 
 /// pbem with the tests' games: the example `cargo test` builds beside the test binary
 /// (`target/<profile>/deps/` holds the test, `target/<profile>/examples/` the example).
+/// `cargo test --test it` builds no example, so it runs whatever example was built last.
 fn test_games_bin() -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary");
     let profile = exe
@@ -433,7 +434,8 @@ fn test_games_bin() -> PathBuf {
         .join(format!("pbem-test-games{}", std::env::consts::EXE_SUFFIX));
     assert!(
         bin.exists(),
-        "{} is missing: `cargo test` builds it (or `cargo build --examples`)",
+        "{} is missing: `cargo test` builds it; `cargo test --test it` alone does not \
+         (run `cargo build --examples` first)",
         bin.display()
     );
     bin
@@ -829,6 +831,7 @@ fn a_whole_game_by_mail_shows_each_player_only_their_own_secrets() {
     let mut state = referee_state(&std::fs::read(&file).expect("file"), &seed);
     let mut picker = DrawStream::for_testing(23);
     let mut moves = 0;
+    let mut boards_checked = 0;
     while !rules.is_over(&state) {
         let waiting = rules.to_move(&state);
         let seat =
@@ -886,6 +889,7 @@ fn a_whole_game_by_mail_shows_each_player_only_their_own_secrets() {
                     .any(|l| l.trim_start().starts_with("Ann: score"))
                 {
                     check_board(&body, &after, &names, reader);
+                    boards_checked += 1;
                 }
             }
             if reader == Some(seat) && whole.contains(&text) {
@@ -902,6 +906,10 @@ fn a_whole_game_by_mail_shows_each_player_only_their_own_secrets() {
         moves += 1;
         assert!(moves < 100, "the game ends");
     }
+    assert!(
+        boards_checked > moves,
+        "the mail shows boards ({boards_checked} checked in {moves} moves)"
+    );
     let (ok, out, err) = Cli::run(pbem().args(["audit", "--public"]).arg(&file));
     assert!(ok, "{out}{err}");
 }
