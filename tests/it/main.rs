@@ -9,5 +9,6 @@ mod new_game;
 mod postfix;
 mod replies;
 mod right_of_way;
+mod secret_game;
 mod support;
 mod transport;
