@@ -326,7 +326,11 @@ pub trait Rules: Sized {
         Vec::new()
     }
 
-    /// The state with everything a [`Viewer::Public`] may not see removed.
+    /// The state with everything a [`Viewer::Public`] may not see removed. It must keep
+    /// what [`Rules::to_move`], [`Rules::is_over`], [`Rules::scores`] and
+    /// [`Rules::winners`] read (counts rather than the cards, say): the public view and
+    /// the mail loop ask them of the stored public state, and a move whose public
+    /// state answers otherwise than its full state is refused as a fault of the rules.
     fn public_state(&self, state: &Self::State) -> Self::State {
         state.clone()
     }

@@ -629,6 +629,12 @@ impl<R: Rules> Game<R> {
         let mut chance = RecordingChance::new(draws, key);
         let next = self.rules.apply(&state, seat, &mv, &mut chance)?;
         let public = self.rules.public_state(&next);
+        if R::HAS_HIDDEN_STATE && !self.answers_alike(&next, &public) {
+            return Err(EngineError::Malformed(format!(
+                "{}'s public state does not say who is to move, whether the game is over and the scores as its full state does, so views and mail without the keyring would be wrong",
+                R::NAME
+            )));
+        }
         let after = state_hash(&public)?;
         let draws = chance.draws;
         let mut record = Record {
@@ -669,6 +675,17 @@ impl<R: Rules> Game<R> {
             sealed,
             hash: to_hex(&hash),
         })
+    }
+
+    /// Whether the public state answers what anyone may ask as the full state does:
+    /// who is to move, whether it is over, the scores and the winners (the public view
+    /// and the mail loop read them from the stored public state).
+    fn answers_alike(&self, full: &R::State, public: &R::State) -> bool {
+        let rules = &self.rules;
+        rules.to_move(full) == rules.to_move(public)
+            && rules.is_over(full) == rules.is_over(public)
+            && rules.scores(full) == rules.scores(public)
+            && rules.winners(full) == rules.winners(public)
     }
 
     /// Whether the game, in its current `state`, was revealed before its end (an

@@ -913,3 +913,39 @@ fn a_whole_game_by_mail_shows_each_player_only_their_own_secrets() {
     let (ok, out, err) = Cli::run(pbem().args(["audit", "--public"]).arg(&file));
     assert!(ok, "{out}{err}");
 }
+
+/// `pbem demo --players N` plays any game with built-in players: a game with hidden
+/// state and sealed moves, for each player count it takes, ends and audits, and the
+/// demo's move list never prints a sealed choice.
+#[test]
+fn the_demo_plays_the_test_game_for_two_to_four_players() {
+    for count in 2..=4 {
+        let dir = tempfile::tempdir().expect("dir");
+        let output = std::process::Command::new(test_games_bin())
+            .args(["demo", "--game", "secret-draft", "--every", "0"])
+            .args(["--players", &count.to_string(), "--dir"])
+            .arg(dir.path().join("demo"))
+            .output()
+            .expect("runs");
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(text.contains("audit passed"), "{text}");
+        // The moves as the demo printed them while the game went on (the audit at the
+        // end, after the reveal, may quote every choice).
+        let played = text.split("The final position").next().unwrap_or_default();
+        let moves: Vec<&str> = played.lines().filter(|l| l.starts_with("turn ")).collect();
+        assert!(
+            moves.iter().any(|l| l.contains("(a sealed choice)")),
+            "{text}"
+        );
+        assert!(!moves.iter().any(|l| l.contains("choose")), "{text}");
+        // Every seat played.
+        for name in &pbem::demo::PLAYER_NAMES[..count] {
+            assert!(moves.iter().any(|l| l.contains(name)), "{name}: {text}");
+        }
+    }
+}

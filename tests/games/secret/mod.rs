@@ -105,7 +105,7 @@ impl Table {
     /// The seats still to choose this round.
     fn choosers(&self) -> Vec<Seat> {
         (0..self.players.len())
-            .filter(|&s| !self.players[s].chosen && !self.players[s].hand.is_empty())
+            .filter(|&s| !self.players[s].chosen && self.players[s].hand_size > 0)
             .collect()
     }
 }
