@@ -6,8 +6,12 @@
 
 use std::process::{Command, Output};
 
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
 use pbem::engine::digest::{to_hex, Fields};
-use pbem::engine::fairness::{hidden_commitment, RecordingChance, Seed, TurnDraws};
+use pbem::engine::fairness::{
+    hidden_commitment, open_box, seal_box, sealed_commitment, RecordingChance, Seed, TurnDraws,
+};
 use pbem::engine::keyring::Keyring;
 use pbem::engine::session::{parse_player, NewGame};
 use pbem::engine::{index_from_stream, Chance, DrawStream, Visibility};
@@ -42,7 +46,95 @@ fn rust_vectors() -> Vec<String> {
     .into_iter()
     .chain(skip_vectors())
     .chain(hidden_vectors(&seed, &anchor))
+    .chain(v2_vectors(&seed, &anchor))
     .collect()
+}
+
+/// `pbem-draw/2`: draw keys of k = 0, 1 and 3 moves; sealed moves (salt, key,
+/// commitment, box) of a short text, a text of exactly 64 bytes (two blocks) and a
+/// non-ASCII one, each box opened and then refused once tampered with; the draws of a
+/// sealed round's turn, mixing public and hidden ones.
+fn v2_vectors(seed: &Seed, anchor: &[u8; 32]) -> Vec<String> {
+    let mut out: Vec<String> = [
+        (0, vec![]),
+        (3, vec![("Ann", "place E,W at E5")]),
+        (
+            7,
+            vec![("Ann", "bid 3"), ("Bob", "pass"), ("Cy", "bid 5 \u{2660}")],
+        ),
+    ]
+    .iter()
+    .map(|(turn, moves)| {
+        format!(
+            "v2 key k {} {}",
+            moves.len(),
+            to_hex(&seed.draw_key_v2(GAME, *turn, anchor, moves))
+        )
+    })
+    .collect();
+    let json = |opened: &Option<String>| serde_json::to_string(opened).expect("json");
+    let sixty_four = "0123456789abcdef".repeat(4);
+    for (turn, text) in [
+        (5, "bid 3"),
+        (6, sixty_four.as_str()),
+        (1 << 40, "bid 3 \u{2660} f\u{fc}r Zo\u{eb}"),
+    ] {
+        let salt = seed.seal_salt(GAME, turn);
+        let key = seed.seal_key(GAME, turn);
+        let sealed = seal_box(&key, text);
+        let commit = sealed_commitment(&salt, text);
+        out.push(format!(
+            "seal t {turn} salt {} key {} commit {} box {}",
+            to_hex(&salt),
+            to_hex(&key),
+            to_hex(&commit),
+            BASE64.encode(&sealed)
+        ));
+        // The box XOR the keystream: the padded text, to tamper with it knowingly.
+        let mut plain = sealed.clone();
+        DrawStream::new(key).apply_keystream(&mut plain);
+        let changed = |at: usize, mask: u8| {
+            let mut changed = sealed.clone();
+            changed[at] ^= mask;
+            changed
+        };
+        let mut tampered = vec![
+            ("last-byte", changed(sealed.len() - 1, 1)),
+            ("short", sealed[..sealed.len() - 1].to_vec()),
+            ("nul-inside", changed(1, plain[1])),
+            ("first-byte", changed(0, 1)),
+        ];
+        if let Some(wide) = plain.iter().position(|&b| b >= 0x80) {
+            tampered.push(("utf8", changed(wide, 0x80)));
+        }
+        let mut line = vec![format!("open {}", json(&open_box(&key, &sealed)))];
+        for (name, changed) in tampered {
+            let opened = open_box(&key, &changed);
+            line.push(format!("{name} {}", json(&opened)));
+            if let Some(text) = opened {
+                let commits = sealed_commitment(&salt, &text) == commit;
+                line.push(format!("commits {}", if commits { "yes" } else { "no" }));
+            }
+        }
+        out.push(line.join("; "));
+    }
+    let turn = TurnDraws {
+        seed,
+        game_id: GAME,
+        turn: 9,
+    };
+    let key = seed.draw_key_v2(GAME, 9, anchor, &[("Ann", "choose 2"), ("Bob", "choose 1")]);
+    let mut chance = RecordingChance::new(turn, key);
+    for (n, visibility) in [
+        (6, Visibility::Hidden),
+        (4, Visibility::Public),
+        (1000, Visibility::Hidden),
+        ((1 << 31) + 1, Visibility::Public),
+    ] {
+        chance.draw(n, visibility);
+    }
+    out.push(serde_json::to_string(&chance.draws).expect("json"));
+    out
 }
 
 /// The sampler's skip path. For n = 2^31 + 1 the limit is n itself, so about half the
@@ -144,6 +236,43 @@ fn golden_vectors_hold() {
              {\"of\":2,\"pick\":0},\
              {\"of\":1000,\"commit\":\"14a3be5729e823b93345287498997fe96c733d6ef3ebacd760682fb0768183fd\"},\
              {\"of\":1,\"commit\":\"e0d9fe9fdd2db6462ce830d3e6ec072b6894cbe5364bb13ee91fcdc2349e5c89\"}]",
+            // pbem-draw/2: draw keys of 0, 1 and 3 moves.
+            "v2 key k 0 668cd6784f072c4de9a77c0288e67d55af0f701906e1609e4ae254355a152\
+             f8c",
+            "v2 key k 1 1241a198cbb8c3c3f99116245dae49de53c1aac500e9ade3bb04b11efcd16\
+             42e",
+            "v2 key k 3 0a8169a78e3ef16b3d23a30587612bca5c3921b6f5639e42dccc8a10bd598\
+             a8f",
+            // Sealed moves: each box, opened, then refused or opened to a text that does not
+            // match the commitment once tampered with.
+            "seal t 5 salt 3112c2a17e790887a9ca4a8135a78e290ce2bfcad74e99585d8d51354e\
+             033479 key 1e39f4e379fb49cf9352d2a29bfa9f972d6ff0fdb05377e77bf1231c80b15\
+             419 commit 4d782916230f3e5b8b98d93a3c8c6047d68b5183b43beb4ccb566df35ad2b\
+             6ed box 4t94JPqZgtrIVfjU4pw1gXbmFIDjyO+cs+JFtJhbrRNS2MF2D33cECg1GQd91Emz\
+             X2q0o7utOmzO4SMsC85YWw==",
+            "open \"bid 3\"; last-byte null; short null; nul-inside null; first-byte \
+             \"cid 3\"; commits no",
+            "seal t 6 salt 24559491aa65bef8abb6e1c39352f4acf57e1b3ad58b451fd8106ba36b\
+             97129b key 3428a87bea5f33bba3d7043507e7201ffd1846f5bd377850dfa0ae2a7a04a\
+             24e commit d7ca5c1ba4406275babe8b58e1f7722751d5e1a3c18895c39f3b53c5e67de\
+             fc3 box jeHC5G6FnZu6BoUEqC31KyA1Pk8iYY3x7s3MlEKoMe95qEObEJaMW4mmp8M2lA0w\
+             1Y6DpRwZRTBXpNsPPlVO32z9p4JfOpmrwQ3xYK47SFKQNLwOjHWh1ltSC39x+hUc7gQQRNVK\
+             9+BhyUIBYMDu4oaGzbMCt+tWDpihuBsxdQw=",
+            "open \"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"\
+             ; last-byte null; short null; nul-inside null; first-byte \"1123456789ab\
+             cdef0123456789abcdef0123456789abcdef0123456789abcdef\"; commits no",
+            "seal t 1099511627776 salt 5715b0411c9ad7c9784e6f03a9ff646587006c33f5d014\
+             6cf5110d58a0b8ac42 key 10bbded08f594e3824f57a784457a234787d1efd3acb14e8e\
+             ce4709ee02aa40a commit 65673427db7eb71be19844e603e3bab7aa5451f079bde5ffd\
+             3d527e079adc334 box VD2fbbGDhjQQdQsrA85dfC7NH8NQ7eLMbQ9GdQq9djzE17f2IQ1z\
+             /y5JewhUngcsl3iHfsiTdpw916necV6W5w==",
+            "open \"bid 3 ♠ für Zoë\"; last-byte null; short null; nul-inside null; f\
+             irst-byte \"cid 3 ♠ für Zoë\"; commits no; utf8 null",
+            // A sealed round's draws.
+            "[{\"of\":6,\"commit\":\"4639355f38319afd5b22208e2cb064257a54c12fb20ede44\
+             0d8f9b0a4a80ec36\"},{\"of\":4,\"pick\":0},{\"of\":1000,\"commit\":\"ccd0\
+             7e0111fb00a8c1164e7706feec04cc780e8ac45e537b0fb40a04a02f302f\"},{\"of\":\
+             2147483649,\"pick\":831481003}]",
         ]
     );
 }
