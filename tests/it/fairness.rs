@@ -12,9 +12,14 @@ use pbem::engine::digest::{to_hex, Fields};
 use pbem::engine::fairness::{
     hidden_commitment, open_box, seal_box, sealed_commitment, RecordingChance, Seed, TurnDraws,
 };
+use pbem::engine::file::FileText;
 use pbem::engine::keyring::Keyring;
-use pbem::engine::session::{parse_player, NewGame};
-use pbem::engine::{index_from_stream, Chance, DrawStream, Visibility};
+use pbem::engine::session::{parse_player, Game, NewGame};
+use pbem::engine::{
+    index_from_stream, Chance, DrawStream, GameView, LegalMove, Options, RuleError, Rules, Seat,
+    Viewer, Visibility,
+};
+use serde::{Deserialize, Serialize};
 
 const GAME: &str = "row-0a1b2c3d";
 
@@ -406,4 +411,416 @@ fn a_draw_key_depends_on_every_input() {
     ] {
         assert_ne!(variant, base);
     }
+}
+
+/// Stone, paper, scissors with sealed choices, in Japanese (so that sealed texts are
+/// not ASCII): a test game with everything format 2 records. The setup deals each
+/// player a hidden card (hidden draws of turn 0). Round 1: both players choose, sealed,
+/// in any order; the round's last choice draws a hidden bonus and a public roll. Then
+/// Ann opens both choices (`opens`), drawing a public roll and a hidden bonus. Round 2:
+/// both choose again, sealed, and the round's last choice ends the game, its choices
+/// never opened by a record (the reveal of the seed opens them).
+struct Janken;
+
+const HANDS: [&str; 3] = ["グー", "チョキ", "パー"];
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Table {
+    round: u32,
+    opening: bool,
+    /// Hidden: each seat's card, dealt by the setup.
+    cards: Vec<u32>,
+    /// Hidden: the bonuses drawn so far.
+    bonus: Vec<u32>,
+    /// Hidden until opened: this round's choices.
+    choices: Vec<Option<u32>>,
+    /// Who has chosen this round.
+    chosen: Vec<bool>,
+    /// The choices opened, in seat order, round by round.
+    shown: Vec<u32>,
+    /// The public rolls.
+    rolls: Vec<u32>,
+    over: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Janke {
+    Choose(u32),
+    Open,
+}
+
+impl Rules for Janken {
+    type State = Table;
+    type Move = Janke;
+
+    const NAME: &'static str = "janken";
+    const HAS_HIDDEN_STATE: bool = true;
+
+    fn from_options(_options: &Options) -> Result<Self, RuleError> {
+        Ok(Janken)
+    }
+
+    fn options(&self) -> Options {
+        Options::new()
+    }
+
+    fn setup(&self, players: &[String], chance: &mut dyn Chance) -> Result<Table, RuleError> {
+        if players.len() != 2 {
+            return Err(RuleError::new("janken is for two players", "two --player"));
+        }
+        Ok(Table {
+            round: 1,
+            opening: false,
+            cards: (0..2)
+                .map(|_| chance.draw(10, Visibility::Hidden))
+                .collect(),
+            bonus: Vec::new(),
+            choices: vec![None; 2],
+            chosen: vec![false; 2],
+            shown: Vec::new(),
+            rolls: vec![chance.draw(4, Visibility::Public)],
+            over: false,
+        })
+    }
+
+    fn to_move(&self, state: &Table) -> Vec<Seat> {
+        match (state.over, state.opening) {
+            (true, _) => Vec::new(),
+            (false, true) => vec![0],
+            (false, false) => (0..2).filter(|&seat| !state.chosen[seat]).collect(),
+        }
+    }
+
+    fn is_over(&self, state: &Table) -> bool {
+        state.over
+    }
+
+    fn parse_move(&self, state: &Table, _seat: Seat, text: &str) -> Result<Janke, RuleError> {
+        let text = text.trim();
+        if state.opening {
+            return match text {
+                "open" => Ok(Janke::Open),
+                _ => Err(RuleError::new(format!("`{text}` is not a move"), "open")),
+            };
+        }
+        let hand = text.strip_prefix("choose ").map(str::trim);
+        match hand.and_then(|hand| HANDS.iter().position(|h| *h == hand)) {
+            Some(hand) => Ok(Janke::Choose(hand as u32)),
+            None => Err(RuleError::new(
+                format!("`{text}` is not a move"),
+                "choose グー",
+            )),
+        }
+    }
+
+    fn canonical_text(&self, mv: &Janke) -> String {
+        match mv {
+            Janke::Choose(hand) => format!("choose {}", HANDS[*hand as usize]),
+            Janke::Open => "open".to_string(),
+        }
+    }
+
+    fn apply(
+        &self,
+        state: &Table,
+        seat: Seat,
+        mv: &Janke,
+        chance: &mut dyn Chance,
+    ) -> Result<Table, RuleError> {
+        if !self.to_move(state).contains(&seat) {
+            return Err(RuleError::new("it is not your turn", "wait"));
+        }
+        let mut next = state.clone();
+        match mv {
+            Janke::Choose(hand) if !state.opening => {
+                next.choices[seat] = Some(*hand);
+                next.chosen[seat] = true;
+                if next.chosen.iter().all(|&chosen| chosen) {
+                    next.bonus.push(chance.draw(6, Visibility::Hidden));
+                    next.rolls.push(chance.draw(4, Visibility::Public));
+                    next.opening = next.round == 1;
+                    next.over = next.round == 2;
+                }
+            }
+            Janke::Open if state.opening => {
+                next.shown.extend(next.choices.iter().flatten());
+                next.choices = vec![None; 2];
+                next.chosen = vec![false; 2];
+                next.rolls.push(chance.draw(3, Visibility::Public));
+                next.bonus.push(chance.draw(5, Visibility::Hidden));
+                next.round = 2;
+                next.opening = false;
+            }
+            _ => return Err(RuleError::new("not now", "wait")),
+        }
+        Ok(next)
+    }
+
+    fn is_sealed(&self, state: &Table, _seat: Seat) -> bool {
+        !state.opening
+    }
+
+    fn opens(&self, _state: &Table, _seat: Seat, mv: &Janke) -> Vec<Seat> {
+        match mv {
+            Janke::Open => vec![0, 1],
+            Janke::Choose(_) => Vec::new(),
+        }
+    }
+
+    fn public_state(&self, state: &Table) -> Table {
+        Table {
+            cards: Vec::new(),
+            bonus: Vec::new(),
+            choices: vec![None; state.choices.len()],
+            ..state.clone()
+        }
+    }
+
+    fn legal_moves(&self, state: &Table, seat: Seat) -> Vec<LegalMove> {
+        if !self.to_move(state).contains(&seat) {
+            return Vec::new();
+        }
+        let texts: Vec<String> = if state.opening {
+            vec!["open".into()]
+        } else {
+            HANDS.iter().map(|hand| format!("choose {hand}")).collect()
+        };
+        texts
+            .into_iter()
+            .map(|text| LegalMove {
+                text,
+                kind: "move".into(),
+                details: serde_json::Map::new(),
+            })
+            .collect()
+    }
+
+    fn scores(&self, state: &Table) -> Vec<i64> {
+        state.cards.iter().map(|&card| i64::from(card)).collect()
+    }
+
+    fn winners(&self, state: &Table) -> Vec<Seat> {
+        if state.over {
+            vec![0, 1]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn view(&self, _state: &Table, _viewer: Viewer, _names: &[String]) -> GameView {
+        GameView::default()
+    }
+
+    fn board(&self, state: &Table, _viewer: Viewer, _names: &[String]) -> String {
+        format!("round {}\n", state.round)
+    }
+}
+
+/// Plays janken to its end: `moves` in order, checking the audit before the reveal.
+fn janken(keyring: &Keyring, moves: &[(&str, &str)]) -> Game<Janken> {
+    let request = NewGame {
+        players: vec![parse_player("Ann"), parse_player("Bob <bob@example.org>")],
+        seed: Some(Seed([5; 32])),
+        entropy: vec!["Bob: 7".into()],
+        ..NewGame::default()
+    };
+    let mut game = Game::<Janken>::create(request, keyring).expect("create");
+    for (player, text) in moves {
+        game.apply(keyring, player, text).expect("applies");
+        if game.file.seed.is_none() {
+            // Before the reveal an outsider's audit passes, with the hidden draws and
+            // the sealed moves pending.
+            let report = game.audit(None);
+            assert!(report.passed(), "{}", report.render());
+            assert!(!report.pending.is_empty(), "{}", report.render());
+        }
+    }
+    game
+}
+
+const JANKEN: [(&str, &str); 5] = [
+    ("Ann", "choose パー"),
+    ("Bob", "choose グー"),
+    ("Ann", "open"),
+    ("Bob", "choose チョキ"),
+    ("Ann", "choose グー"),
+];
+
+/// Whether pbem's own audit (an outsider's, from the file alone) refuses the bytes.
+fn pbem_refuses(bytes: &[u8]) -> bool {
+    let game = FileText::parse(bytes)
+        .and_then(|text| text.game_file())
+        .and_then(Game::<Janken>::from_file);
+    game.map_or(true, |game| !game.audit(None).passed())
+}
+
+#[test]
+fn the_reference_implementation_checks_sealed_moves_openings_and_hidden_draws() {
+    let dir = tempfile::tempdir().expect("dir");
+    let keyring = Keyring::at(dir.path().join("keyring"));
+    let game = janken(&keyring, &JANKEN);
+    assert!(game.file.seed.is_some(), "the end reveals the seed");
+    let report = game.audit(None);
+    assert!(
+        report.passed() && report.draws_derived && report.pending.is_empty(),
+        "{}",
+        report.render()
+    );
+    let bytes = game.file.to_bytes().expect("bytes");
+    assert!(!pbem_refuses(&bytes));
+    let path = dir.path().join("janken.json");
+    std::fs::write(&path, &bytes).expect("write");
+    let path = path.to_str().expect("utf-8 path");
+
+    let file: serde_json::Value = serde_json::from_slice(&bytes).expect("json");
+    assert_eq!(file["format"], "pbem.game/2");
+    let genesis = &file["genesis"];
+    let records = file["records"].as_array().expect("records");
+    let count = |draws: &serde_json::Value| draws.as_array().expect("draws").len();
+    let hidden = |draws: &serde_json::Value| {
+        draws
+            .as_array()
+            .expect("draws")
+            .iter()
+            .filter(|draw| draw.get("commit").is_some())
+            .count()
+    };
+    assert_eq!(hidden(&genesis["draws"]), 2, "the setup's hidden draws");
+    let sealed: Vec<bool> = records.iter().map(|r| r.get("sealed").is_some()).collect();
+    assert_eq!(sealed, [true, true, false, true, true]);
+    assert!(records
+        .iter()
+        .all(|r| r.get("move").is_some() != r.get("sealed").is_some()));
+    assert_eq!(hidden(&records[1]["draws"]), 1);
+    assert_eq!(hidden(&records[2]["draws"]), 1);
+    assert_eq!(hidden(&records[4]["draws"]), 1);
+    let mut expected = vec![format!(
+        "genesis {} draws {}",
+        genesis["hash"].as_str().expect("hash"),
+        count(&genesis["draws"])
+    )];
+    for record in records {
+        let mut line = format!(
+            "record {} {} draws {}",
+            record["turn"],
+            record["hash"].as_str().expect("hash"),
+            count(&record["draws"])
+        );
+        if record.get("sealed").is_some() {
+            line.push_str(" sealed");
+        }
+        if let Some(opens) = record.get("opens") {
+            let turns: Vec<String> = opens
+                .as_array()
+                .expect("openings")
+                .iter()
+                .map(|opening| opening["turn"].to_string())
+                .collect();
+            line.push_str(&format!(" opens {}", turns.join(",")));
+        }
+        expected.push(line);
+    }
+    assert!(expected[3].ends_with(" opens 1,2"), "{}", expected[3]);
+    let head = records.last().expect("a record");
+    expected.push(format!(
+        "state {}",
+        head["state_hash"].as_str().expect("hex")
+    ));
+    expected.push("ok".into());
+    assert_eq!(lines_of(&reference(&["check", path])), expected);
+
+    // Copies with a changed sealed box, opening text, hidden draw or public draw, which
+    // both the reference and pbem refuse.
+    let text = String::from_utf8(bytes).expect("utf-8");
+    let first_box = records[0]["sealed"]["box"].as_str().expect("a box");
+    let other = if first_box.starts_with('A') { "B" } else { "A" };
+    let changed_box = text.replacen(
+        &format!("\"box\":\"{first_box}\""),
+        &format!("\"box\":\"{other}{}\"", &first_box[1..]),
+        1,
+    );
+    let opened = format!("{{\"turn\":1,\"move\":\"choose {}\"", HANDS[2]);
+    assert!(text.contains(&opened), "Ann's sealed パー is opened");
+    let changed_opening = text.replacen(
+        &opened,
+        &format!("{{\"turn\":1,\"move\":\"choose {}\"", HANDS[1]),
+        1,
+    );
+    let commit = records[1]["draws"][0]["commit"].as_str().expect("hidden");
+    let digit = if commit.starts_with('0') { "1" } else { "0" };
+    let changed_hidden = text.replacen(commit, &format!("{digit}{}", &commit[1..]), 1);
+    // The last public pick of the file is the last record's roll, out of 4.
+    let at = text.rfind("\"pick\":").expect("a public draw") + 7;
+    let pick = &text[at..=at];
+    let mut changed_pick = text.clone();
+    changed_pick.replace_range(at..=at, if pick == "0" { "1" } else { "0" });
+    for (changed, says) in [
+        (changed_box, "record 1 sealed commitment"),
+        (changed_opening, "record 3 opening of turn 1: commitment"),
+        (changed_hidden, "record 2 draw 0"),
+        (changed_pick, "record 5 draw 1"),
+    ] {
+        assert_ne!(changed, text);
+        std::fs::write(path, &changed).expect("write");
+        let output = reference(&["check", path]);
+        assert!(!output.status.success(), "{changed}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("FAILED: {says}")),
+            "{says}: {stderr}"
+        );
+        assert!(pbem_refuses(changed.as_bytes()), "{says}");
+    }
+}
+
+/// A sealed round's draws do not depend on the order its moves arrived in, and its
+/// openings are listed by turn whatever that order.
+#[test]
+#[ignore = "src bug: apply lists openings seat by seat (the order `opens` names them), the audit requires them by turn, so a round whose later seat moved first fails its audit"]
+fn a_round_that_arrived_out_of_seat_order_opens_and_audits() {
+    let dir = tempfile::tempdir().expect("dir");
+    let keyring = Keyring::at(dir.path().join("keyring"));
+    let game = janken(
+        &keyring,
+        &[
+            ("Bob", "choose グー"),
+            ("Ann", "choose パー"),
+            ("Ann", "open"),
+            ("Bob", "choose チョキ"),
+            ("Ann", "choose グー"),
+        ],
+    );
+    let turns: Vec<u64> = game.file.records[2].opens.iter().map(|o| o.turn).collect();
+    let report = game.audit(None);
+    assert!(report.passed(), "openings {turns:?}: {}", report.render());
+    assert_eq!(turns, [1, 2]);
+}
+
+/// The draws of a sealed round are keyed on its moves in seat order: the same choices
+/// arriving in the other order draw the same.
+#[test]
+fn a_sealed_round_draws_the_same_whatever_order_its_moves_arrived_in() {
+    // One fixed referee key (genesis, and so the setup's draws, depend on it), a
+    // keyring per game (each holds the game's seed once).
+    let dir = tempfile::tempdir().expect("dir");
+    let key = format!("{}\n", "07".repeat(32));
+    let games = std::cell::Cell::new(0);
+    let round = |moves: &[(&str, &str)]| {
+        games.set(games.get() + 1);
+        let home = dir.path().join(format!("game{}", games.get()));
+        std::fs::create_dir_all(&home).expect("home");
+        std::fs::write(home.join("referee.key"), &key).expect("the key");
+        let keyring = Keyring::at(home);
+        let mut game = janken(&keyring, &[]);
+        for (player, text) in moves {
+            game.apply(&keyring, player, text).expect("applies");
+        }
+        game.file.records[1].draws.clone()
+    };
+    let ann_first = round(&[("Ann", "choose パー"), ("Bob", "choose グー")]);
+    let bob_first = round(&[("Bob", "choose グー"), ("Ann", "choose パー")]);
+    assert_eq!(ann_first.len(), 2);
+    assert_eq!(ann_first, bob_first);
+    let other = round(&[("Bob", "choose チョキ"), ("Ann", "choose パー")]);
+    assert_ne!(ann_first, other, "another choice draws otherwise (here)");
 }
