@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""A second, independent implementation of pbem-draw/1 (docs/FAIRNESS.md).
+"""A second, independent implementation of pbem-draw/1 and pbem-draw/2
+(docs/FAIRNESS.md), for game files in format pbem.game/1 and pbem.game/2.
 
 Standard library only. Without arguments it prints the golden vectors that
 tests/it/fairness.rs pins, so the specification is checked against code that shares
-nothing with pbem's. `pbem_draw.py check FILE` checks a revealed game file: the seed
-against its commitment, the rules hash, the genesis and record hashes and their chain,
-every draw re-derived from the seed (public picks compared, hidden commitments
-opened), and the cached state's hash. It does not check the Ed25519 signatures (the
-standard library has no Ed25519) and does not replay moves (that needs the rules).
+nothing with pbem's. `pbem_draw.py check FILE` checks a revealed game file of either
+format: the seed against its commitment, the rules hash, the genesis and record hashes
+and their chain, every draw re-derived from the seed (public picks compared, hidden
+commitments opened), and the cached state's hash; in format 2 also every sealed move
+(its box decrypted with the seed and checked against its commitment) and every
+opening (its commitment, its salt, an earlier sealed record opened once). It does not
+check the Ed25519 signatures (the standard library has no Ed25519) and does not replay
+moves (that needs the rules).
 """
 import base64
 import hashlib
@@ -104,9 +108,73 @@ def hidden_commit(salt_bytes, n, pick):
     return H("pbem/v1/hidden-draw", salt_bytes, u32(n), u32(pick))
 
 
-def turn_draws(seed, game_id, turn, anchor, player, move_text, asked):
-    """The draws of one turn as the file lists them; `asked` is (n, hidden) in order."""
-    words = chacha20_words(draw_key(seed, game_id, turn, anchor, player, move_text))
+def draw_key_v2(seed, game_id, turn, anchor, moves):
+    """pbem-draw/2: `moves` is the list of (player, move text), already in seat order."""
+    fields = [field_str(game_id), u64(turn), anchor, u32(len(moves))]
+    for player, move_text in moves:
+        fields += [field_str(player), field_str(move_text)]
+    return HMAC(seed, "pbem/v2/draw", *fields)
+
+
+def seal_salt(seed, game_id, turn):
+    return HMAC(seed, "pbem/v2/seal-salt", field_str(game_id), u64(turn))
+
+
+def seal_key(seed, game_id, turn):
+    return HMAC(seed, "pbem/v2/seal-key", field_str(game_id), u64(turn))
+
+
+def sealed_commit(salt_bytes, move_text):
+    return H("pbem/v2/sealed-move", salt_bytes, field_str(move_text))
+
+
+SEAL_BLOCK = 64
+
+
+def keystream(key, length):
+    """The first `length` bytes of the ChaCha20 keystream of `key` (the draw stream's
+    words, each as its 4 little-endian bytes)."""
+    words = chacha20_words(key)
+    out = b""
+    while len(out) < length:
+        out += struct.pack("<I", next(words))
+    return out[:length]
+
+
+def xor(data, key):
+    return bytes(a ^ b for a, b in zip(data, keystream(key, len(data))))
+
+
+def seal_box(key, move_text):
+    """The text's UTF-8 bytes, zero bytes up to the next multiple of 64 (at least one),
+    XORed with the keystream of `key`."""
+    plain = move_text.encode()
+    if b"\0" in plain:
+        raise Bad("a sealed move's text holds a NUL character")
+    padded = (len(plain) // SEAL_BLOCK + 1) * SEAL_BLOCK
+    return xor(plain + bytes(padded - len(plain)), key)
+
+
+def open_box(key, box):
+    """The text sealed in `box`, or None when it is not a box sealed with `key`."""
+    if not box or len(box) % SEAL_BLOCK:
+        return None
+    plain = xor(box, key)
+    end = plain.find(b"\0")
+    if end < 0 or any(plain[end:]):
+        return None
+    try:
+        return plain[:end].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def turn_draws(seed, game_id, turn, anchor, player, move_text, asked, key=None):
+    """The draws of one turn as the file lists them; `asked` is (n, hidden) in order.
+    `key` overrides the pbem-draw/1 key from anchor, player and move text."""
+    if key is None:
+        key = draw_key(seed, game_id, turn, anchor, player, move_text)
+    words = chacha20_words(key)
     out = []
     for j, (n, hidden) in enumerate(asked):
         pick = index(words, n)
@@ -144,11 +212,14 @@ def same(what, found, expected):
         raise Bad("%s: the file says %s, recomputed %s" % (what, expected, found))
 
 
-def check_draws(what, seed, game_id, turn, anchor, player, move_text, draws):
-    """Re-derives each draw of a turn from the seed: the range is the file's (the rules
-    chose it), the pick the stream's; a hidden draw's commitment must open to it."""
-    words = chacha20_words(draw_key(seed, game_id, turn, anchor, player, move_text))
+def check_draws(what, seed, game_id, turn, key, draws):
+    """Re-derives each draw of a turn from the seed and the turn's draw key: the range
+    is the file's (the rules chose it), the pick the stream's; a hidden draw's
+    commitment must open to it."""
+    words = chacha20_words(key)
     for j, d in enumerate(draws):
+        if not isinstance(d.get("of"), int) or not 1 <= d["of"] < 2**32:
+            raise Bad("%s draw %d: `of` is not a number from 1 to 2^32 - 1" % (what, j))
         pick = index(words, d["of"])
         if "pick" in d:
             same("%s draw %d" % (what, j), pick, d["pick"])
@@ -159,16 +230,67 @@ def check_draws(what, seed, game_id, turn, anchor, player, move_text, draws):
 
 STATE_KEY = b'\n"state":'
 
+FORMATS = {"pbem.game/1": (1, "pbem-draw/1"), "pbem.game/2": (2, "pbem-draw/2")}
+RECORD_KEYS = {
+    1: ["turn", "player", "move", "draws", "prev", "state_hash", "hash", "signature"],
+    2: ["turn", "player", "move", "sealed", "opens", "draws", "prev", "state_hash", "hash",
+        "signature"],
+}
+
+
+def no_duplicates(pairs):
+    seen = {}
+    for key, value in pairs:
+        if key in seen:
+            raise Bad("the key %r is given twice" % key)
+        seen[key] = value
+    return seen
+
+
+def keys_checked(what, obj, allowed, required):
+    """The object's keys are among `allowed` and include `required` (pbem writes them
+    in the order of `allowed`, and reads them in any order)."""
+    if not isinstance(obj, dict):
+        raise Bad("%s is not an object" % what)
+    unknown = [k for k in obj if k not in allowed]
+    if unknown:
+        raise Bad("%s has the keys %s, which are not among %s" % (what, unknown, allowed))
+    missing = [k for k in required if k not in obj]
+    if missing:
+        raise Bad("%s lacks %s" % (what, missing))
+
+
+def record_hash(version, game_id, r, prev):
+    """The record's hash from its contents (its own `hash` aside)."""
+    if version == 1:
+        return H("pbem/v1/record", field_str(game_id), u64(r["turn"]), prev,
+                 field_str(r["player"]), field_str(r["move"]), draws_fields(r["draws"]),
+                 unhex(r["state_hash"]))
+    if "sealed" in r:
+        box = base64.b64decode(r["sealed"]["box"], validate=True)
+        body = b"\x01" + unhex(r["sealed"]["commit"]) + field_str(box)
+    else:
+        body = b"\x00" + field_str(r["move"])
+    opens = r.get("opens", [])
+    body += u32(len(opens))
+    for o in opens:
+        body += u64(o["turn"]) + field_str(o["move"]) + unhex(o["salt"])
+    return H("pbem/v2/record", field_str(game_id), u64(r["turn"]), prev, field_str(r["player"]),
+             body, draws_fields(r["draws"]), unhex(r["state_hash"]))
+
 
 def check_file(path):
     """Prints one line per verified step; raises Bad at the first that fails."""
     raw = open(path, "rb").read()
-    f = json.loads(raw)
-    same("top-level keys", sorted(f), ["format", "genesis", "records", "seed", "state"])
-    same("format", f["format"], "pbem.game/1")
+    f = json.loads(raw, object_pairs_hook=no_duplicates)
+    keys_checked("the file", f, ["format", "genesis", "records", "seed", "state"],
+                  ["format", "genesis", "records", "seed", "state"])
+    if f["format"] not in FORMATS:
+        raise Bad("format %r is neither pbem.game/1 nor pbem.game/2" % f["format"])
+    version, algorithm = FORMATS[f["format"]]
     g = f["genesis"]
     game_id = g["id"]
-    same("draw_algorithm", g["draw_algorithm"], "pbem-draw/1")
+    same("draw_algorithm", algorithm, g["draw_algorithm"])
     if f["seed"] is None:
         raise Bad("the seed is not revealed: draws cannot be re-derived")
     seed = unhex(f["seed"])
@@ -180,6 +302,7 @@ def check_file(path):
     body += u32(len(g["players"]))
     for p in g["players"]:
         body += field_str(p["name"]) + field_str(p.get("email", ""))
+    seats = {p["name"]: seat for seat, p in enumerate(g["players"])}
     options = g["options"]
     body += u32(len(options))
     for k in sorted(options, key=lambda k: k.encode()):
@@ -189,21 +312,81 @@ def check_file(path):
     entropy = g.get("entropy", [])
     body += u32(len(entropy)) + b"".join(field_str(e) for e in entropy)
     body = H("pbem/v1/genesis-body", body)
-    check_draws("setup", seed, game_id, 0, body, "", "", g["draws"])
+    if version == 1:
+        setup_key = draw_key(seed, game_id, 0, body, "", "")
+    else:
+        setup_key = draw_key_v2(seed, game_id, 0, body, [])
+    check_draws("setup", seed, game_id, 0, setup_key, g["draws"])
     genesis = H("pbem/v1/genesis", body, draws_fields(g["draws"]), unhex(g["state_hash"]))
     same("genesis hash", genesis.hex(), g["hash"])
     print("genesis %s draws %d" % (g["hash"], len(g["draws"])))
-    prev, head_state = genesis, g["state_hash"]
-    for number, r in enumerate(f["records"], 1):
-        same("record %d turn" % number, r["turn"], number)
-        same("record %d prev" % number, prev.hex(), r["prev"])
-        check_draws("record %d" % number, seed, game_id, number, prev, r["player"], r["move"], r["draws"])
-        h = H("pbem/v1/record", field_str(game_id), u64(number), prev, field_str(r["player"]),
-              field_str(r["move"]), draws_fields(r["draws"]), unhex(r["state_hash"]))
-        same("record %d hash" % number, h.hex(), r["hash"])
-        print("record %d %s draws %d" % (number, r["hash"], len(r["draws"])))
-        prev, head_state = h, r["state_hash"]
+    records = f["records"]
+    # state_hash after each turn (turn 0: the setup), the text of each sealed move.
+    states = [unhex(g["state_hash"])]
+    texts = {}
+    opened = set()
+    prev = genesis
+    for number, r in enumerate(records, 1):
+        what = "record %d" % number
+        required = ["turn", "player", "draws", "prev", "state_hash", "hash", "signature"]
+        keys_checked(what, r, RECORD_KEYS[version], required + (["move"] if version == 1 else []))
+        same(what + " turn", r["turn"], number)
+        same(what + " prev", prev.hex(), r["prev"])
+        if r["player"] not in seats:
+            raise Bad("%s: %r is not a player of genesis" % (what, r["player"]))
+        sealed = "sealed" in r
+        if version == 2 and sealed == ("move" in r):
+            raise Bad("%s holds %s" % (what, "both a move and a sealed move" if sealed else "no move"))
+        if version == 2 and not sealed and r["move"] == "":
+            raise Bad("%s holds an empty move" % what)
+        if sealed:
+            s = r["sealed"]
+            keys_checked(what + " sealed", s, ["commit", "box"], ["commit", "box"])
+            box = base64.b64decode(s["box"], validate=True)
+            text = open_box(seal_key(seed, game_id, number), box)
+            if text is None:
+                raise Bad("%s: its sealed box does not decrypt with the seed" % what)
+            same(what + " sealed commitment",
+                 sealed_commit(seal_salt(seed, game_id, number), text).hex(), s["commit"])
+            texts[number] = text
+        for o in r.get("opens", []):
+            keys_checked(what + " opening", o, ["turn", "move", "salt"], ["turn", "move", "salt"])
+            t = o["turn"]
+            if not (isinstance(t, int) and 1 <= t < number and t in texts):
+                raise Bad("%s opens turn %r, which is no earlier sealed move" % (what, t))
+            if t in opened:
+                raise Bad("%s opens turn %d a second time" % (what, t))
+            opened.add(t)
+            same("%s opening of turn %d: commitment" % (what, t),
+                 sealed_commit(unhex(o["salt"]), o["move"]).hex(), records[t - 1]["sealed"]["commit"])
+            same("%s opening of turn %d: salt" % (what, t),
+                 seal_salt(seed, game_id, t).hex(), o["salt"])
+            same("%s opening of turn %d: move" % (what, t), texts[t], o["move"])
+        if version == 1:
+            key = draw_key(seed, game_id, number, prev, r["player"], r["move"])
+        elif not sealed:
+            key = draw_key_v2(seed, game_id, number, states[number - 1], [(r["player"], r["move"])])
+        else:
+            # The round: the run of consecutive sealed records that ends here.
+            first = number
+            while first > 1 and "sealed" in records[first - 2]:
+                first -= 1
+            round_moves = sorted((seats[records[t - 1]["player"]], t) for t in range(first, number + 1))
+            moves = [(records[t - 1]["player"], texts[t]) for _, t in round_moves]
+            key = draw_key_v2(seed, game_id, number, states[first - 1], moves)
+        check_draws(what, seed, game_id, number, key, r["draws"])
+        h = record_hash(version, game_id, r, prev)
+        same(what + " hash", h.hex(), r["hash"])
+        line = "record %d %s draws %d" % (number, r["hash"], len(r["draws"]))
+        if sealed:
+            line += " sealed"
+        if r.get("opens"):
+            line += " opens " + ",".join(str(o["turn"]) for o in r["opens"])
+        print(line)
+        prev = h
+        states.append(unhex(r["state_hash"]))
     # The state's bytes as stored: pbem writes them compact, after a line's `"state":`.
+    head_state = states[-1].hex()
     at = raw.rfind(STATE_KEY)
     if at < 0 or not raw.endswith(b"}\n"):
         raise Bad("the file is not in pbem's layout: the state's bytes cannot be found")
@@ -249,6 +432,42 @@ def vectors():
     asked = [(6, False), (54, True), (2, False), (1000, True), (1, True)]
     listed = turn_draws(seed, game, 4, anchor, "Bob", "pass", asked)
     print(json.dumps(listed, separators=(",", ":")))
+    vectors_v2(seed, game, anchor)
+
+
+def vectors_v2(seed, game, anchor):
+    """pbem-draw/2: draw keys for k = 0, 1 and 3 moves, sealed moves, a turn's draws."""
+    for turn, moves in ((0, []), (3, [("Ann", "place E,W at E5")]),
+                        (7, [("Ann", "bid 3"), ("Bob", "pass"), ("Cy", "bid 5 ♠")])):
+        print("v2 key k %d %s" % (len(moves), draw_key_v2(seed, game, turn, anchor, moves).hex()))
+    for turn, text in ((5, "bid 3"), (6, "0123456789abcdef" * 4),
+                       (2**40, "bid 3 ♠ für Zoë")):
+        s, k = seal_salt(seed, game, turn), seal_key(seed, game, turn)
+        box = seal_box(k, text)
+        commit = sealed_commit(s, text)
+        print("seal t %d salt %s key %s commit %s box %s"
+              % (turn, s.hex(), k.hex(), commit.hex(), base64.b64encode(box).decode()))
+        plain = bytes(a ^ b for a, b in zip(box, keystream(k, len(box))))
+        tampered = [
+            ("last-byte", box[:-1] + bytes([box[-1] ^ 1])),
+            ("short", box[:-1]),
+            ("nul-inside", bytes([box[0], box[1] ^ plain[1]]) + box[2:]),
+            ("first-byte", bytes([box[0] ^ 1]) + box[1:]),
+        ]
+        wide = next((i for i, b in enumerate(plain) if b >= 0x80), None)
+        if wide is not None:
+            tampered.append(("utf8", box[:wide] + bytes([box[wide] ^ 0x80]) + box[wide + 1:]))
+        out = ["open %s" % json.dumps(open_box(k, box), ensure_ascii=False)]
+        for name, changed in tampered:
+            opened = open_box(k, changed)
+            out.append("%s %s" % (name, json.dumps(opened, ensure_ascii=False)))
+            if opened is not None:
+                out.append("commits %s" % ("yes" if sealed_commit(s, opened) == commit else "no"))
+        print("; ".join(out))
+    # A turn of a sealed round: keyed on the round's moves in seat order.
+    key = draw_key_v2(seed, game, 9, anchor, [("Ann", "choose 2"), ("Bob", "choose 1")])
+    asked = [(6, True), (4, False), (1000, True), (2**31 + 1, False)]
+    print(json.dumps(turn_draws(seed, game, 9, None, None, None, asked, key), separators=(",", ":")))
 
 
 if __name__ == "__main__":

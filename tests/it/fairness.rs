@@ -6,11 +6,20 @@
 
 use std::process::{Command, Output};
 
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
 use pbem::engine::digest::{to_hex, Fields};
-use pbem::engine::fairness::{hidden_commitment, RecordingChance, Seed, TurnDraws};
+use pbem::engine::fairness::{
+    hidden_commitment, open_box, seal_box, sealed_commitment, RecordingChance, Seed, TurnDraws,
+};
+use pbem::engine::file::FileText;
 use pbem::engine::keyring::Keyring;
-use pbem::engine::session::{parse_player, NewGame};
-use pbem::engine::{index_from_stream, Chance, DrawStream, Visibility};
+use pbem::engine::session::{parse_player, Game, NewGame};
+use pbem::engine::{
+    index_from_stream, Chance, DrawStream, GameView, LegalMove, Options, RuleError, Rules, Seat,
+    Viewer, Visibility,
+};
+use serde::{Deserialize, Serialize};
 
 const GAME: &str = "row-0a1b2c3d";
 
@@ -42,7 +51,95 @@ fn rust_vectors() -> Vec<String> {
     .into_iter()
     .chain(skip_vectors())
     .chain(hidden_vectors(&seed, &anchor))
+    .chain(v2_vectors(&seed, &anchor))
     .collect()
+}
+
+/// `pbem-draw/2`: draw keys of k = 0, 1 and 3 moves; sealed moves (salt, key,
+/// commitment, box) of a short text, a text of exactly 64 bytes (two blocks) and a
+/// non-ASCII one, each box opened and then refused once tampered with; the draws of a
+/// sealed round's turn, mixing public and hidden ones.
+fn v2_vectors(seed: &Seed, anchor: &[u8; 32]) -> Vec<String> {
+    let mut out: Vec<String> = [
+        (0, vec![]),
+        (3, vec![("Ann", "place E,W at E5")]),
+        (
+            7,
+            vec![("Ann", "bid 3"), ("Bob", "pass"), ("Cy", "bid 5 \u{2660}")],
+        ),
+    ]
+    .iter()
+    .map(|(turn, moves)| {
+        format!(
+            "v2 key k {} {}",
+            moves.len(),
+            to_hex(&seed.draw_key_v2(GAME, *turn, anchor, moves))
+        )
+    })
+    .collect();
+    let json = |opened: &Option<String>| serde_json::to_string(opened).expect("json");
+    let sixty_four = "0123456789abcdef".repeat(4);
+    for (turn, text) in [
+        (5, "bid 3"),
+        (6, sixty_four.as_str()),
+        (1 << 40, "bid 3 \u{2660} f\u{fc}r Zo\u{eb}"),
+    ] {
+        let salt = seed.seal_salt(GAME, turn);
+        let key = seed.seal_key(GAME, turn);
+        let sealed = seal_box(&key, text);
+        let commit = sealed_commitment(&salt, text);
+        out.push(format!(
+            "seal t {turn} salt {} key {} commit {} box {}",
+            to_hex(&salt),
+            to_hex(&key),
+            to_hex(&commit),
+            BASE64.encode(&sealed)
+        ));
+        // The box XOR the keystream: the padded text, to tamper with it knowingly.
+        let mut plain = sealed.clone();
+        DrawStream::new(key).apply_keystream(&mut plain);
+        let changed = |at: usize, mask: u8| {
+            let mut changed = sealed.clone();
+            changed[at] ^= mask;
+            changed
+        };
+        let mut tampered = vec![
+            ("last-byte", changed(sealed.len() - 1, 1)),
+            ("short", sealed[..sealed.len() - 1].to_vec()),
+            ("nul-inside", changed(1, plain[1])),
+            ("first-byte", changed(0, 1)),
+        ];
+        if let Some(wide) = plain.iter().position(|&b| b >= 0x80) {
+            tampered.push(("utf8", changed(wide, 0x80)));
+        }
+        let mut line = vec![format!("open {}", json(&open_box(&key, &sealed)))];
+        for (name, changed) in tampered {
+            let opened = open_box(&key, &changed);
+            line.push(format!("{name} {}", json(&opened)));
+            if let Some(text) = opened {
+                let commits = sealed_commitment(&salt, &text) == commit;
+                line.push(format!("commits {}", if commits { "yes" } else { "no" }));
+            }
+        }
+        out.push(line.join("; "));
+    }
+    let turn = TurnDraws {
+        seed,
+        game_id: GAME,
+        turn: 9,
+    };
+    let key = seed.draw_key_v2(GAME, 9, anchor, &[("Ann", "choose 2"), ("Bob", "choose 1")]);
+    let mut chance = RecordingChance::new(turn, key);
+    for (n, visibility) in [
+        (6, Visibility::Hidden),
+        (4, Visibility::Public),
+        (1000, Visibility::Hidden),
+        ((1 << 31) + 1, Visibility::Public),
+    ] {
+        chance.draw(n, visibility);
+    }
+    out.push(serde_json::to_string(&chance.draws).expect("json"));
+    out
 }
 
 /// The sampler's skip path. For n = 2^31 + 1 the limit is n itself, so about half the
@@ -144,6 +241,43 @@ fn golden_vectors_hold() {
              {\"of\":2,\"pick\":0},\
              {\"of\":1000,\"commit\":\"14a3be5729e823b93345287498997fe96c733d6ef3ebacd760682fb0768183fd\"},\
              {\"of\":1,\"commit\":\"e0d9fe9fdd2db6462ce830d3e6ec072b6894cbe5364bb13ee91fcdc2349e5c89\"}]",
+            // pbem-draw/2: draw keys of 0, 1 and 3 moves.
+            "v2 key k 0 668cd6784f072c4de9a77c0288e67d55af0f701906e1609e4ae254355a152\
+             f8c",
+            "v2 key k 1 1241a198cbb8c3c3f99116245dae49de53c1aac500e9ade3bb04b11efcd16\
+             42e",
+            "v2 key k 3 0a8169a78e3ef16b3d23a30587612bca5c3921b6f5639e42dccc8a10bd598\
+             a8f",
+            // Sealed moves: each box, opened, then refused or opened to a text that does not
+            // match the commitment once tampered with.
+            "seal t 5 salt 3112c2a17e790887a9ca4a8135a78e290ce2bfcad74e99585d8d51354e\
+             033479 key 1e39f4e379fb49cf9352d2a29bfa9f972d6ff0fdb05377e77bf1231c80b15\
+             419 commit 4d782916230f3e5b8b98d93a3c8c6047d68b5183b43beb4ccb566df35ad2b\
+             6ed box 4t94JPqZgtrIVfjU4pw1gXbmFIDjyO+cs+JFtJhbrRNS2MF2D33cECg1GQd91Emz\
+             X2q0o7utOmzO4SMsC85YWw==",
+            "open \"bid 3\"; last-byte null; short null; nul-inside null; first-byte \
+             \"cid 3\"; commits no",
+            "seal t 6 salt 24559491aa65bef8abb6e1c39352f4acf57e1b3ad58b451fd8106ba36b\
+             97129b key 3428a87bea5f33bba3d7043507e7201ffd1846f5bd377850dfa0ae2a7a04a\
+             24e commit d7ca5c1ba4406275babe8b58e1f7722751d5e1a3c18895c39f3b53c5e67de\
+             fc3 box jeHC5G6FnZu6BoUEqC31KyA1Pk8iYY3x7s3MlEKoMe95qEObEJaMW4mmp8M2lA0w\
+             1Y6DpRwZRTBXpNsPPlVO32z9p4JfOpmrwQ3xYK47SFKQNLwOjHWh1ltSC39x+hUc7gQQRNVK\
+             9+BhyUIBYMDu4oaGzbMCt+tWDpihuBsxdQw=",
+            "open \"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"\
+             ; last-byte null; short null; nul-inside null; first-byte \"1123456789ab\
+             cdef0123456789abcdef0123456789abcdef0123456789abcdef\"; commits no",
+            "seal t 1099511627776 salt 5715b0411c9ad7c9784e6f03a9ff646587006c33f5d014\
+             6cf5110d58a0b8ac42 key 10bbded08f594e3824f57a784457a234787d1efd3acb14e8e\
+             ce4709ee02aa40a commit 65673427db7eb71be19844e603e3bab7aa5451f079bde5ffd\
+             3d527e079adc334 box VD2fbbGDhjQQdQsrA85dfC7NH8NQ7eLMbQ9GdQq9djzE17f2IQ1z\
+             /y5JewhUngcsl3iHfsiTdpw916necV6W5w==",
+            "open \"bid 3 ♠ für Zoë\"; last-byte null; short null; nul-inside null; f\
+             irst-byte \"cid 3 ♠ für Zoë\"; commits no; utf8 null",
+            // A sealed round's draws.
+            "[{\"of\":6,\"commit\":\"4639355f38319afd5b22208e2cb064257a54c12fb20ede44\
+             0d8f9b0a4a80ec36\"},{\"of\":4,\"pick\":0},{\"of\":1000,\"commit\":\"ccd0\
+             7e0111fb00a8c1164e7706feec04cc780e8ac45e537b0fb40a04a02f302f\"},{\"of\":\
+             2147483649,\"pick\":831481003}]",
         ]
     );
 }
@@ -277,4 +411,416 @@ fn a_draw_key_depends_on_every_input() {
     ] {
         assert_ne!(variant, base);
     }
+}
+
+/// Stone, paper, scissors with sealed choices, in Japanese (so that sealed texts are
+/// not ASCII): a test game with everything format 2 records. The setup deals each
+/// player a hidden card (hidden draws of turn 0). Round 1: both players choose, sealed,
+/// in any order; the round's last choice draws a hidden bonus and a public roll. Then
+/// Ann opens both choices (`opens`), drawing a public roll and a hidden bonus. Round 2:
+/// both choose again, sealed, and the round's last choice ends the game, its choices
+/// never opened by a record (the reveal of the seed opens them).
+struct Janken;
+
+const HANDS: [&str; 3] = ["グー", "チョキ", "パー"];
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Table {
+    round: u32,
+    opening: bool,
+    /// Hidden: each seat's card, dealt by the setup.
+    cards: Vec<u32>,
+    /// Hidden: the bonuses drawn so far.
+    bonus: Vec<u32>,
+    /// Hidden until opened: this round's choices.
+    choices: Vec<Option<u32>>,
+    /// Who has chosen this round.
+    chosen: Vec<bool>,
+    /// The choices opened, in seat order, round by round.
+    shown: Vec<u32>,
+    /// The public rolls.
+    rolls: Vec<u32>,
+    over: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Janke {
+    Choose(u32),
+    Open,
+}
+
+impl Rules for Janken {
+    type State = Table;
+    type Move = Janke;
+
+    const NAME: &'static str = "janken";
+    const HAS_HIDDEN_STATE: bool = true;
+
+    fn from_options(_options: &Options) -> Result<Self, RuleError> {
+        Ok(Janken)
+    }
+
+    fn options(&self) -> Options {
+        Options::new()
+    }
+
+    fn setup(&self, players: &[String], chance: &mut dyn Chance) -> Result<Table, RuleError> {
+        if players.len() != 2 {
+            return Err(RuleError::new("janken is for two players", "two --player"));
+        }
+        Ok(Table {
+            round: 1,
+            opening: false,
+            cards: (0..2)
+                .map(|_| chance.draw(10, Visibility::Hidden))
+                .collect(),
+            bonus: Vec::new(),
+            choices: vec![None; 2],
+            chosen: vec![false; 2],
+            shown: Vec::new(),
+            rolls: vec![chance.draw(4, Visibility::Public)],
+            over: false,
+        })
+    }
+
+    fn to_move(&self, state: &Table) -> Vec<Seat> {
+        match (state.over, state.opening) {
+            (true, _) => Vec::new(),
+            (false, true) => vec![0],
+            (false, false) => (0..2).filter(|&seat| !state.chosen[seat]).collect(),
+        }
+    }
+
+    fn is_over(&self, state: &Table) -> bool {
+        state.over
+    }
+
+    fn parse_move(&self, state: &Table, _seat: Seat, text: &str) -> Result<Janke, RuleError> {
+        let text = text.trim();
+        if state.opening {
+            return match text {
+                "open" => Ok(Janke::Open),
+                _ => Err(RuleError::new(format!("`{text}` is not a move"), "open")),
+            };
+        }
+        let hand = text.strip_prefix("choose ").map(str::trim);
+        match hand.and_then(|hand| HANDS.iter().position(|h| *h == hand)) {
+            Some(hand) => Ok(Janke::Choose(hand as u32)),
+            None => Err(RuleError::new(
+                format!("`{text}` is not a move"),
+                "choose グー",
+            )),
+        }
+    }
+
+    fn canonical_text(&self, mv: &Janke) -> String {
+        match mv {
+            Janke::Choose(hand) => format!("choose {}", HANDS[*hand as usize]),
+            Janke::Open => "open".to_string(),
+        }
+    }
+
+    fn apply(
+        &self,
+        state: &Table,
+        seat: Seat,
+        mv: &Janke,
+        chance: &mut dyn Chance,
+    ) -> Result<Table, RuleError> {
+        if !self.to_move(state).contains(&seat) {
+            return Err(RuleError::new("it is not your turn", "wait"));
+        }
+        let mut next = state.clone();
+        match mv {
+            Janke::Choose(hand) if !state.opening => {
+                next.choices[seat] = Some(*hand);
+                next.chosen[seat] = true;
+                if next.chosen.iter().all(|&chosen| chosen) {
+                    next.bonus.push(chance.draw(6, Visibility::Hidden));
+                    next.rolls.push(chance.draw(4, Visibility::Public));
+                    next.opening = next.round == 1;
+                    next.over = next.round == 2;
+                }
+            }
+            Janke::Open if state.opening => {
+                next.shown.extend(next.choices.iter().flatten());
+                next.choices = vec![None; 2];
+                next.chosen = vec![false; 2];
+                next.rolls.push(chance.draw(3, Visibility::Public));
+                next.bonus.push(chance.draw(5, Visibility::Hidden));
+                next.round = 2;
+                next.opening = false;
+            }
+            _ => return Err(RuleError::new("not now", "wait")),
+        }
+        Ok(next)
+    }
+
+    fn is_sealed(&self, state: &Table, _seat: Seat) -> bool {
+        !state.opening
+    }
+
+    fn opens(&self, _state: &Table, _seat: Seat, mv: &Janke) -> Vec<Seat> {
+        match mv {
+            Janke::Open => vec![0, 1],
+            Janke::Choose(_) => Vec::new(),
+        }
+    }
+
+    fn public_state(&self, state: &Table) -> Table {
+        Table {
+            cards: Vec::new(),
+            bonus: Vec::new(),
+            choices: vec![None; state.choices.len()],
+            ..state.clone()
+        }
+    }
+
+    fn legal_moves(&self, state: &Table, seat: Seat) -> Vec<LegalMove> {
+        if !self.to_move(state).contains(&seat) {
+            return Vec::new();
+        }
+        let texts: Vec<String> = if state.opening {
+            vec!["open".into()]
+        } else {
+            HANDS.iter().map(|hand| format!("choose {hand}")).collect()
+        };
+        texts
+            .into_iter()
+            .map(|text| LegalMove {
+                text,
+                kind: "move".into(),
+                details: serde_json::Map::new(),
+            })
+            .collect()
+    }
+
+    fn scores(&self, state: &Table) -> Vec<i64> {
+        state.cards.iter().map(|&card| i64::from(card)).collect()
+    }
+
+    fn winners(&self, state: &Table) -> Vec<Seat> {
+        if state.over {
+            vec![0, 1]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn view(&self, _state: &Table, _viewer: Viewer, _names: &[String]) -> GameView {
+        GameView::default()
+    }
+
+    fn board(&self, state: &Table, _viewer: Viewer, _names: &[String]) -> String {
+        format!("round {}\n", state.round)
+    }
+}
+
+/// Plays janken to its end: `moves` in order, checking the audit before the reveal.
+fn janken(keyring: &Keyring, moves: &[(&str, &str)]) -> Game<Janken> {
+    let request = NewGame {
+        players: vec![parse_player("Ann"), parse_player("Bob <bob@example.org>")],
+        seed: Some(Seed([5; 32])),
+        entropy: vec!["Bob: 7".into()],
+        ..NewGame::default()
+    };
+    let mut game = Game::<Janken>::create(request, keyring).expect("create");
+    for (player, text) in moves {
+        game.apply(keyring, player, text).expect("applies");
+        if game.file.seed.is_none() {
+            // Before the reveal an outsider's audit passes, with the hidden draws and
+            // the sealed moves pending.
+            let report = game.audit(None);
+            assert!(report.passed(), "{}", report.render());
+            assert!(!report.pending.is_empty(), "{}", report.render());
+        }
+    }
+    game
+}
+
+const JANKEN: [(&str, &str); 5] = [
+    ("Ann", "choose パー"),
+    ("Bob", "choose グー"),
+    ("Ann", "open"),
+    ("Bob", "choose チョキ"),
+    ("Ann", "choose グー"),
+];
+
+/// Whether pbem's own audit (an outsider's, from the file alone) refuses the bytes.
+fn pbem_refuses(bytes: &[u8]) -> bool {
+    let game = FileText::parse(bytes)
+        .and_then(|text| text.game_file())
+        .and_then(Game::<Janken>::from_file);
+    game.map_or(true, |game| !game.audit(None).passed())
+}
+
+#[test]
+fn the_reference_implementation_checks_sealed_moves_openings_and_hidden_draws() {
+    let dir = tempfile::tempdir().expect("dir");
+    let keyring = Keyring::at(dir.path().join("keyring"));
+    let game = janken(&keyring, &JANKEN);
+    assert!(game.file.seed.is_some(), "the end reveals the seed");
+    let report = game.audit(None);
+    assert!(
+        report.passed() && report.draws_derived && report.pending.is_empty(),
+        "{}",
+        report.render()
+    );
+    let bytes = game.file.to_bytes().expect("bytes");
+    assert!(!pbem_refuses(&bytes));
+    let path = dir.path().join("janken.json");
+    std::fs::write(&path, &bytes).expect("write");
+    let path = path.to_str().expect("utf-8 path");
+
+    let file: serde_json::Value = serde_json::from_slice(&bytes).expect("json");
+    assert_eq!(file["format"], "pbem.game/2");
+    let genesis = &file["genesis"];
+    let records = file["records"].as_array().expect("records");
+    let count = |draws: &serde_json::Value| draws.as_array().expect("draws").len();
+    let hidden = |draws: &serde_json::Value| {
+        draws
+            .as_array()
+            .expect("draws")
+            .iter()
+            .filter(|draw| draw.get("commit").is_some())
+            .count()
+    };
+    assert_eq!(hidden(&genesis["draws"]), 2, "the setup's hidden draws");
+    let sealed: Vec<bool> = records.iter().map(|r| r.get("sealed").is_some()).collect();
+    assert_eq!(sealed, [true, true, false, true, true]);
+    assert!(records
+        .iter()
+        .all(|r| r.get("move").is_some() != r.get("sealed").is_some()));
+    assert_eq!(hidden(&records[1]["draws"]), 1);
+    assert_eq!(hidden(&records[2]["draws"]), 1);
+    assert_eq!(hidden(&records[4]["draws"]), 1);
+    let mut expected = vec![format!(
+        "genesis {} draws {}",
+        genesis["hash"].as_str().expect("hash"),
+        count(&genesis["draws"])
+    )];
+    for record in records {
+        let mut line = format!(
+            "record {} {} draws {}",
+            record["turn"],
+            record["hash"].as_str().expect("hash"),
+            count(&record["draws"])
+        );
+        if record.get("sealed").is_some() {
+            line.push_str(" sealed");
+        }
+        if let Some(opens) = record.get("opens") {
+            let turns: Vec<String> = opens
+                .as_array()
+                .expect("openings")
+                .iter()
+                .map(|opening| opening["turn"].to_string())
+                .collect();
+            line.push_str(&format!(" opens {}", turns.join(",")));
+        }
+        expected.push(line);
+    }
+    assert!(expected[3].ends_with(" opens 1,2"), "{}", expected[3]);
+    let head = records.last().expect("a record");
+    expected.push(format!(
+        "state {}",
+        head["state_hash"].as_str().expect("hex")
+    ));
+    expected.push("ok".into());
+    assert_eq!(lines_of(&reference(&["check", path])), expected);
+
+    // Copies with a changed sealed box, opening text, hidden draw or public draw, which
+    // both the reference and pbem refuse.
+    let text = String::from_utf8(bytes).expect("utf-8");
+    let first_box = records[0]["sealed"]["box"].as_str().expect("a box");
+    let other = if first_box.starts_with('A') { "B" } else { "A" };
+    let changed_box = text.replacen(
+        &format!("\"box\":\"{first_box}\""),
+        &format!("\"box\":\"{other}{}\"", &first_box[1..]),
+        1,
+    );
+    let opened = format!("{{\"turn\":1,\"move\":\"choose {}\"", HANDS[2]);
+    assert!(text.contains(&opened), "Ann's sealed パー is opened");
+    let changed_opening = text.replacen(
+        &opened,
+        &format!("{{\"turn\":1,\"move\":\"choose {}\"", HANDS[1]),
+        1,
+    );
+    let commit = records[1]["draws"][0]["commit"].as_str().expect("hidden");
+    let digit = if commit.starts_with('0') { "1" } else { "0" };
+    let changed_hidden = text.replacen(commit, &format!("{digit}{}", &commit[1..]), 1);
+    // The last public pick of the file is the last record's roll, out of 4.
+    let at = text.rfind("\"pick\":").expect("a public draw") + 7;
+    let pick = &text[at..=at];
+    let mut changed_pick = text.clone();
+    changed_pick.replace_range(at..=at, if pick == "0" { "1" } else { "0" });
+    for (changed, says) in [
+        (changed_box, "record 1 sealed commitment"),
+        (changed_opening, "record 3 opening of turn 1: commitment"),
+        (changed_hidden, "record 2 draw 0"),
+        (changed_pick, "record 5 draw 1"),
+    ] {
+        assert_ne!(changed, text);
+        std::fs::write(path, &changed).expect("write");
+        let output = reference(&["check", path]);
+        assert!(!output.status.success(), "{changed}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("FAILED: {says}")),
+            "{says}: {stderr}"
+        );
+        assert!(pbem_refuses(changed.as_bytes()), "{says}");
+    }
+}
+
+/// A sealed round's draws do not depend on the order its moves arrived in, and its
+/// openings are listed by turn whatever that order.
+#[test]
+#[ignore = "src bug: apply lists openings seat by seat (the order `opens` names them), the audit requires them by turn, so a round whose later seat moved first fails its audit"]
+fn a_round_that_arrived_out_of_seat_order_opens_and_audits() {
+    let dir = tempfile::tempdir().expect("dir");
+    let keyring = Keyring::at(dir.path().join("keyring"));
+    let game = janken(
+        &keyring,
+        &[
+            ("Bob", "choose グー"),
+            ("Ann", "choose パー"),
+            ("Ann", "open"),
+            ("Bob", "choose チョキ"),
+            ("Ann", "choose グー"),
+        ],
+    );
+    let turns: Vec<u64> = game.file.records[2].opens.iter().map(|o| o.turn).collect();
+    let report = game.audit(None);
+    assert!(report.passed(), "openings {turns:?}: {}", report.render());
+    assert_eq!(turns, [1, 2]);
+}
+
+/// The draws of a sealed round are keyed on its moves in seat order: the same choices
+/// arriving in the other order draw the same.
+#[test]
+fn a_sealed_round_draws_the_same_whatever_order_its_moves_arrived_in() {
+    // One fixed referee key (genesis, and so the setup's draws, depend on it), a
+    // keyring per game (each holds the game's seed once).
+    let dir = tempfile::tempdir().expect("dir");
+    let key = format!("{}\n", "07".repeat(32));
+    let games = std::cell::Cell::new(0);
+    let round = |moves: &[(&str, &str)]| {
+        games.set(games.get() + 1);
+        let home = dir.path().join(format!("game{}", games.get()));
+        std::fs::create_dir_all(&home).expect("home");
+        std::fs::write(home.join("referee.key"), &key).expect("the key");
+        let keyring = Keyring::at(home);
+        let mut game = janken(&keyring, &[]);
+        for (player, text) in moves {
+            game.apply(&keyring, player, text).expect("applies");
+        }
+        game.file.records[1].draws.clone()
+    };
+    let ann_first = round(&[("Ann", "choose パー"), ("Bob", "choose グー")]);
+    let bob_first = round(&[("Bob", "choose グー"), ("Ann", "choose パー")]);
+    assert_eq!(ann_first.len(), 2);
+    assert_eq!(ann_first, bob_first);
+    let other = round(&[("Bob", "choose チョキ"), ("Ann", "choose パー")]);
+    assert_ne!(ann_first, other, "another choice draws otherwise (here)");
 }
