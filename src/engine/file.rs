@@ -460,6 +460,7 @@ impl Record {
             (Version::V1, None, _) if !self.opens.is_empty() => {
                 Some("opens sealed moves, which format 1 has not")
             }
+            (Version::V1, None, true) => Some("holds no move"),
             (Version::V2, Some(_), false) => Some("holds both a move and a sealed move"),
             (Version::V2, None, true) => Some("holds no move"),
             _ => None,

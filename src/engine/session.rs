@@ -620,6 +620,9 @@ impl<R: Rules> Game<R> {
                 });
             }
         }
+        // In turn order, as docs/FAIRNESS.md lists them, whatever order the rules
+        // named the seats in.
+        openings.sort_by_key(|opening| opening.turn);
         let key = self.draw_key(&seed, turn, &prev, &name, &understood, sealed)?;
         let draws = TurnDraws {
             seed: &seed,
