@@ -801,20 +801,7 @@ fn new_and_demo_help_name_every_registered_game() {
 #[test]
 fn a_format_1_file_still_loads_audits_and_plays() {
     let table = Table::new();
-    table.test_key();
-    let fixture = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/format1/right-of-way-12-turns.json"
-    );
-    std::fs::copy(fixture, table.file()).expect("copy the fixture");
-    // The fixture's seed is the tests' `1f…`, kept in the referee's keyring.
-    let seeds = table.home().join("seeds");
-    std::fs::create_dir_all(&seeds).expect("seeds folder");
-    std::fs::write(
-        seeds.join("row-541c88cb.seed"),
-        format!("{}\n", "1f".repeat(32)),
-    )
-    .expect("seed");
+    table.format_1_game();
     let view = table.view();
     assert_eq!(view["turn"], 12);
     let (passed, report) = table.audit(true);

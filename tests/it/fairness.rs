@@ -831,19 +831,7 @@ fn a_sealed_round_draws_the_same_whatever_order_its_moves_arrived_in() {
 #[test]
 fn the_reference_implementation_checks_a_format_1_file() {
     let table = crate::support::Table::new();
-    table.test_key();
-    let fixture = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/format1/right-of-way-12-turns.json"
-    );
-    std::fs::copy(fixture, table.file()).expect("copy the fixture");
-    let seeds = table.home().join("seeds");
-    std::fs::create_dir_all(&seeds).expect("seeds folder");
-    std::fs::write(
-        seeds.join("row-541c88cb.seed"),
-        format!("{}\n", "1f".repeat(32)),
-    )
-    .expect("seed");
+    table.format_1_game();
     table
         .pbem()
         .args(["reveal", "--force"])

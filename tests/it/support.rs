@@ -73,6 +73,25 @@ impl Table {
         }
     }
 
+    /// A Right of Way game twelve turns in, in the first file format (`pbem.game/1`, as
+    /// the pbem before sealed moves wrote it), with the tests' key and its seed (`1f…`)
+    /// in the keyring.
+    pub fn format_1_game(&self) {
+        self.test_key();
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/format1/right-of-way-12-turns.json"
+        );
+        std::fs::copy(fixture, self.file()).expect("copy the fixture");
+        let seeds = self.home().join("seeds");
+        std::fs::create_dir_all(&seeds).expect("seeds folder");
+        std::fs::write(
+            seeds.join("row-541c88cb.seed"),
+            format!("{}\n", "1f".repeat(32)),
+        )
+        .expect("seed");
+    }
+
     /// Who is to move, and the first move `pbem legal` lists for them.
     pub fn first_move(&self) -> (String, String) {
         let mover = to_move(&self.view());
