@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::engine::driver::{open_with, GameDriver, MoveOutcome, OpenGame};
+use crate::engine::invitation::{is_invitation, Invitation, Joined};
 use crate::engine::keyring::Keyring;
 use crate::engine::session::{AuditReport, EngineError, NewGame};
 use crate::engine::store::{self, StoreError};
@@ -96,6 +97,104 @@ pub fn new_game(game: &str, request: NewGame, keyring: &Keyring, out: &Path) -> 
     }
     let bytes = driver.create(request, keyring)?;
     write_new_game(out, &bytes, keyring)
+}
+
+/// `pbem new --join`: writes the invitation at `out` (which must not exist); the game
+/// starts when every player has joined ([`join`]).
+///
+/// # Errors
+/// Unknown game, bad request, keyring trouble, or `out` exists.
+pub fn new_invitation(game: &str, request: NewGame, keyring: &Keyring, out: &Path) -> Result<()> {
+    let driver = driver(game)?;
+    let _lock = store::lock(out)?;
+    if std::fs::symlink_metadata(out).is_ok() {
+        return Err(StoreError::Exists {
+            path: out.to_path_buf(),
+        }
+        .into());
+    }
+    let bytes = driver.invite(request, keyring)?;
+    store::create_new(out, &bytes)?;
+    Ok(())
+}
+
+/// What a join did, and the file it leaves.
+pub struct JoinDone {
+    pub joined: Joined,
+    /// The invitation, with this join.
+    pub invitation: Invitation,
+    /// What the file becomes: the invitation with this join, or, when everyone has
+    /// joined, the game; `None` when the player had joined already.
+    pub file: Option<Vec<u8>>,
+    /// Whether `file` is the game.
+    pub started: bool,
+}
+
+/// `pbem join`: `player` accepts the invitation at `path` with their words; the last to
+/// join turns it into the game (setup drawn, file replaced, atomically, under the lock).
+///
+/// # Errors
+/// Not an invitation, not a player, unusable words, or a file that cannot be written;
+/// the file is then unchanged.
+pub fn join(path: &Path, keyring: &Keyring, player: &str, entropy: &str) -> Result<JoinDone> {
+    let _lock = store::lock(path)?;
+    let done = join_bytes(path, &store::read(path)?, keyring, player, entropy)?;
+    write_joined(path, &done, keyring)?;
+    Ok(done)
+}
+
+/// A join on an invitation file's bytes (read from `path`), written nowhere yet.
+///
+/// # Errors
+/// As for [`join`].
+pub fn join_bytes(
+    path: &Path,
+    bytes: &[u8],
+    keyring: &Keyring,
+    player: &str,
+    entropy: &str,
+) -> Result<JoinDone> {
+    if !is_invitation(bytes) {
+        return Err(EngineError::Usage(format!(
+            "{} is not an invitation (`pbem new --join` makes one); its game has begun",
+            path.display()
+        ))
+        .into());
+    }
+    let mut invitation = Invitation::parse(bytes)?;
+    let joined = invitation.join(player, entropy)?;
+    let (file, started) = match &joined {
+        Joined::Already(_) => (None, false),
+        Joined::Waiting(_) => (Some(invitation.to_bytes()?), false),
+        Joined::Complete => (
+            Some(driver(&invitation.genesis.game)?.accept(&invitation, keyring)?),
+            true,
+        ),
+    };
+    Ok(JoinDone {
+        joined,
+        invitation,
+        file,
+        started,
+    })
+}
+
+/// Writes what a join left, atomically; a game that started is noted in the keyring
+/// as verified, as a new game is.
+///
+/// # Errors
+/// The file cannot be written; it is then unchanged.
+pub fn write_joined(path: &Path, done: &JoinDone, keyring: &Keyring) -> Result<()> {
+    if let Some(bytes) = &done.file {
+        store::write_atomic(path, bytes, store::Access::Public)?;
+        if done.started {
+            keyring.remember_verified(
+                &done.invitation.genesis.id,
+                &crate::engine::digest::sha256(bytes),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// `pbem apply`: one move, under the file's lock; the file is replaced atomically or

@@ -231,6 +231,26 @@ def check_draws(what, seed, game_id, turn, key, draws):
 STATE_KEY = b'\n"state":'
 
 FORMATS = {"pbem.game/1": (1, "pbem-draw/1"), "pbem.game/2": (2, "pbem-draw/2")}
+def genesis_body(fmt, g, version):
+    """The genesis body hash (also what an invitation's hash is made of)."""
+    key = base64.b64decode(g["referee_key"], validate=True)
+    body = field_str(fmt) + field_str(g["game"]) + field_str(g["id"]) + field_str(g["engine"])
+    body += u32(len(g["players"]))
+    for p in g["players"]:
+        body += field_str(p["name"]) + field_str(p.get("email", ""))
+    options = g["options"]
+    body += u32(len(options))
+    for k in sorted(options, key=lambda k: k.encode()):
+        body += field_str(k) + field_str(options[k])
+    body += unhex(g["rules_hash"]) + key + unhex(g["seed_commitment"])
+    body += field_str(g["draw_algorithm"])
+    entropy = g.get("entropy", [])
+    body += u32(len(entropy)) + b"".join(field_str(e) for e in entropy)
+    if version == 2:
+        body += field_str(g.get("invitation", ""))
+    return H("pbem/v1/genesis-body", body)
+
+
 RECORD_KEYS = {
     1: ["turn", "player", "move", "draws", "prev", "state_hash", "hash", "signature"],
     2: ["turn", "player", "move", "sealed", "opens", "draws", "prev", "state_hash", "hash",
@@ -298,20 +318,24 @@ def check_file(path):
     same("rules_hash", hashlib.sha256(g["rules_data"].encode()).hexdigest(), g["rules_hash"])
     key = base64.b64decode(g["referee_key"], validate=True)
     same("referee_key length", len(key), 32)
-    body = field_str(f["format"]) + field_str(g["game"]) + field_str(game_id) + field_str(g["engine"])
-    body += u32(len(g["players"]))
-    for p in g["players"]:
-        body += field_str(p["name"]) + field_str(p.get("email", ""))
     seats = {p["name"]: seat for seat, p in enumerate(g["players"])}
-    options = g["options"]
-    body += u32(len(options))
-    for k in sorted(options, key=lambda k: k.encode()):
-        body += field_str(k) + field_str(options[k])
-    body += unhex(g["rules_hash"]) + key + unhex(g["seed_commitment"])
-    body += field_str(g["draw_algorithm"])
-    entropy = g.get("entropy", [])
-    body += u32(len(entropy)) + b"".join(field_str(e) for e in entropy)
-    body = H("pbem/v1/genesis-body", body)
+    if version == 1 and "invitation" in g:
+        raise Bad("genesis names an invitation, which format 1 has not")
+    body = genesis_body(f["format"], g, version)
+    if g.get("invitation", ""):
+        # The game of `pbem new --join`: the invitation it names is genesis without the
+        # players' words (one entry per seat, "NAME: WORDS", last) and without a name.
+        n = len(g["players"])
+        own = len(g["entropy"]) - n
+        if own < 0:
+            raise Bad("genesis holds fewer entropy entries than players")
+        for p, entry in zip(g["players"], g["entropy"][own:]):
+            if not entry.startswith(p["name"] + ": "):
+                raise Bad("genesis holds no words of %s where the seat's are due" % p["name"])
+        invited = dict(g, entropy=g["entropy"][:own], invitation="")
+        invitation = H("pbem/v2/invitation", genesis_body(f["format"], invited, version))
+        same("invitation", invitation.hex(), g["invitation"])
+        print("invitation %s joined by %d" % (g["invitation"], n))
     if version == 1:
         setup_key = draw_key(seed, game_id, 0, body, "", "")
     else:

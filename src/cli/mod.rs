@@ -8,6 +8,7 @@ mod apply;
 mod audit;
 mod demo;
 mod inbox;
+mod join;
 mod legal;
 mod log;
 mod mail;
@@ -41,6 +42,8 @@ struct Cli {
 enum Command {
     /// Start a game: commit a seed, set up, write a signed game file
     New(new::Args),
+    /// A player joins a game started with `new --join`; the last to join starts it
+    Join(join::Args),
     /// Apply one player's move (a whole turn) to a game file, in place
     Apply(apply::Args),
     /// Show the board (ascii) or the exact record of the position (json)
@@ -115,6 +118,7 @@ where
     };
     let result = match cli.command {
         Command::New(args) => new::run(args),
+        Command::Join(args) => join::run(args),
         Command::Apply(args) => apply::run(args),
         Command::Show(args) => show::run(args),
         Command::Legal(args) => legal::run(args),

@@ -28,9 +28,15 @@ pub struct Args {
     /// Where to write the new game file (must not exist)
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
-    /// Mail every player a welcome, and the first player their turn notice
+    /// Mail every player a welcome, and the first player their turn notice (with
+    /// --join: mail every player the invitation, whose replies are their joins)
     #[arg(long)]
     mail: bool,
+    /// Commit the seed first and let every player join with words of their own before
+    /// the setup is drawn (`pbem join`, or a reply to the invitation by mail), so that
+    /// nobody, the referee included, can choose the setup
+    #[arg(long)]
+    join: bool,
     #[command(flatten)]
     mail_args: super::mail::MailArgs,
 }
@@ -69,15 +75,40 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         // game, so a failure to send leaves a game whose mail waits in its outbox.
         keyring.create_signing_key()?;
         let referee = args.mail_args.referee()?;
-        let count = referee.create(&args.game, request, &args.out)?;
-        report_created(&args.out)?;
+        let count = if args.join {
+            let count = referee.invite(&args.game, request, &args.out)?;
+            report_invited(&args.out)?;
+            count
+        } else {
+            let count = referee.create(&args.game, request, &args.out)?;
+            report_created(&args.out)?;
+            count
+        };
         outln!("mail: {count} message(s) in the outbox");
         super::mail::flush_and_report(&referee, &args.out);
+    } else if args.join {
+        ops::new_invitation(&args.game, request, &keyring, &args.out)?;
+        report_invited(&args.out)?;
     } else {
         ops::new_game(&args.game, request, &keyring, &args.out)?;
         report_created(&args.out)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn report_invited(out: &std::path::Path) -> anyhow::Result<()> {
+    let invitation = crate::engine::invitation::Invitation::parse(&std::fs::read(out)?)?;
+    let genesis = &invitation.genesis;
+    outln!(
+        "invited the players of {} game {} in {} (seed commitment {}); waiting for {} to join: pbem join {} --player NAME --entropy WORDS",
+        genesis.game,
+        genesis.id,
+        out.display(),
+        genesis.seed_commitment,
+        invitation.waiting().join(", "),
+        out.display()
+    );
+    Ok(())
 }
 
 fn report_created(out: &std::path::Path) -> anyhow::Result<()> {

@@ -193,6 +193,13 @@ fn audit_into<R: Rules>(
         file.records.len()
     ));
 
+    match super::invitation::check_joined(genesis) {
+        Ok(Some(invitation)) => report.ok(format!(
+            "the players joined invitation {invitation}: its seed commitment came before their words, which genesis holds in seat order"
+        )),
+        Ok(None) => {}
+        Err(error) => report.fail(format!("genesis: {error}")),
+    }
     let seed = match game.seed(keyring) {
         Ok(Some(seed)) => {
             let source = if file.seed.is_some() {

@@ -15,6 +15,7 @@ use super::chance::DrawStream;
 use super::digest::sha256;
 use super::fairness::Seed;
 use super::file::{draws_text, FileText, GameFile, Genesis};
+use super::invitation::{is_invitation, Invitation};
 use super::keyring::Keyring;
 use super::rules::{Chance, Deadline, LegalMove, Rules, Seat, Viewer, Visibility};
 use super::session::{Applied, AuditReport, EngineError, Game, NewGame, Result};
@@ -64,6 +65,17 @@ pub trait GameDriver: Sync {
     /// # Errors
     /// Bad players or options, or a keyring problem.
     fn create(&self, request: NewGame, keyring: &Keyring) -> Result<Vec<u8>>;
+    /// An invitation file's bytes (`pbem new --join`): the seed committed, the setup
+    /// waiting for every player to join.
+    ///
+    /// # Errors
+    /// As for [`GameDriver::create`].
+    fn invite(&self, request: NewGame, keyring: &Keyring) -> Result<Vec<u8>>;
+    /// The game file an invitation every player joined becomes.
+    ///
+    /// # Errors
+    /// A tampered invitation, a player still to join, a keyring without the seed.
+    fn accept(&self, invitation: &Invitation, keyring: &Keyring) -> Result<Vec<u8>>;
     /// Opens a game file read as `text` from `bytes`, whole: every record read. With
     /// `to_move`, when the bytes are exactly those `keyring` last verified and wrote,
     /// only the head and the state are read (the fast path of a move); the rest is
@@ -420,6 +432,14 @@ impl<R: Rules + 'static> GameDriver for Driver<R> {
         game.file.to_bytes()
     }
 
+    fn invite(&self, request: NewGame, keyring: &Keyring) -> Result<Vec<u8>> {
+        Game::<R>::invite(request, keyring)?.to_bytes()
+    }
+
+    fn accept(&self, invitation: &Invitation, keyring: &Keyring) -> Result<Vec<u8>> {
+        Game::<R>::accept(invitation, keyring)?.file.to_bytes()
+    }
+
     fn open(
         &self,
         text: FileText<'_>,
@@ -732,6 +752,17 @@ pub fn open_with<E: From<EngineError>>(
     to_move: bool,
     find: impl FnOnce(&str) -> std::result::Result<&'static dyn GameDriver, E>,
 ) -> std::result::Result<Box<dyn OpenGame>, E> {
+    if is_invitation(bytes) {
+        let invitation = Invitation::parse(bytes)?;
+        let genesis = &invitation.genesis;
+        return Err(EngineError::Usage(format!(
+            "this file is the invitation to {} game {}, which becomes the game when every player has joined; waiting for {} (`pbem join FILE --player NAME --entropy WORDS`, or their reply to the invitation by mail)",
+            genesis.game,
+            genesis.id,
+            invitation.waiting().join(", ")
+        ))
+        .into());
+    }
     let text = FileText::parse(bytes)?;
     let driver = find(&text.genesis.game)?;
     Ok(driver.open(text, bytes, keyring, to_move)?)

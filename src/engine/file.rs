@@ -400,9 +400,15 @@ pub struct Genesis {
     /// Commitment to the 32-byte seed, hex (docs/FAIRNESS.md).
     pub seed_commitment: String,
     pub draw_algorithm: String,
-    /// Entropy contributed by players at the start, mixed into every draw.
+    /// Entropy contributed by players at the start, mixed into every draw; in a game
+    /// the players joined (`pbem new --join`), followed by one entry per player, in
+    /// seat order, `NAME: TEXT`, what they sent when they joined.
     #[serde(default)]
     pub entropy: Vec<String>,
+    /// The hash of the invitation the players joined (format 2, `pbem new --join`);
+    /// empty, and not written, for a game started at once.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub invitation: String,
     /// Draws made by the setup (city layout, opening hands).
     pub draws: Vec<Draw>,
     /// Hash of the public state after setup, hex.
@@ -594,6 +600,9 @@ pub mod hashes {
         for contribution in &genesis.entropy {
             fields = fields.text(contribution);
         }
+        if version == Version::V2 {
+            fields = fields.text(&genesis.invitation);
+        }
         fields.finish()
     }
 
@@ -702,6 +711,7 @@ mod tests {
             seed_commitment: "00".into(),
             draw_algorithm: DRAW_ALGORITHM.into(),
             entropy: Vec::new(),
+            invitation: String::new(),
             draws: vec![Draw::Public { of: 3, pick: 1 }],
             state_hash: "00".into(),
             hash: "00".into(),

@@ -7,6 +7,7 @@ pub mod digest;
 pub mod driver;
 pub mod fairness;
 pub mod file;
+pub mod invitation;
 pub mod keyring;
 pub mod rules;
 pub mod session;

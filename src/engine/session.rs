@@ -15,6 +15,7 @@ use super::file::{
     hashes, version_of, GameFile, Genesis, Opening, PlayerEntry, Record, SealedMove, Version,
     DRAW_ALGORITHM, FORMAT,
 };
+use super::invitation::Invitation;
 use super::keyring::{random_bytes, Keyring, KeyringError};
 use super::rules::{Options, RuleError, Rules, Seat};
 
@@ -100,6 +101,57 @@ impl<R: Rules> Game<R> {
     /// # Errors
     /// Bad options or player count, or a keyring that cannot be written.
     pub fn create(request: NewGame, keyring: &Keyring) -> Result<Game<R>> {
+        let (rules, genesis, seed) = Self::prepare(request, keyring)?;
+        let game = Self::found(rules, genesis, &seed, keyring)?;
+        keyring.store_seed(&game.file.genesis.id, &seed)?;
+        Ok(game)
+    }
+
+    /// Invites the players to a game (`pbem new --join`): genesis as it will be but for
+    /// the players' entropy and the setup, with the seed committed and stored now,
+    /// before any player contributes; the setup waits for every player to join.
+    ///
+    /// # Errors
+    /// As for [`Game::create`].
+    pub fn invite(request: NewGame, keyring: &Keyring) -> Result<Invitation> {
+        let (rules, genesis, seed) = Self::prepare(request, keyring)?;
+        // The player count and options are checked now, not when the last one joins:
+        // a setup with stand-in draws, thrown away.
+        let names: Vec<String> = genesis.players.iter().map(|p| p.name.clone()).collect();
+        rules.setup(&names, &mut super::chance::DrawStream::for_testing(0))?;
+        let key = keyring.signing_key()?;
+        let invitation = Invitation::sign(genesis, &key)?;
+        keyring.store_seed(&invitation.genesis.id, &seed)?;
+        Ok(invitation)
+    }
+
+    /// The game an invitation becomes once every player has joined: its genesis with
+    /// the players' entropy, in seat order, after the referee's, and the invitation's
+    /// hash; the setup's draws keyed on that.
+    ///
+    /// # Errors
+    /// A tampered invitation, players still to join, or the keyring without the seed.
+    pub fn accept(invitation: &Invitation, keyring: &Keyring) -> Result<Game<R>> {
+        invitation.check()?;
+        let waiting = invitation.waiting();
+        if !waiting.is_empty() {
+            return Err(EngineError::Usage(format!(
+                "{} still to join; the game starts when every player has",
+                waiting.join(", ")
+            )));
+        }
+        let genesis = invitation.genesis_of_game()?;
+        let rules = R::from_data(&genesis.rules_data, &genesis.options)?;
+        let seed = keyring.seed(&genesis.id)?;
+        if to_hex(&seed.commitment(&genesis.id)) != genesis.seed_commitment {
+            return Err(EngineError::WrongSeed);
+        }
+        Self::found(rules, genesis, &seed, keyring)
+    }
+
+    /// The rules, a genesis without setup, hash or signature, and the seed of a new
+    /// game.
+    fn prepare(request: NewGame, keyring: &Keyring) -> Result<(R, Genesis, Seed)> {
         let rules = R::from_data(R::DEFAULT_DATA, &request.options)?;
         if request.players.is_empty() {
             return Err(EngineError::Usage(
@@ -121,9 +173,9 @@ impl<R: Rules> Game<R> {
         let referee_key = key.verifying_key().to_bytes();
         let commitment = seed.commitment(&id);
         let rules_hash = sha256(R::DEFAULT_DATA.as_bytes());
-        let mut genesis = Genesis {
+        let genesis = Genesis {
             game: R::NAME.to_string(),
-            id: id.clone(),
+            id,
             engine: format!("pbem {}", env!("CARGO_PKG_VERSION")),
             players: request.players,
             options: rules.options(),
@@ -133,20 +185,31 @@ impl<R: Rules> Game<R> {
             seed_commitment: to_hex(&commitment),
             draw_algorithm: DRAW_ALGORITHM.to_string(),
             entropy: request.entropy,
+            invitation: String::new(),
             draws: Vec::new(),
             state_hash: String::new(),
             hash: String::new(),
             signature: String::new(),
         };
+        Ok((rules, genesis, seed))
+    }
+
+    /// Runs the setup of a prepared genesis, keyed on its body, and signs it.
+    fn found(rules: R, mut genesis: Genesis, seed: &Seed, keyring: &Keyring) -> Result<Game<R>> {
         let version = Version::V2;
+        let key = keyring.signing_key()?;
+        let referee_key = key.verifying_key().to_bytes();
+        let commitment = hex_field("seed_commitment", &genesis.seed_commitment)?;
+        let rules_hash = hex_field("rules_hash", &genesis.rules_hash)?;
         let body = hashes::genesis_body(version, &genesis, &referee_key, &commitment, &rules_hash);
         let names: Vec<String> = genesis.players.iter().map(|p| p.name.clone()).collect();
+        let id = genesis.id.clone();
         let turn = TurnDraws {
-            seed: &seed,
+            seed,
             game_id: &id,
             turn: 0,
         };
-        let setup = setup_key(version, &seed, &id, &body);
+        let setup = setup_key(version, seed, &id, &body);
         let mut chance = RecordingChance::new(turn, setup);
         let state = rules.setup(&names, &mut chance)?;
         let public = rules.public_state(&state);
@@ -157,7 +220,6 @@ impl<R: Rules> Game<R> {
         genesis.state_hash = to_hex(&after);
         genesis.hash = to_hex(&hash);
         genesis.signature = sign(&key, &hash);
-        keyring.store_seed(&id, &seed)?;
         Ok(Game {
             rules,
             names,
@@ -179,6 +241,11 @@ impl<R: Rules> Game<R> {
     /// or options the rules refuse.
     pub fn from_file(file: GameFile<R::State>) -> Result<Game<R>> {
         let version = version_of(&file.format, &file.genesis)?;
+        if version == Version::V1 && !file.genesis.invitation.is_empty() {
+            return Err(EngineError::Malformed(
+                "genesis names an invitation, which format 1 has not".into(),
+            ));
+        }
         for record in &file.records {
             record.check_shape(version)?;
         }

@@ -37,6 +37,11 @@ const BUILT_IN: &[(&str, &str)] = &[
         include_str!("../../templates/game-over.txt"),
     ),
     ("reminder.txt", include_str!("../../templates/reminder.txt")),
+    (
+        "invitation.txt",
+        include_str!("../../templates/invitation.txt"),
+    ),
+    ("joined.txt", include_str!("../../templates/joined.txt")),
     ("forum.bbcode", include_str!("../../templates/forum.bbcode")),
     ("forum.md", include_str!("../../templates/forum.md")),
 ];
@@ -275,7 +280,8 @@ mod tests {
             "problem": "p", "accepted": "a", "headline": "h", "players": [{"name": "Ann", "score": 1}],
             "winners": "Ann", "winner_count": 1, "seed": "00", "waiting_days": 3,
             "sender": "x@y", "subject": "s", "over": false,
-            "head": "ab".repeat(32), "head_turn": 3
+            "head": "ab".repeat(32), "head_turn": 3, "commitment": "cd".repeat(32),
+            "invitation": "ef".repeat(32), "waiting": "Bob", "words": "blue heron"
         });
         for (name, _) in BUILT_IN {
             let text = templates.render(name, &context).expect(name);

@@ -25,6 +25,7 @@ use super::referee::{game_id_of, roster, Referee, Roster};
 use super::transport::address_of;
 use super::{compose, MailError};
 use crate::engine::driver::OpenGame;
+use crate::engine::invitation::{is_invitation, Invitation, Joined, MAX_ENTROPY_CHARS};
 use crate::engine::session::EngineError;
 use crate::engine::store;
 use crate::ops::OpsError;
@@ -201,8 +202,12 @@ impl Referee {
         raw: &[u8],
         incoming: &Incoming,
     ) -> Result<Handled, MailError> {
+        let bytes = store::read(path)?;
+        if is_invitation(&bytes) {
+            return self.receive_join(path, raw, incoming, &bytes);
+        }
         let archive = Archive::beside(path);
-        let mut game = crate::ops::open_bytes(&store::read(path)?, Some(&self.keyring), true)?;
+        let mut game = crate::ops::open_bytes(&bytes, Some(&self.keyring), true)?;
         let roster = roster(game.as_ref())?;
         self.check_key(path, &roster)?;
         let records = roster.records.len() as u64;
@@ -433,6 +438,128 @@ impl Referee {
                     "refused",
                     "refused",
                 )
+            }
+            Err(other) => Err(other),
+        }
+    }
+
+    /// A message for a game still waiting for its players: a player's reply to the
+    /// invitation is their join, their words being what they wrote (or, for an empty
+    /// reply, the message's id). Only a reply that proves its player (the invitation's
+    /// reply code or the player's token, from the player's own address) joins; anything
+    /// else is kept and not answered, since the game has not begun.
+    fn receive_join(
+        &self,
+        path: &Path,
+        raw: &[u8],
+        incoming: &Incoming,
+        bytes: &[u8],
+    ) -> Result<Handled, MailError> {
+        let archive = Archive::beside(path);
+        let invitation = Invitation::parse(bytes)?;
+        let genesis = &invitation.genesis;
+        if genesis.referee_key != self.public_key() {
+            return Err(MailError::Config(format!(
+                "{} (invitation {}) was signed by another referee key than the one in {}; set PBEM_HOME to the keyring that made it",
+                path.display(),
+                genesis.id,
+                self.keyring.home().display()
+            )));
+        }
+        let done = |outcome: &str, detail: String| -> Result<Handled, MailError> {
+            archive.keep(raw, entry(Some(incoming), outcome, &detail))?;
+            Ok(Handled {
+                outcome: outcome.to_string(),
+                detail,
+                game: Some(path.to_path_buf()),
+            })
+        };
+        if let Some(id) = &incoming.message_id {
+            if let Some(earlier) = archive.find(id)? {
+                return Ok(Handled {
+                    outcome: "duplicate".into(),
+                    detail: format!("this message was already handled ({})", earlier.outcome),
+                    game: Some(path.to_path_buf()),
+                });
+            }
+        }
+        let players = &genesis.players;
+        let sender = incoming.from_address.clone().unwrap_or_default();
+        let from = players
+            .iter()
+            .position(|p| p.email.as_deref().is_some_and(|e| address_of(e) == sender));
+        let code_holds = |seat: usize, code: &str| {
+            self.secret.reply_code(&genesis.id, seat, 0) == code.to_ascii_lowercase()
+        };
+        let cited = incoming
+            .in_reply_to
+            .iter()
+            .chain(&incoming.references)
+            .filter_map(|id| NoticeId::parse(id))
+            .find(|id| {
+                id.game_id.eq_ignore_ascii_case(&genesis.id)
+                    && id.turn == 0
+                    && id.seat < players.len()
+                    && code_holds(id.seat, &id.code)
+            })
+            .map(|id| id.seat);
+        let by_subject = incoming
+            .subject_code
+            .as_deref()
+            .and_then(|code| (0..players.len()).find(|&seat| code_holds(seat, code)));
+        let by_token = incoming.token.as_deref().and_then(|token| {
+            (0..players.len()).find(|&seat| {
+                self.secret
+                    .token(&genesis.id, seat)
+                    .eq_ignore_ascii_case(token.trim())
+            })
+        });
+        let Some(seat) = cited
+            .or(by_subject)
+            .or(by_token)
+            .filter(|&s| Some(s) == from)
+        else {
+            let detail = match from {
+                Some(seat) => format!(
+                    "no proof that this message comes from {}",
+                    players[seat].name
+                ),
+                None => format!("{sender} is not a player of this game"),
+            };
+            return done(
+                if from.is_some() {
+                    "forged"
+                } else {
+                    "not-a-player"
+                },
+                detail,
+            );
+        };
+        let name = players[seat].name.clone();
+        let written: String = incoming
+            .move_text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .take(MAX_ENTROPY_CHARS)
+            .collect();
+        let words = if written.is_empty() {
+            format!("mail {}", message_key(incoming.message_id.as_deref(), raw))
+        } else {
+            written
+        };
+        match self.join_locked(path, &name, &words) {
+            Ok(joined) => match joined.joined {
+                Joined::Already(_) => done("duplicate", format!("{name} had joined already")),
+                Joined::Waiting(_) => done("joined", format!("{name} joined")),
+                Joined::Complete => done(
+                    "joined",
+                    format!("{name} joined, the last to: the game has begun"),
+                ),
+            },
+            Err(MailError::Ops(OpsError::Engine(error))) if is_about_the_move(&error) => {
+                done("refused", error.to_string())
             }
             Err(other) => Err(other),
         }

@@ -17,10 +17,11 @@ use super::transport::MailSettings;
 use super::MailError;
 use crate::engine::driver::{MoveOutcome, OpenGame};
 use crate::engine::file::{FileText, PlayerEntry};
+use crate::engine::invitation::Invitation;
 use crate::engine::keyring::Keyring;
 use crate::engine::session::{EngineError, NewGame};
 use crate::engine::store::{self, StoreError};
-use crate::ops;
+use crate::ops::{self, JoinDone};
 
 /// The players and log of a game file, read without its state.
 pub(super) struct Roster {
@@ -63,13 +64,20 @@ pub(super) fn roster(game: &dyn OpenGame) -> Result<Roster, MailError> {
     })
 }
 
-/// The id of the game in a file's bytes; `None` when they are not a game file.
+/// The id of the game in a file's bytes (a game file, or the invitation to one);
+/// `None` when they are neither.
 pub(super) fn game_id_of(bytes: &[u8]) -> Option<String> {
+    if crate::engine::invitation::is_invitation(bytes) {
+        return Invitation::parse(bytes).ok().map(|i| i.genesis.id);
+    }
     FileText::parse(bytes).ok().map(|text| text.genesis.id)
 }
 
-/// The number of records in a file's bytes.
+/// The number of records in a file's bytes (none in an invitation).
 fn records_in(bytes: &[u8]) -> Result<u64, MailError> {
+    if crate::engine::invitation::is_invitation(bytes) {
+        return Ok(0);
+    }
     Ok(FileText::parse(bytes)?.records.len() as u64)
 }
 
@@ -118,6 +126,11 @@ impl Referee {
 
     pub fn keyring(&self) -> &Keyring {
         &self.keyring
+    }
+
+    /// The public half of this referee's signing key, base64 as files write it.
+    pub(super) fn public_key(&self) -> &str {
+        &self.public_key
     }
 
     pub(super) fn domain(&self) -> String {
@@ -353,6 +366,144 @@ impl Referee {
         outbox.commit(&staged)?;
         self.record_waits(out, &waiting)?;
         Ok(mail.len())
+    }
+
+    /// Writes an invitation at `out` (`pbem new --join --mail`) and mails it to every
+    /// player, staged before the file is written as a new game's welcome is. A reply
+    /// to it is the player's join ([`Referee::join`]).
+    ///
+    /// # Errors
+    /// As for [`Referee::create`].
+    pub fn invite(&self, game: &str, request: NewGame, out: &Path) -> Result<usize, MailError> {
+        self.settings.transport()?;
+        let driver = ops::driver(game)?;
+        let _lock = store::lock(out)?;
+        if std::fs::symlink_metadata(out).is_ok() {
+            return Err(StoreError::Exists {
+                path: out.to_path_buf(),
+            }
+            .into());
+        }
+        let bytes = driver.invite(request, &self.keyring)?;
+        let invitation = Invitation::parse(&bytes)?;
+        let genesis = &invitation.genesis;
+        let waiting = invitation.waiting().join(", ");
+        let mut mail = Vec::new();
+        for (seat, player) in genesis.players.iter().enumerate() {
+            let others: Vec<&str> = genesis
+                .players
+                .iter()
+                .filter(|p| p.name != player.name)
+                .map(|p| p.name.as_str())
+                .collect();
+            let code = self.secret.reply_code(&genesis.id, seat, 0);
+            let context = json!({
+                "tag": format!("[pbem {}]", genesis.id),
+                "id": genesis.id,
+                "game": genesis.game,
+                "player": player.name,
+                "others": others.join(", "),
+                "code": code,
+                "commitment": genesis.seed_commitment,
+                "invitation": genesis.hash,
+                "waiting": waiting,
+            });
+            let id = NoticeId {
+                game_id: genesis.id.clone(),
+                turn: 0,
+                seat,
+                kind: "invite".into(),
+                code,
+            };
+            mail.extend(self.draft("invitation.txt", &context, player, id, None, None)?);
+        }
+        let outbox = Outbox::beside(out);
+        outbox.recover(0)?;
+        outbox.drop_staged()?;
+        let staged = outbox.stage(0, &mail)?;
+        store::create_new(out, &bytes)?;
+        outbox.commit(&staged)?;
+        Ok(mail.len())
+    }
+
+    /// A player joins the invitation at `path` with their words; the last to join
+    /// starts the game, whose welcome and first turn notice are staged before the game
+    /// file replaces the invitation. A player who joined before changes nothing.
+    ///
+    /// # Errors
+    /// As for [`ops::join`].
+    pub fn join(&self, path: &Path, player: &str, words: &str) -> Result<JoinDone, MailError> {
+        let _lock = store::lock(path)?;
+        self.join_locked(path, player, words)
+    }
+
+    /// [`Referee::join`] under the lock the caller holds.
+    pub(super) fn join_locked(
+        &self,
+        path: &Path,
+        player: &str,
+        words: &str,
+    ) -> Result<JoinDone, MailError> {
+        let done = ops::join_bytes(path, &store::read(path)?, &self.keyring, player, words)?;
+        let Some(bytes) = &done.file else {
+            return Ok(done);
+        };
+        let outbox = Outbox::beside(path);
+        outbox.recover(0)?;
+        let (mail, waiting) = if done.started {
+            let game = ops::open_bytes(bytes, Some(&self.keyring), false)?;
+            let (mail, waiting) = self.notices(path, game.as_ref(), None, true)?;
+            (mail, Some(waiting))
+        } else {
+            (self.joined_mail(&done, player)?, None)
+        };
+        let staged = outbox.stage(0, &mail)?;
+        ops::write_joined(path, &done, &self.keyring)?;
+        outbox.commit(&staged)?;
+        if let Some(waiting) = waiting {
+            self.record_waits(path, &waiting)?;
+        }
+        Ok(done)
+    }
+
+    /// The confirmation of a join that leaves others to join.
+    fn joined_mail(&self, done: &JoinDone, player: &str) -> Result<Vec<Outgoing>, MailError> {
+        let genesis = &done.invitation.genesis;
+        let Some(seat) = genesis
+            .players
+            .iter()
+            .position(|p| p.name.eq_ignore_ascii_case(player.trim()))
+        else {
+            return Ok(Vec::new());
+        };
+        let entry = &genesis.players[seat];
+        let words = done
+            .invitation
+            .joined
+            .iter()
+            .find(|j| j.player == entry.name)
+            .map(|j| j.entropy.clone())
+            .unwrap_or_default();
+        let context = json!({
+            "tag": format!("[pbem {}]", genesis.id),
+            "id": genesis.id,
+            "game": genesis.game,
+            "player": entry.name,
+            "words": words,
+            "waiting": done.invitation.waiting().join(", "),
+        });
+        let code = self.secret.reply_code(&genesis.id, seat, 0);
+        let id = NoticeId {
+            game_id: genesis.id.clone(),
+            turn: 0,
+            seat,
+            kind: format!("joined{}", done.invitation.joined.len()),
+            code,
+        };
+        Ok(self
+            .draft("joined.txt", &context, entry, id, None, None)?
+            .into_iter()
+            .collect())
     }
 
     /// Applies a move and stages its mail, all or nothing: the mail is written to the

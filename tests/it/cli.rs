@@ -817,3 +817,83 @@ fn a_format_1_file_still_loads_audits_and_plays() {
     let (passed, report) = table.audit(false);
     assert!(passed && report.contains("turn 13"), "{report}");
 }
+
+/// `pbem new --join`: the seed is committed in a signed invitation; the setup is drawn
+/// only when every player has joined, keyed on their words, so other words make
+/// another setup from the same seed; a refused or repeated join changes nothing.
+#[test]
+fn the_setup_waits_for_every_player_to_join_and_depends_on_their_words() {
+    let setup_after = |words: [&str; 2]| {
+        let table = Table::new();
+        table.test_key();
+        table
+            .pbem()
+            .args(["new", "right-of-way", "--player", "Ann", "--player", "Bob"])
+            .args(["--seed", SEED, "--join", "--out"])
+            .arg(table.file())
+            .assert()
+            .success();
+        let invitation = bytes(&table.file());
+        let shown = table
+            .pbem()
+            .arg("show")
+            .arg(table.file())
+            .output()
+            .expect("runs");
+        let error = String::from_utf8_lossy(&shown.stderr).into_owned();
+        assert!(
+            !shown.status.success() && error.contains("waiting for Ann, Bob"),
+            "{error}"
+        );
+        // Empty words and a stranger are refused, and change nothing.
+        for (player, entropy) in [("Ann", "  "), ("Zed", "hello")] {
+            table
+                .pbem()
+                .arg("join")
+                .arg(table.file())
+                .args(["--player", player, "--entropy", entropy])
+                .assert()
+                .failure();
+            assert_eq!(bytes(&table.file()), invitation);
+        }
+        for (player, entropy) in [("Ann", words[0]), ("Bob", words[1])] {
+            table
+                .pbem()
+                .arg("join")
+                .arg(table.file())
+                .args(["--player", player, "--entropy", entropy])
+                .assert()
+                .success();
+        }
+        let joined = bytes(&table.file());
+        // A join after the start is refused.
+        table
+            .pbem()
+            .arg("join")
+            .arg(table.file())
+            .args(["--player", "Ann", "--entropy", "again"])
+            .assert()
+            .failure();
+        assert_eq!(bytes(&table.file()), joined);
+        let (passed, report) = table.audit(false);
+        assert!(
+            passed && report.contains("the players joined invitation"),
+            "{report}"
+        );
+        let game: Value = serde_json::from_slice(&joined).expect("json");
+        (
+            game["genesis"]["draws"].clone(),
+            game["genesis"]["seed_commitment"].clone(),
+        )
+    };
+    let (first, commitment) = setup_after(["blue heron", "seven swans"]);
+    let (again, same_commitment) = setup_after(["blue heron", "seven swans"]);
+    let (other, other_commitment) = setup_after(["blue heron", "six swans"]);
+    assert_eq!(commitment, same_commitment);
+    assert_eq!(commitment, other_commitment);
+    assert_eq!(first, again, "the same seed and words make the same setup");
+    assert_ne!(
+        first, other,
+        "other words make another setup from the same seed"
+    );
+}

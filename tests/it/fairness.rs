@@ -854,3 +854,52 @@ fn the_reference_implementation_checks_a_format_1_file() {
         .status
         .success());
 }
+
+/// The reference checks a game the players joined (`pbem new --join`): the invitation
+/// genesis names is genesis without the players' words, and their words key the setup.
+#[test]
+fn the_reference_implementation_checks_a_joined_game() {
+    let table = crate::support::Table::new();
+    table.test_key();
+    table
+        .pbem()
+        .args(["new", "right-of-way", "--player", "Ann", "--player", "Bob"])
+        .args(["--seed", &"2e".repeat(32), "--join", "--out"])
+        .arg(table.file())
+        .assert()
+        .success();
+    for (player, words) in [("Bob", "seven swans"), ("Ann", "blue heron")] {
+        table
+            .pbem()
+            .arg("join")
+            .arg(table.file())
+            .args(["--player", player, "--entropy", words])
+            .assert()
+            .success();
+    }
+    table
+        .pbem()
+        .args(["reveal", "--force"])
+        .arg(table.file())
+        .assert()
+        .success();
+    let path = table.file();
+    let path_text = path.to_str().expect("utf-8 path");
+    let lines = lines_of(&reference(&["check", path_text]));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("invitation ") && l.ends_with("joined by 2")),
+        "{lines:?}"
+    );
+    let written = std::fs::read_to_string(&path).expect("read");
+    for (from, to) in [
+        ("Ann: blue heron", "Ann: blue herons"),
+        ("\"invitation\":\"", "\"invitation\":\"0"),
+    ] {
+        let changed = written.replacen(from, to, 1);
+        assert_ne!(changed, written);
+        std::fs::write(&path, changed).expect("write");
+        assert!(!reference(&["check", path_text]).status.success(), "{to}");
+    }
+}

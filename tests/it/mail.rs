@@ -1277,3 +1277,120 @@ fn every_mail_carries_the_signed_head_and_the_mover_a_receipt() {
         confirmation.text
     );
 }
+
+/// `pbem new --join --mail`: the invitation (with the seed's commitment) goes to every
+/// player first; each one's reply is their join, their words going into the game's
+/// draws; only the player's own reply counts; the last join starts the game, with its
+/// welcome and first turn notice, and its genesis holds everyone's words.
+#[test]
+fn players_join_by_replying_to_the_invitation_and_the_last_starts_the_game() {
+    let host = Host::new();
+    let (ok, out) = host.run(
+        host.pbem()
+            .args(["new", "right-of-way"])
+            .args(["--player", "Ann <ann@example.org>"])
+            .args(["--player", "Bob <bob@example.org>"])
+            .args(["--seed", SEED, "--join", "--mail", "--out"])
+            .arg(host.file()),
+    );
+    assert!(ok, "{out}");
+    let invitation_to = |to: &str| {
+        host.mails()
+            .into_iter()
+            .find(|m| m.to == to && m.subject.contains("invited"))
+            .expect("an invitation")
+    };
+    let (ann, bob) = (
+        invitation_to("ann@example.org"),
+        invitation_to("bob@example.org"),
+    );
+    let tag = ann.subject.split(']').next().expect("a tag").to_string() + "]";
+    check_outgoing(&ann, &tag);
+    let invitation = std::fs::read_to_string(host.file()).expect("the invitation");
+    let committed: Value = serde_json::from_str(&invitation).expect("json");
+    let commitment = committed["genesis"]["seed_commitment"]
+        .as_str()
+        .expect("commitment");
+    assert!(ann.text.contains(commitment), "{}", ann.text);
+    // The game has not begun: nothing shows it yet.
+    let (ok, out) = host.run(host.pbem().arg("show").arg(host.file()));
+    assert!(!ok && out.contains("waiting for Ann, Bob"), "{out}");
+
+    // Bob answering Ann's invitation joins nobody.
+    let forged = gmail_reply(
+        &ann,
+        "bob@example.org",
+        "I join for Ann",
+        "<join-forged@example.org>",
+    );
+    assert!(host.inbox(&forged).contains("forged"));
+    assert_eq!(
+        std::fs::read_to_string(host.file()).expect("read"),
+        invitation
+    );
+
+    let out = host.inbox(&gmail_reply(
+        &ann,
+        "ann@example.org",
+        "Blue  heron 42",
+        "<join-ann@example.org>",
+    ));
+    assert!(out.contains("joined"), "{out}");
+    assert!(host.mails().iter().any(|m| m.to == "ann@example.org"
+        && m.subject.contains("You joined")
+        && m.text.contains("Blue heron 42")));
+    // The same message again, and a second join, change nothing.
+    assert!(host
+        .inbox(&gmail_reply(
+            &ann,
+            "ann@example.org",
+            "Blue  heron 42",
+            "<join-ann@example.org>"
+        ))
+        .contains("duplicate"));
+    assert!(host
+        .inbox(&gmail_reply(
+            &ann,
+            "ann@example.org",
+            "other words",
+            "<join-ann-2@example.org>"
+        ))
+        .contains("duplicate"));
+    let (ok, out) = host.run(host.pbem().arg("show").arg(host.file()));
+    assert!(!ok && out.contains("waiting for Bob"), "{out}");
+
+    let out = host.inbox(&gmail_reply(
+        &bob,
+        "bob@example.org",
+        "seven swans",
+        "<join-bob@example.org>",
+    ));
+    assert!(out.contains("the game has begun"), "{out}");
+    let game: Value =
+        serde_json::from_str(&std::fs::read_to_string(host.file()).expect("the game"))
+            .expect("json");
+    let genesis = &game["genesis"];
+    assert_eq!(genesis["seed_commitment"].as_str(), Some(commitment));
+    assert_eq!(
+        genesis["entropy"],
+        serde_json::json!(["Ann: Blue heron 42", "Bob: seven swans"])
+    );
+    assert_eq!(genesis["invitation"], committed["genesis"]["hash"]);
+    for to in ["ann@example.org", "bob@example.org"] {
+        assert!(host
+            .mails()
+            .iter()
+            .any(|m| m.to == to && m.subject.contains("Welcome")));
+    }
+    let first = host.view()["to_move"][0]
+        .as_str()
+        .expect("a player")
+        .to_string();
+    let notice = host.notice_for(&address(&first));
+    check_outgoing(&notice, &tag);
+    let (ok, report) = host.run(host.pbem().arg("audit").arg(host.file()));
+    assert!(
+        ok && report.contains("the players joined invitation"),
+        "{report}"
+    );
+}
