@@ -752,20 +752,30 @@ pub fn open_with<E: From<EngineError>>(
     to_move: bool,
     find: impl FnOnce(&str) -> std::result::Result<&'static dyn GameDriver, E>,
 ) -> std::result::Result<Box<dyn OpenGame>, E> {
-    if is_invitation(bytes) {
-        let invitation = Invitation::parse(bytes)?;
-        let genesis = &invitation.genesis;
-        return Err(EngineError::Usage(format!(
-            "this file is the invitation to {} game {}, which becomes the game when every player has joined; waiting for {} (`pbem join FILE --player NAME --entropy WORDS`, or their reply to the invitation by mail)",
-            genesis.game,
-            genesis.id,
-            invitation.waiting().join(", ")
-        ))
-        .into());
-    }
-    let text = FileText::parse(bytes)?;
+    let text = match FileText::parse(bytes) {
+        Ok(text) => text,
+        // Only a file that is no game file is looked at again, so a game's file is
+        // read once.
+        Err(error) if !is_invitation(bytes) => return Err(error.into()),
+        Err(_) => return Err(waiting_error(bytes).into()),
+    };
     let driver = find(&text.genesis.game)?;
     Ok(driver.open(text, bytes, keyring, to_move)?)
+}
+
+/// What a command on an invitation's file is told: the game has not begun.
+fn waiting_error(bytes: &[u8]) -> EngineError {
+    let invitation = match Invitation::parse(bytes) {
+        Ok(invitation) => invitation,
+        Err(error) => return error,
+    };
+    let genesis = &invitation.genesis;
+    EngineError::Usage(format!(
+        "this file is the invitation to {} game {}, which becomes the game when every player has joined; waiting for {} (`pbem join FILE --player NAME --entropy WORDS`, or their reply to the invitation by mail)",
+        genesis.game,
+        genesis.id,
+        invitation.waiting().join(", ")
+    ))
 }
 
 /// The game named in a file, read without knowing its state type.

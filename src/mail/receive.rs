@@ -203,11 +203,15 @@ impl Referee {
         incoming: &Incoming,
     ) -> Result<Handled, MailError> {
         let bytes = store::read(path)?;
-        if is_invitation(&bytes) {
-            return self.receive_join(path, raw, incoming, &bytes);
-        }
+        let mut game = match crate::ops::open_bytes(&bytes, Some(&self.keyring), true) {
+            Ok(game) => game,
+            // A game still waiting for its players: only then is the file read again.
+            Err(_) if is_invitation(&bytes) => {
+                return self.receive_join(path, raw, incoming, &bytes)
+            }
+            Err(error) => return Err(error.into()),
+        };
         let archive = Archive::beside(path);
-        let mut game = crate::ops::open_bytes(&bytes, Some(&self.keyring), true)?;
         let roster = roster(game.as_ref())?;
         self.check_key(path, &roster)?;
         let records = roster.records.len() as u64;

@@ -67,18 +67,19 @@ pub(super) fn roster(game: &dyn OpenGame) -> Result<Roster, MailError> {
 /// The id of the game in a file's bytes (a game file, or the invitation to one);
 /// `None` when they are neither.
 pub(super) fn game_id_of(bytes: &[u8]) -> Option<String> {
-    if crate::engine::invitation::is_invitation(bytes) {
-        return Invitation::parse(bytes).ok().map(|i| i.genesis.id);
+    match FileText::parse(bytes) {
+        Ok(text) => Some(text.genesis.id),
+        Err(_) => Invitation::parse(bytes).ok().map(|i| i.genesis.id),
     }
-    FileText::parse(bytes).ok().map(|text| text.genesis.id)
 }
 
 /// The number of records in a file's bytes (none in an invitation).
 fn records_in(bytes: &[u8]) -> Result<u64, MailError> {
-    if crate::engine::invitation::is_invitation(bytes) {
-        return Ok(0);
+    match FileText::parse(bytes) {
+        Ok(text) => Ok(text.records.len() as u64),
+        Err(_) if crate::engine::invitation::is_invitation(bytes) => Ok(0),
+        Err(error) => Err(error.into()),
     }
-    Ok(FileText::parse(bytes)?.records.len() as u64)
 }
 
 /// The referee: keyring, settings and templates.

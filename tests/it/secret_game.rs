@@ -646,6 +646,28 @@ fn a_whole_game_through_the_command_line_keeps_every_secret_until_its_time() {
             assert!(ok, "mid-game audit without the keyring: {out}{err}");
             assert!(out.contains("pending"), "{out}");
             assert!(!out.contains("FAILED"), "{out}");
+            // Without the keyring the public view works; anything that needs the
+            // hidden state says so, never that the file was altered.
+            let (ok, _, err) = Cli::run(
+                cli.pbem()
+                    .env("PBEM_HOME", &empty_home)
+                    .args(["show", &file]),
+            );
+            assert!(ok, "{err}");
+            for args in [
+                vec!["show", file.as_str(), "--as", "Ann"],
+                vec!["show", file.as_str(), "--as", "referee"],
+                vec!["show", file.as_str(), "--turn", "1"],
+                vec!["legal", file.as_str(), "--player", "Ann"],
+            ] {
+                let (ok, out, err) = Cli::run(cli.pbem().env("PBEM_HOME", &empty_home).args(&args));
+                assert!(!ok, "{args:?}: {out}");
+                assert!(
+                    err.contains("needs the referee's keyring"),
+                    "{args:?}: {err}"
+                );
+                assert!(!err.contains("altered"), "{args:?}: {err}");
+            }
             // The referee sees everything.
             let view: Value = serde_json::from_str(&cli.show(Some("referee"), true))
                 .expect("the referee's view is JSON");
