@@ -896,6 +896,13 @@ fn a_whole_game_by_mail_shows_each_player_only_their_own_secrets() {
         let after = referee_state(&std::fs::read(&file).expect("file"), &seed);
         let secrets = Secrets::of(&after);
         let over = rules.is_over(&after);
+        // Seats that owed a move before this one and still do were told already: no
+        // second "your move" (their deadline runs from their own notice).
+        let still_owing: Vec<Seat> = rules
+            .to_move(&after)
+            .into_iter()
+            .filter(|s| *s != seat && waiting.contains(s))
+            .collect();
         let mut confirmed = false;
         for (mail_name, raw) in smtp.delivered() {
             if !seen.insert(mail_name) {
@@ -904,6 +911,13 @@ fn a_whole_game_by_mail_shows_each_player_only_their_own_secrets() {
             let (to, subject, body) = read_mail(&raw);
             let reader = names.iter().position(|n| address(n) == to);
             let whole = format!("{subject}\n{body}");
+            if let Some(reader) = reader.filter(|r| still_owing.contains(r)) {
+                assert!(
+                    !subject.contains("your move"),
+                    "{} was sent \"your move\" again after {name}'s move: {subject}",
+                    names[reader]
+                );
+            }
             if !over {
                 secrets.assert_not_in(&whole, reader, &format!("mail to {to}"));
                 if body
