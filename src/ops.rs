@@ -82,19 +82,29 @@ pub fn write_new_game(path: &Path, bytes: &[u8], keyring: &Keyring) -> Result<()
     Ok(())
 }
 
-/// `pbem new`: creates the game file at `out` (which must not exist).
+/// The lock of a file about to be created at `out`, which must not exist (a game, or
+/// the invitation to one).
 ///
 /// # Errors
-/// Unknown game, bad request, keyring trouble, or `out` exists.
-pub fn new_game(game: &str, request: NewGame, keyring: &Keyring, out: &Path) -> Result<()> {
-    let driver = driver(game)?;
-    let _lock = store::lock(out)?;
+/// The lock cannot be taken, or `out` exists.
+pub fn lock_new(out: &Path) -> Result<store::FileLock> {
+    let lock = store::lock(out)?;
     if std::fs::symlink_metadata(out).is_ok() {
         return Err(StoreError::Exists {
             path: out.to_path_buf(),
         }
         .into());
     }
+    Ok(lock)
+}
+
+/// `pbem new`: creates the game file at `out` (which must not exist).
+///
+/// # Errors
+/// Unknown game, bad request, keyring trouble, or `out` exists.
+pub fn new_game(game: &str, request: NewGame, keyring: &Keyring, out: &Path) -> Result<()> {
+    let driver = driver(game)?;
+    let _lock = lock_new(out)?;
     let bytes = driver.create(request, keyring)?;
     write_new_game(out, &bytes, keyring)
 }
@@ -106,13 +116,7 @@ pub fn new_game(game: &str, request: NewGame, keyring: &Keyring, out: &Path) -> 
 /// Unknown game, bad request, keyring trouble, or `out` exists.
 pub fn new_invitation(game: &str, request: NewGame, keyring: &Keyring, out: &Path) -> Result<()> {
     let driver = driver(game)?;
-    let _lock = store::lock(out)?;
-    if std::fs::symlink_metadata(out).is_ok() {
-        return Err(StoreError::Exists {
-            path: out.to_path_buf(),
-        }
-        .into());
-    }
+    let _lock = lock_new(out)?;
     let bytes = driver.invite(request, keyring)?;
     store::create_new(out, &bytes)?;
     Ok(())

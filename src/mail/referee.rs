@@ -20,7 +20,7 @@ use crate::engine::file::{FileText, PlayerEntry};
 use crate::engine::invitation::Invitation;
 use crate::engine::keyring::Keyring;
 use crate::engine::session::{EngineError, NewGame};
-use crate::engine::store::{self, StoreError};
+use crate::engine::store;
 use crate::ops::{self, JoinDone};
 
 /// The players and log of a game file, read without its state.
@@ -348,13 +348,7 @@ impl Referee {
     pub fn create(&self, game: &str, request: NewGame, out: &Path) -> Result<usize, MailError> {
         self.settings.transport()?;
         let driver = ops::driver(game)?;
-        let _lock = store::lock(out)?;
-        if std::fs::symlink_metadata(out).is_ok() {
-            return Err(StoreError::Exists {
-                path: out.to_path_buf(),
-            }
-            .into());
-        }
+        let _lock = ops::lock_new(out)?;
         let bytes = driver.create(request, &self.keyring)?;
         let game = ops::open_bytes(&bytes, Some(&self.keyring), false)?;
         let (mail, waiting) = self.notices(out, game.as_ref(), None, true)?;
@@ -378,13 +372,7 @@ impl Referee {
     pub fn invite(&self, game: &str, request: NewGame, out: &Path) -> Result<usize, MailError> {
         self.settings.transport()?;
         let driver = ops::driver(game)?;
-        let _lock = store::lock(out)?;
-        if std::fs::symlink_metadata(out).is_ok() {
-            return Err(StoreError::Exists {
-                path: out.to_path_buf(),
-            }
-            .into());
-        }
+        let _lock = ops::lock_new(out)?;
         let bytes = driver.invite(request, &self.keyring)?;
         let invitation = Invitation::parse(&bytes)?;
         let genesis = &invitation.genesis;
