@@ -1,0 +1,664 @@
+//! A triangular area cut into triangular cells, shared by every triangle-tile game.
+//!
+//! An area of side `side` (1..=12) has `side` rows, named A, B, C... from the apex
+//! down; row `r` holds `2r + 1` cells, numbered from 1 on the left in names ("C5") and
+//! from 0 in [`Cell::index`]. An even index points up, an odd one down, so every row
+//! starts and ends with an up cell.
+//!
+//! # Edges
+//!
+//! A cell's three edges are numbered clockwise. An up cell's are 0 = left side,
+//! 1 = right side, 2 = bottom; a down cell's are 0 = top, 1 = right side, 2 = left
+//! side. Up cell (r, i) meets down cell (r, i-1) across its left edge (that cell's
+//! right), (r, i+1) across its right edge (that cell's left) and (r+1, i+1) across its
+//! bottom (that cell's top). Corner `k` of a cell lies between its edges `k` and
+//! `k + 1 mod 3`: an up cell's corners are 0 = apex, 1 = bottom right, 2 = bottom
+//! left; a down cell's 0 = top right, 1 = bottom, 2 = top left. A tile turned `k`
+//! steps clockwise puts its own edge `i` on the cell's edge `(i + k) mod 3`; tiles are
+//! never flipped. Players type these numbers, so they must not change.
+//!
+//! # Enclosed areas
+//!
+//! [`enclosed_areas`] counts the areas completely enclosed by roads, by this model:
+//!
+//! - Each cell edge is split at its midpoint into two halves, numbered in the cell's
+//!   clockwise order: half (e, 0), then (e, 1). Two cells run a shared edge in
+//!   opposite directions, so half (e, 0) of one meets half (f, 1) of the other and
+//!   (e, 1) meets (f, 0).
+//! - A road leaves a tile at the midpoint of each edge with an outlet and the roads
+//!   join inside. A tile with 3 outlets (a fork) cuts the triangle into 3 corner
+//!   regions, region `k` holding halves (k, 1) and (k+1, 0). A tile with 2 outlets on
+//!   edges `a` and `b` cuts off the corner between them (halves (a, 1) and (b, 0)
+//!   when b = a+1 mod 3) from the rest (the other halves of a and b and both halves of
+//!   the third edge). A tile with 0 or 1 outlets is a single region.
+//! - Regions join across every edge two placed tiles share, half to half as above,
+//!   whether or not outlets meet there. A half whose other side is an empty cell or
+//!   the area's border makes its region open.
+//! - An enclosed area is a connected set of regions none of which is open.
+//!
+//! So a full area of forks encloses one area around each vertex inside the area, and a
+//! ring that leans on the area's border encloses nothing.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::canvas::Canvas;
+
+/// The largest side of an area: rows are named by one letter each, and the drawing
+/// is planned for sides up to 9 within 78 columns.
+pub const MAX_SIDE: u8 = 12;
+
+/// A cell of a triangular area of side `side` (1..=12): `row` 0..side from the apex
+/// down, `index` 0..=2*row from left to right; an even index points up, an odd one down.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Cell {
+    pub row: u8,
+    pub index: u8,
+}
+
+/// A colour index (0..5) at each of a cell's three edges, clockwise, or None where no
+/// road leaves.
+pub type Outlets = [Option<u8>; 3];
+
+/// Edge names of an up cell, by edge number.
+pub const EDGE_NAMES_UP: [&str; 3] = ["left", "right", "bottom"];
+
+/// Edge names of a down cell, by edge number.
+pub const EDGE_NAMES_DOWN: [&str; 3] = ["top", "right", "left"];
+
+impl Cell {
+    pub const fn new(row: u8, index: u8) -> Cell {
+        Cell { row, index }
+    }
+
+    pub fn points_up(self) -> bool {
+        self.index.is_multiple_of(2)
+    }
+
+    /// "A1", "C5": the row's letter (A = apex row) and index + 1.
+    pub fn name(self) -> String {
+        format!(
+            "{}{}",
+            char::from(b'A'.wrapping_add(self.row)),
+            u32::from(self.index) + 1
+        )
+    }
+
+    /// Reads a name like "c5" / "C5" / " C 5 " (case and spaces forgiven); None when
+    /// not a cell of an area of this side.
+    pub fn parse(text: &str, side: u8) -> Option<Cell> {
+        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        let mut chars = compact.chars();
+        let letter = chars.next()?.to_ascii_uppercase();
+        if !letter.is_ascii_uppercase() {
+            return None;
+        }
+        let digits = chars.as_str();
+        // Only plain digits: u8's parser would also take a leading '+'.
+        if digits.is_empty() || digits.len() > 2 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let number: u8 = digits.parse().ok()?;
+        let row = u8::try_from(u32::from(letter) - u32::from('A')).ok()?;
+        let cell = Cell::new(row, number.checked_sub(1)?);
+        cell.within(side).then_some(cell)
+    }
+
+    /// Whether the cell lies in an area of this side.
+    pub fn within(self, side: u8) -> bool {
+        self.row < side && u16::from(self.index) <= 2 * u16::from(self.row)
+    }
+
+    /// The cell across edge `edge` (0..3, clockwise numbering of this cell) and that
+    /// edge's number in the neighbour's own numbering; None at the area's border (and
+    /// for an edge number past 2 or a cell outside the area).
+    pub fn neighbour(self, edge: u8, side: u8) -> Option<(Cell, u8)> {
+        if !self.within(side) {
+            return None;
+        }
+        let (row, index) = (self.row, self.index);
+        let found = match (self.points_up(), edge) {
+            // Up: left side meets the down cell's right, right side its left, bottom its top.
+            (true, 0) => (Cell::new(row, index.checked_sub(1)?), 1),
+            (true, 1) => (Cell::new(row, index.checked_add(1)?), 2),
+            (true, 2) => (Cell::new(row.checked_add(1)?, index.checked_add(1)?), 0),
+            // Down: top meets the up cell's bottom, right side its left, left side its right.
+            (false, 0) => (Cell::new(row - 1, index - 1), 2),
+            (false, 1) => (Cell::new(row, index.checked_add(1)?), 0),
+            (false, 2) => (Cell::new(row, index - 1), 1),
+            _ => return None,
+        };
+        found.0.within(side).then_some(found)
+    }
+
+    /// Every cell of an area, row by row.
+    pub fn all(side: u8) -> impl Iterator<Item = Cell> {
+        (0..side).flat_map(|row| (0..=2 * row).map(move |index| Cell::new(row, index)))
+    }
+
+    /// The cell's corner `k` (0..3, between edges k and k+1) as a vertex of the area:
+    /// (line of vertices from the apex, 0..=side; position on that line, 0..=line).
+    /// Cells that share a vertex give the same pair.
+    pub fn corner(self, k: u8) -> (u8, u8) {
+        let (r, half) = (self.row, self.index / 2);
+        if self.points_up() {
+            [(r, half), (r + 1, half + 1), (r + 1, half)][usize::from(k % 3)]
+        } else {
+            [(r, half + 1), (r + 1, half + 1), (r, half)][usize::from(k % 3)]
+        }
+    }
+}
+
+/// A tile's outlets by its own edges (clockwise), turned `rotation` (0..3) steps
+/// clockwise: tile edge i lies on cell edge (i + rotation) % 3.
+pub fn rotated(outlets: Outlets, rotation: u8) -> Outlets {
+    let mut out = [None; 3];
+    for (i, outlet) in outlets.into_iter().enumerate() {
+        out[(i + usize::from(rotation % 3)) % 3] = outlet;
+    }
+    out
+}
+
+/// Which of a tile's regions (0..3) each half-edge (edge, half) belongs to, by the
+/// module's model.
+fn regions(outlets: &Outlets) -> [[usize; 2]; 3] {
+    let present: Vec<usize> = (0..3).filter(|&e| outlets[e].is_some()).collect();
+    match present[..] {
+        // A fork: corner k holds (k, 1) and (k+1, 0), so half (e, 0) is in corner e-1.
+        [_, _, _] => [[2, 0], [0, 1], [1, 2]],
+        [a, b] => {
+            // The corner between the two outlets, named by its first edge clockwise.
+            let c = if b == (a + 1) % 3 { a } else { b };
+            let mut map = [[0; 2]; 3];
+            map[c][1] = 1;
+            map[(c + 1) % 3][0] = 1;
+            map
+        }
+        _ => [[0; 2]; 3],
+    }
+}
+
+/// Union-find over region numbers, for [`enclosed_areas`].
+struct Sets {
+    parent: Vec<usize>,
+}
+
+impl Sets {
+    fn find(&mut self, mut x: usize) -> usize {
+        while self.parent[x] != x {
+            self.parent[x] = self.parent[self.parent[x]];
+            x = self.parent[x];
+        }
+        x
+    }
+
+    fn join(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        self.parent[ra] = rb;
+    }
+}
+
+/// The number of areas completely enclosed by roads among the tiles `placed` (outlets
+/// by cell edge, after rotation) in an area of this side. Cells outside the area are
+/// left out.
+pub fn enclosed_areas(side: u8, placed: &BTreeMap<Cell, Outlets>) -> usize {
+    let tiles: Vec<(Cell, [[usize; 2]; 3])> = placed
+        .iter()
+        .filter(|(cell, _)| cell.within(side))
+        .map(|(&cell, outlets)| (cell, regions(outlets)))
+        .collect();
+    let slot: BTreeMap<Cell, usize> = tiles
+        .iter()
+        .enumerate()
+        .map(|(j, (cell, _))| (*cell, j))
+        .collect();
+    // Tile j's region k is number 3j + k.
+    let mut sets = Sets {
+        parent: (0..3 * tiles.len()).collect(),
+    };
+    let mut open = Vec::new();
+    let mut used = Vec::new();
+    for (j, (cell, map)) in tiles.iter().enumerate() {
+        for (edge, halves) in (0..3u8).zip(map) {
+            for (half, region) in halves.iter().enumerate() {
+                let here = 3 * j + region;
+                used.push(here);
+                let across = cell
+                    .neighbour(edge, side)
+                    .and_then(|(n, f)| slot.get(&n).map(|&k| (k, f)));
+                match across {
+                    Some((k, f)) => {
+                        // The neighbour runs the edge the other way: our half 0 is its half 1.
+                        let there = 3 * k + tiles[k].1[usize::from(f)][1 - half];
+                        sets.join(here, there);
+                    }
+                    None => open.push(here),
+                }
+            }
+        }
+    }
+    let open_roots: BTreeSet<usize> = open.into_iter().map(|r| sets.find(r)).collect();
+    let roots: BTreeSet<usize> = used.into_iter().map(|r| sets.find(r)).collect();
+    roots.difference(&open_roots).count()
+}
+
+/// What [`draw`] shows in a placed cell: a label of up to 2 characters and, at each
+/// edge with an outlet, that outlet's character.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CellArt {
+    pub label: String,
+    pub outlets: [Option<char>; 3],
+}
+
+/// Columns left of the drawing, for the row letter and a space.
+const LEFT: usize = 2;
+/// Lines above the drawing.
+const TOP: usize = 0;
+/// Lines per row, and half the width of a cell's base: the edges are `/` and `\`,
+/// one column per line.
+const H: usize = 4;
+
+/// The column of the `/` of up cell (row, 2k) on line `l` (0..H) of its row.
+fn up_left(side: u8, row: u8, k: usize, l: usize) -> usize {
+    LEFT + H * usize::from(side - 1 - row) + 2 * H * k + H - 1 - l
+}
+
+/// An ASCII drawing of an area, at most 78 columns wide for side <= 9 (74 at side 9),
+/// 4 lines per row, trailing spaces trimmed; a side past 12 is drawn as 12, and 0 as 1.
+///
+/// Each up cell is 8 columns wide at its base and 4 lines high; down cells fill the
+/// gaps. An up cell shows its label on its second line, its left and right outlets
+/// just inside those edges on its third line and its bottom outlet on its base line;
+/// a down cell shows its top outlet just under its top edge, its left and right
+/// outlets on its second line and its label on its third. So the outlets of two
+/// neighbours face each other across the edge between them. Empty cells show the grid
+/// only; each row's letter stands at the left. Side 2, with A1 (label Q, outlets g b r
+/// on left, right, bottom) and B2 (label XY, outlets r top and w left):
+///
+/// ```text
+///          /\
+///         /Q \
+/// A      /g  b\
+///       /__r___\
+///      /\  r   /\
+///     /  \w   /  \
+/// B  /    \XY/    \
+///   /______\/______\
+/// ```
+pub fn draw(side: u8, cells: &BTreeMap<Cell, CellArt>) -> String {
+    draw_with(side, cells, false)
+}
+
+/// [`draw`], with each empty cell's number (its index + 1) where a label would be, so
+/// a player can read a cell's name ("C5") off the board.
+pub fn draw_numbered(side: u8, cells: &BTreeMap<Cell, CellArt>) -> String {
+    draw_with(side, cells, true)
+}
+
+fn draw_with(side: u8, cells: &BTreeMap<Cell, CellArt>, numbered: bool) -> String {
+    let side = side.clamp(1, MAX_SIDE);
+    let mut cv = Canvas::new();
+    let put = |cv: &mut Canvas, x: usize, y: usize, ch: char| cv.put(x, y, &ch.to_string());
+    // The grid: every up cell's three edges draws every edge of the area once.
+    for row in 0..side {
+        let y0 = TOP + H * usize::from(row);
+        cv.put(0, y0 + 2, &char::from(b'A' + row).to_string());
+        for k in 0..=usize::from(row) {
+            for l in 0..H {
+                let x = up_left(side, row, k, l);
+                put(&mut cv, x, y0 + l, '/');
+                put(&mut cv, x + 1 + 2 * l, y0 + l, '\\');
+            }
+            cv.put(up_left(side, row, k, H - 1) + 1, y0 + H - 1, "______");
+        }
+    }
+    for cell in Cell::all(side) {
+        let art = cells.get(&cell);
+        let number = (numbered && art.is_none()).then(|| (u32::from(cell.index) + 1).to_string());
+        let label: Option<&str> = art.map(|a| a.label.as_str()).or(number.as_deref());
+        let outlets = art.map_or([None; 3], |a| a.outlets);
+        let y0 = TOP + H * usize::from(cell.row);
+        let k = usize::from(cell.index / 2);
+        if cell.points_up() {
+            let x = up_left(side, cell.row, k, 0);
+            // Line 1 has two columns inside, x and x + 1; line 2 has four, x - 1 to x + 2.
+            if let Some(text) = label {
+                cv.put(x, y0 + 1, &clip(text));
+            }
+            let spots = [(x - 1, y0 + 2), (x + 2, y0 + 2), (x, y0 + 3)];
+            for (outlet, (ox, oy)) in outlets.iter().zip(spots) {
+                if let Some(ch) = outlet {
+                    put(&mut cv, ox, oy, *ch);
+                }
+            }
+        } else {
+            // The down cell between up cells k and k + 1: its `\` is up cell k's.
+            let x = up_left(side, cell.row, k, 0) + 2;
+            // Line 0 has six columns inside, x to x + 5; line 1 four; line 2 two.
+            if let Some(text) = label {
+                cv.put(x + 2, y0 + 2, &clip(text));
+            }
+            let spots = [(x + 2, y0), (x + 4, y0 + 1), (x + 1, y0 + 1)];
+            for (outlet, (ox, oy)) in outlets.iter().zip(spots) {
+                if let Some(ch) = outlet {
+                    put(&mut cv, ox, oy, *ch);
+                }
+            }
+        }
+    }
+    cv.render()
+}
+
+/// A label cut to the two columns a cell has for it.
+fn clip(text: &str) -> String {
+    text.chars().take(2).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_counts_cells() {
+        for side in 1..=MAX_SIDE {
+            let n = usize::from(side);
+            assert_eq!(Cell::all(side).count(), n * n);
+            assert!(Cell::all(side).all(|c| c.within(side)));
+        }
+        assert_eq!(Cell::all(0).count(), 0);
+        assert!(!Cell::new(2, 5).within(3));
+        assert!(!Cell::new(3, 0).within(3));
+    }
+
+    #[test]
+    fn neighbours_are_symmetric() {
+        for side in 1..=9 {
+            let mut border = 0;
+            for cell in Cell::all(side) {
+                for edge in 0..3 {
+                    match cell.neighbour(edge, side) {
+                        Some((n, f)) => {
+                            assert!(n.within(side), "{cell:?} {edge}");
+                            assert_ne!(n.points_up(), cell.points_up());
+                            assert_eq!(n.neighbour(f, side), Some((cell, edge)));
+                        }
+                        None => border += 1,
+                    }
+                }
+                assert_eq!(cell.neighbour(3, side), None);
+            }
+            // Each of the area's three sides is `side` cell edges long.
+            assert_eq!(border, 3 * usize::from(side), "side {side}");
+        }
+    }
+
+    #[test]
+    fn neighbours_meet_at_the_documented_edges() {
+        let up = Cell::new(2, 2);
+        assert_eq!(up.neighbour(0, 3), Some((Cell::new(2, 1), 1)));
+        assert_eq!(up.neighbour(1, 3), Some((Cell::new(2, 3), 2)));
+        assert_eq!(up.neighbour(2, 4), Some((Cell::new(3, 3), 0)));
+        let down = Cell::new(2, 3);
+        assert_eq!(down.neighbour(0, 3), Some((Cell::new(1, 2), 2)));
+        assert_eq!(down.neighbour(1, 3), Some((Cell::new(2, 4), 0)));
+        assert_eq!(down.neighbour(2, 3), Some((Cell::new(2, 2), 1)));
+    }
+
+    #[test]
+    fn border_edges_have_no_neighbour() {
+        let side = 4;
+        let apex = Cell::new(0, 0);
+        assert_eq!(apex.neighbour(0, side), None);
+        assert_eq!(apex.neighbour(1, side), None);
+        assert!(apex.neighbour(2, side).is_some());
+        for row in 0..side {
+            assert_eq!(Cell::new(row, 0).neighbour(0, side), None);
+            assert_eq!(Cell::new(row, 2 * row).neighbour(1, side), None);
+        }
+        for cell in Cell::all(side).filter(|c| c.row == side - 1 && c.points_up()) {
+            assert_eq!(cell.neighbour(2, side), None);
+        }
+        // A cell outside the area has no neighbours in it.
+        assert_eq!(Cell::new(4, 1).neighbour(0, side), None);
+    }
+
+    #[test]
+    fn shared_edges_share_their_corners() {
+        // Edge e runs from corner e-1 to corner e; the neighbour runs it the other way.
+        for side in 1..=9 {
+            for cell in Cell::all(side) {
+                for e in 0..3 {
+                    if let Some((n, f)) = cell.neighbour(e, side) {
+                        assert_eq!(cell.corner((e + 2) % 3), n.corner(f));
+                        assert_eq!(cell.corner(e), n.corner((f + 2) % 3));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for side in 1..=MAX_SIDE {
+            for cell in Cell::all(side) {
+                assert_eq!(Cell::parse(&cell.name(), side), Some(cell));
+                let lower = cell.name().to_ascii_lowercase();
+                assert_eq!(Cell::parse(&lower, side), Some(cell));
+            }
+        }
+        assert_eq!(Cell::new(0, 0).name(), "A1");
+        assert_eq!(Cell::new(2, 4).name(), "C5");
+        assert_eq!(Cell::new(11, 22).name(), "L23");
+    }
+
+    #[test]
+    fn parse_forgives_case_and_spaces_only() {
+        assert_eq!(Cell::parse(" c 5 ", 3), Some(Cell::new(2, 4)));
+        assert_eq!(Cell::parse("C5", 3), Some(Cell::new(2, 4)));
+        assert_eq!(Cell::parse("C6", 3), None);
+        assert_eq!(Cell::parse("D1", 3), None);
+        assert_eq!(Cell::parse("C0", 3), None);
+        assert_eq!(Cell::parse("C+5", 3), None);
+        assert_eq!(Cell::parse("C", 3), None);
+        assert_eq!(Cell::parse("5", 3), None);
+        assert_eq!(Cell::parse("", 3), None);
+        assert_eq!(Cell::parse("C005", 3), None);
+        assert_eq!(Cell::parse("É5", 3), None);
+        assert_eq!(Cell::parse("C5x", 3), None);
+    }
+
+    #[test]
+    fn rotation_turns_clockwise() {
+        let tile = [Some(1), Some(2), None];
+        assert_eq!(rotated(tile, 0), tile);
+        assert_eq!(rotated(tile, 1), [None, Some(1), Some(2)]);
+        assert_eq!(rotated(tile, 2), [Some(2), None, Some(1)]);
+        assert_eq!(rotated(tile, 3), tile);
+        assert_eq!(rotated(rotated(tile, 1), 2), tile);
+        // Turning never mirrors: the colours keep their clockwise order.
+        let fork = [Some(0), Some(1), Some(2)];
+        for k in 0..3 {
+            let r = rotated(fork, k);
+            let start = r.iter().position(|&c| c == Some(0)).unwrap();
+            assert_eq!(r[(start + 1) % 3], Some(1));
+        }
+    }
+
+    const FORK: Outlets = [Some(0), Some(1), Some(2)];
+
+    /// Tiles whose roads cut off, in every cell around vertex `at`, the corner there.
+    fn ring(side: u8, at: (u8, u8)) -> BTreeMap<Cell, Outlets> {
+        let mut placed = BTreeMap::new();
+        for cell in Cell::all(side) {
+            for k in 0..3u8 {
+                if cell.corner(k) == at {
+                    let mut outlets = [None; 3];
+                    outlets[usize::from(k)] = Some(0);
+                    outlets[usize::from((k + 1) % 3)] = Some(0);
+                    placed.insert(cell, outlets);
+                }
+            }
+        }
+        placed
+    }
+
+    #[test]
+    fn a_single_fork_encloses_nothing() {
+        let placed = BTreeMap::from([(Cell::new(1, 1), FORK)]);
+        assert_eq!(enclosed_areas(3, &placed), 0);
+        let placed = BTreeMap::from([(Cell::new(0, 0), FORK)]);
+        assert_eq!(enclosed_areas(1, &placed), 0);
+    }
+
+    #[test]
+    fn a_ring_around_a_vertex_encloses_it() {
+        let placed = ring(3, (2, 1));
+        assert_eq!(placed.len(), 6);
+        let cells: Vec<String> = placed.keys().map(|c| c.name()).collect();
+        assert_eq!(cells, ["B1", "B2", "B3", "C2", "C3", "C4"]);
+        assert_eq!(enclosed_areas(3, &placed), 1);
+        for gone in placed.keys() {
+            let mut fewer = placed.clone();
+            fewer.remove(gone);
+            assert_eq!(enclosed_areas(3, &fewer), 0, "without {}", gone.name());
+        }
+        // Forks in the ring close the same centre.
+        let mut forked = placed.clone();
+        forked.insert(Cell::new(1, 1), FORK);
+        forked.insert(Cell::new(2, 2), FORK);
+        assert_eq!(enclosed_areas(3, &forked), 1);
+        // A ring whose roads go the other way round each tile closes nothing.
+        let wrong: BTreeMap<Cell, Outlets> = placed
+            .keys()
+            .map(|&c| {
+                let k = (0..3).find(|&k| c.corner(k) == (2, 1)).unwrap_or(0);
+                let mut o = [Some(0); 3];
+                o[usize::from((k + 1) % 3)] = None;
+                (c, o)
+            })
+            .collect();
+        assert_eq!(enclosed_areas(3, &wrong), 0);
+    }
+
+    #[test]
+    fn the_border_does_not_close_an_area() {
+        // Rings around vertices on the area's left side, right side, bottom and apex.
+        for at in [(2, 0), (2, 2), (3, 1), (3, 2), (0, 0), (3, 0)] {
+            let placed = ring(3, at);
+            assert!(!placed.is_empty());
+            assert_eq!(enclosed_areas(3, &placed), 0, "around {at:?}");
+        }
+        // The apex tile's road cuts off the apex corner, between two border edges.
+        let placed = BTreeMap::from([(Cell::new(0, 0), [Some(0), Some(0), None])]);
+        assert_eq!(enclosed_areas(2, &placed), 0);
+        // A ring that would close at the area's edge is open once the area is bigger
+        // too: the same tiles in a side-3 area as in a side-2 one.
+        let placed = ring(2, (1, 0));
+        assert_eq!(enclosed_areas(2, &placed), 0);
+        assert_eq!(enclosed_areas(3, &placed), 0);
+    }
+
+    #[test]
+    fn two_rings_enclose_two_areas() {
+        let mut placed = ring(5, (4, 1));
+        let other = ring(5, (4, 3));
+        assert_eq!(placed.len() + other.len(), 12);
+        placed.extend(other);
+        assert_eq!(placed.len(), 12);
+        assert_eq!(enclosed_areas(5, &placed), 2);
+        placed.remove(&Cell::new(3, 1));
+        assert_eq!(enclosed_areas(5, &placed), 1);
+    }
+
+    #[test]
+    fn a_full_area_of_forks_encloses_each_inner_vertex() {
+        // Side 2: A1, B1, B2, B3. Every vertex lies on the border, and every corner
+        // region reaches a border half around its vertex: nothing is enclosed.
+        let full =
+            |side: u8| -> BTreeMap<Cell, Outlets> { Cell::all(side).map(|c| (c, FORK)).collect() };
+        assert_eq!(full(2).len(), 4);
+        assert_eq!(enclosed_areas(2, &full(2)), 0);
+        // Side 3 has one vertex inside, and so one enclosed area.
+        assert_eq!(enclosed_areas(3, &full(3)), 1);
+        for side in 1..=9u8 {
+            let n = usize::from(side);
+            let inner = if n >= 3 { (n - 1) * (n - 2) / 2 } else { 0 };
+            assert_eq!(enclosed_areas(side, &full(side)), inner, "side {side}");
+        }
+    }
+
+    #[test]
+    fn tiles_with_fewer_than_two_roads_are_one_region() {
+        let placed = BTreeMap::from([(Cell::new(1, 1), [Some(0), None, None])]);
+        assert_eq!(enclosed_areas(3, &placed), 0);
+        let plain: BTreeMap<Cell, Outlets> = Cell::all(3).map(|c| (c, [None; 3])).collect();
+        assert_eq!(enclosed_areas(3, &plain), 0);
+        // A road-less tile in the middle of a ring joins the centre's regions and stays
+        // closed in: B2's corner at the centre is all of B2.
+        let mut placed = ring(3, (2, 1));
+        placed.insert(Cell::new(1, 1), [None; 3]);
+        assert_eq!(enclosed_areas(3, &placed), 0);
+    }
+
+    fn art(label: &str, outlets: [Option<char>; 3]) -> CellArt {
+        CellArt {
+            label: label.to_string(),
+            outlets,
+        }
+    }
+
+    #[test]
+    fn the_drawing_fits_and_shows_every_label() {
+        let side = 9;
+        let digits = b"0123456789abcdefghijklmnopqrstuvwxyz";
+        let cells: BTreeMap<Cell, CellArt> = Cell::all(side)
+            .map(|c| {
+                let label = format!(
+                    "{}{}",
+                    char::from(b'A' + c.row),
+                    char::from(digits[usize::from(c.index)])
+                );
+                (c, art(&label, [Some('*'); 3]))
+            })
+            .collect();
+        let text = draw(side, &cells);
+        for line in text.lines() {
+            assert!(line.chars().count() <= 78, "too wide: {line:?}");
+            assert_eq!(line, line.trim_end(), "trailing space: {line:?}");
+        }
+        assert_eq!(text.lines().count(), 4 * usize::from(side));
+        for art in cells.values() {
+            assert!(text.contains(&art.label), "no {}", art.label);
+        }
+        let empty = draw(side, &BTreeMap::new());
+        assert!(empty.lines().all(|l| l.len() <= 78 && l == l.trim_end()));
+        for side in 1..=MAX_SIDE {
+            let full = draw_numbered(side, &BTreeMap::new());
+            assert!(full.lines().all(|l| l == l.trim_end()));
+            let last = usize::from(2 * side - 1).to_string();
+            assert!(full.contains(&last));
+        }
+    }
+
+    #[test]
+    fn the_drawing_of_a_small_area() {
+        let cells = BTreeMap::from([
+            (Cell::new(0, 0), art("Q", [Some('g'), Some('b'), Some('r')])),
+            (Cell::new(1, 1), art("XY", [Some('r'), None, Some('w')])),
+            (Cell::new(1, 2), art("P", [Some('w'), None, Some('y')])),
+        ]);
+        let expected = [
+            "         /\\",
+            "        /Q \\",
+            "A      /g  b\\",
+            "      /__r___\\",
+            "     /\\  r   /\\",
+            "    /  \\w   /P \\",
+            "B  /    \\XY/w   \\",
+            "  /______\\/__y___\\",
+        ];
+        let got = draw(2, &cells);
+        assert_eq!(got, expected.join("\n") + "\n", "\n{got}");
+    }
+}
