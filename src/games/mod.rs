@@ -1,13 +1,17 @@
 //! The games pbem plays. Adding a game: a folder here and one line in [`GAMES`].
 
 pub mod right_of_way;
+pub mod triangle_auction;
 
 use std::sync::OnceLock;
 
 use crate::engine::driver::{Driver, GameDriver};
 
 /// Every game, by name.
-pub static GAMES: &[&dyn GameDriver] = &[&Driver::<right_of_way::RightOfWay>::new()];
+pub static GAMES: &[&dyn GameDriver] = &[
+    &Driver::<right_of_way::RightOfWay>::new(),
+    &Driver::<triangle_auction::TriangleAuction>::new(),
+];
 
 /// Games a program built on the library plays besides [`GAMES`] (the tests' own games,
 /// which pbem does not ship).

@@ -1,0 +1,314 @@
+//! The triangle auction (seed 003, untitled): every round a row of triangular tiles is
+//! auctioned with chits, after each player has chosen face down how many chits go to
+//! the improvement track instead; each player builds one road network of their tiles
+//! in their own triangular area, and scores their least colour (or a better one, the
+//! further they improved) plus the areas their roads enclose.
+//!
+//! docs/rules/triangle-auction.md is the rules summary with every ruling; the data
+//! (colours, counts, option defaults) is games/triangle-auction.toml.
+
+mod moves;
+mod play;
+mod state;
+mod tiles;
+mod view;
+
+use serde::Deserialize;
+
+use crate::engine::rules::{
+    Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer,
+};
+
+pub use moves::{Move, Step};
+pub use state::{Bid, Offer, Phase, Placed, Player, State};
+pub use tiles::{tile_set, Tile};
+
+/// The revision of the rules this pbem plays (games/triangle-auction.toml `revision`).
+const RULES_REVISION: u32 = 1;
+
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Data {
+    revision: u32,
+    colours: Vec<String>,
+    colour_names: Vec<String>,
+    copies: u8,
+    rounds: u8,
+    chits_in_hand: u8,
+    highest_card: u8,
+    improvement_track: u8,
+    improvement_steps: Vec<u8>,
+    options: Options,
+}
+
+const KNOWN_OPTIONS: [&str; 5] = ["area", "passing", "unclaimed", "dead_ends", "track_cap"];
+
+/// The rules of one game: the data and the options chosen.
+#[derive(Debug, Clone)]
+pub struct TriangleAuction {
+    pub(crate) tiles: Vec<Tile>,
+    pub(crate) letters: Vec<char>,
+    pub(crate) colour_names: Vec<String>,
+    pub(crate) rounds: u8,
+    pub(crate) chits_in_hand: u8,
+    pub(crate) highest_card: u8,
+    pub(crate) improvement_track: u8,
+    /// The spaces from which a player scores their 4th, 3rd, 2nd and best colour.
+    pub(crate) improvement_steps: Vec<u8>,
+    pub(crate) side: u8,
+    pub(crate) passing: bool,
+    pub(crate) return_unclaimed: bool,
+    pub(crate) dead_ends: bool,
+    pub(crate) track_cap: Option<u8>,
+    options: Options,
+}
+
+fn data_error(problem: impl Into<String>) -> RuleError {
+    RuleError::new(
+        problem,
+        "rules data as games/triangle-auction.toml writes it",
+    )
+}
+
+fn choice<'a>(options: &'a Options, key: &str, allowed: &[&str]) -> Result<&'a str, RuleError> {
+    let value = options.get(key).map_or("", String::as_str);
+    if allowed.contains(&value) {
+        Ok(value)
+    } else {
+        Err(RuleError::new(
+            format!("{key} `{value}` is not a choice"),
+            allowed
+                .iter()
+                .map(|a| format!("{key}={a}"))
+                .collect::<Vec<_>>()
+                .join(" or "),
+        ))
+    }
+}
+
+impl TriangleAuction {
+    /// The number of tiles on offer each round for `players` players: 2n + 1.
+    pub fn offer_size(players: usize) -> usize {
+        2 * players + 1
+    }
+}
+
+impl Rules for TriangleAuction {
+    type State = State;
+    type Move = Move;
+
+    const NAME: &'static str = "triangle-auction";
+    const DEFAULT_DATA: &'static str = include_str!("../../../games/triangle-auction.toml");
+    const HAS_HIDDEN_STATE: bool = true;
+
+    fn from_data(data: &str, options: &Options) -> Result<Self, RuleError> {
+        let data: Data =
+            toml::from_str(data).map_err(|e| data_error(format!("bad rules data: {e}")))?;
+        if data.revision != RULES_REVISION {
+            return Err(RuleError::new(
+                format!(
+                    "this game was started under revision {} of the triangle auction rules; this pbem plays revision {RULES_REVISION}",
+                    data.revision
+                ),
+                "finish, show and audit it with the pbem that started it (genesis names it under `engine`), or start a new game",
+            ));
+        }
+        if let Some(unknown) = options
+            .keys()
+            .find(|k| !KNOWN_OPTIONS.contains(&k.as_str()))
+        {
+            return Err(RuleError::new(
+                format!("triangle-auction has no option `{unknown}`"),
+                "the options area (4 to 12), passing (no or yes), unclaimed (discard or return), dead_ends (forbidden or allowed) and track_cap (10 or none), e.g. `--option passing=yes`",
+            ));
+        }
+        let mut effective = data.options.clone();
+        for (key, value) in options {
+            effective.insert(key.clone(), value.trim().to_ascii_lowercase());
+        }
+        let letters: Vec<char> = data
+            .colours
+            .iter()
+            .filter_map(|c| c.chars().next())
+            .collect();
+        if letters.len() != 5 || data.colour_names.len() != 5 {
+            return Err(data_error("the game has five colours"));
+        }
+        let area = effective.get("area").map_or("", String::as_str);
+        let side = match area.parse::<u8>() {
+            Ok(side @ 4..=12) => side,
+            _ => return Err(RuleError::new(
+                format!("area `{area}` is not a size"),
+                "the side of each player's triangular area, 4 to 12 tiles, e.g. `--option area=9`",
+            )),
+        };
+        let passing = choice(&effective, "passing", &["no", "yes"])? == "yes";
+        let return_unclaimed = choice(&effective, "unclaimed", &["discard", "return"])? == "return";
+        let dead_ends = choice(&effective, "dead_ends", &["forbidden", "allowed"])? == "allowed";
+        let track_cap = match choice(&effective, "track_cap", &["10", "none"])? {
+            "10" => Some(10),
+            _ => None,
+        };
+        if data.improvement_steps.len() != 4 {
+            return Err(data_error("improvement_steps lists four spaces"));
+        }
+        let tiles = tile_set(5, data.copies);
+        if tiles.len() > usize::from(u8::MAX) {
+            return Err(data_error("too many tiles"));
+        }
+        Ok(TriangleAuction {
+            tiles,
+            letters,
+            colour_names: data.colour_names,
+            rounds: data.rounds,
+            chits_in_hand: data.chits_in_hand,
+            highest_card: data.highest_card,
+            improvement_track: data.improvement_track,
+            improvement_steps: data.improvement_steps,
+            side,
+            passing,
+            return_unclaimed,
+            dead_ends,
+            track_cap,
+            options: effective,
+        })
+    }
+
+    fn options(&self) -> Options {
+        self.options.clone()
+    }
+
+    fn setup(&self, players: &[String], chance: &mut dyn Chance) -> Result<State, RuleError> {
+        if !(3..=5).contains(&players.len()) {
+            return Err(RuleError::new(
+                format!(
+                    "the triangle auction is for 3 to 5 players, not {}",
+                    players.len()
+                ),
+                "three, four or five --player",
+            ));
+        }
+        Ok(self.start(players.len(), chance))
+    }
+
+    fn to_move(&self, state: &State) -> Vec<Seat> {
+        match state.phase {
+            Phase::Cards => (0..state.players.len())
+                .filter(|&s| !state.players[s].chosen)
+                .collect(),
+            Phase::Bidding { seat } => vec![usize::from(seat)],
+            Phase::Placing => (0..state.players.len())
+                .filter(|&s| !state.players[s].won.is_empty())
+                .collect(),
+            Phase::Over => Vec::new(),
+        }
+    }
+
+    fn is_over(&self, state: &State) -> bool {
+        state.phase == Phase::Over
+    }
+
+    fn parse_move(&self, state: &State, seat: Seat, text: &str) -> Result<Move, RuleError> {
+        let with_example = |mut error: RuleError| {
+            if let Some(example) = self.example_move(state, seat) {
+                error.accepted = format!("{}; for example `{example}`", error.accepted);
+            }
+            error
+        };
+        match state.phase {
+            Phase::Cards => moves::parse_card(text, self.highest_card)
+                .map(Move::Card)
+                .map_err(with_example),
+            Phase::Bidding { .. } => {
+                moves::parse_bid(text, state.offer.len()).map_err(with_example)
+            }
+            Phase::Placing => {
+                moves::parse_place(text, state.offer.len(), self.side).map_err(with_example)
+            }
+            Phase::Over => Err(RuleError::new("the game is over", "no more moves")),
+        }
+    }
+
+    fn canonical_text(&self, mv: &Move) -> String {
+        moves::canonical(mv)
+    }
+
+    fn apply(
+        &self,
+        state: &State,
+        seat: Seat,
+        mv: &Move,
+        chance: &mut dyn Chance,
+    ) -> Result<State, RuleError> {
+        self.play(state, seat, mv, chance)
+    }
+
+    fn legal_moves(&self, state: &State, seat: Seat) -> Vec<LegalMove> {
+        self.legal(state, seat)
+    }
+
+    fn example_move(&self, state: &State, seat: Seat) -> Option<String> {
+        self.example(state, seat).map(|mv| moves::canonical(&mv))
+    }
+
+    fn scores(&self, state: &State) -> Vec<i64> {
+        (0..state.players.len())
+            .map(|seat| self.score(state, seat).total)
+            .collect()
+    }
+
+    fn winners(&self, state: &State) -> Vec<Seat> {
+        if state.phase != Phase::Over {
+            return Vec::new();
+        }
+        // Ties: the most enclosed areas, then the furthest on the improvement track;
+        // what is still tied is shared.
+        let key = |seat: usize| {
+            let score = self.score(state, seat);
+            (score.total, score.enclosed, state.players[seat].improvement)
+        };
+        let best = (0..state.players.len()).map(key).max();
+        (0..state.players.len())
+            .filter(|&seat| Some(key(seat)) == best)
+            .collect()
+    }
+
+    fn deadline_move(&self, state: &State, seat: Seat, choice: Deadline) -> Option<Move> {
+        match choice {
+            Deadline::Skip => self.fallback(state, seat),
+            Deadline::Forfeit => None,
+        }
+    }
+
+    fn sample_move(&self, state: &State, seat: Seat, rng: &mut dyn Chance) -> Option<Move> {
+        self.sample(state, seat, rng)
+    }
+
+    fn is_sealed(&self, state: &State, _seat: Seat) -> bool {
+        state.phase == Phase::Cards
+    }
+
+    fn opens(&self, state: &State, seat: Seat, _mv: &Move) -> Vec<Seat> {
+        // "On a player's turn, he reveals his card": the first bidding turn.
+        match state.phase {
+            Phase::Bidding { .. } if state.players[seat].revealed.is_none() => vec![seat],
+            _ => Vec::new(),
+        }
+    }
+
+    fn public_state(&self, state: &State) -> State {
+        let mut public = state.clone();
+        for player in &mut public.players {
+            player.card = None;
+        }
+        public
+    }
+
+    fn view(&self, state: &State, viewer: Viewer, names: &[String]) -> GameView {
+        self.game_view(state, viewer, names)
+    }
+
+    fn board(&self, state: &State, viewer: Viewer, names: &[String]) -> String {
+        self.ascii(state, viewer, names)
+    }
+}

@@ -1,0 +1,754 @@
+//! The rules in motion: the round's steps, bids, placements and the score.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use super::moves::{letter, Move, Step};
+use super::state::{Bid, Offer, Phase, Placed, Player, State};
+use super::TriangleAuction;
+use crate::engine::rules::{Chance, LegalMove, RuleError, Seat, Visibility};
+use crate::grid::triangle::{enclosed_areas, rotated, Cell, Outlets};
+
+/// A player's score and what it is made of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Score {
+    /// Symbols of each colour in the area (capped at the track's end where ruled).
+    pub counts: [u8; 5],
+    /// Which colour by rank scores: 0 the best, 4 the least.
+    pub rank: usize,
+    /// The symbols of that colour.
+    pub colour_points: i64,
+    /// Areas enclosed by roads.
+    pub enclosed: usize,
+    pub total: i64,
+}
+
+fn seat_u8(seat: Seat) -> u8 {
+    u8::try_from(seat).unwrap_or(u8::MAX)
+}
+
+impl TriangleAuction {
+    /// The opening state: the pile, the starting player and round 1's offer.
+    pub(crate) fn start(&self, players: usize, chance: &mut dyn Chance) -> State {
+        let count = u32::try_from(players).unwrap_or(1).max(1);
+        let starting = u8::try_from(chance.draw(count, Visibility::Public)).unwrap_or(0);
+        let mut state = State {
+            round: 0,
+            phase: Phase::Cards,
+            starting,
+            pile: (0..self.tiles.len())
+                .filter_map(|t| u8::try_from(t).ok())
+                .collect(),
+            offer: Vec::new(),
+            passed: Vec::new(),
+            discarded: Vec::new(),
+            players: vec![
+                Player {
+                    hand: self.chits_in_hand,
+                    card: None,
+                    chosen: false,
+                    revealed: None,
+                    improvement: 0,
+                    won: Vec::new(),
+                    area: Vec::new(),
+                };
+                players
+            ],
+        };
+        // Round 1 starts with the player the draw chose, not the one after.
+        state.starting = (starting + seat_u8(players) - 1) % seat_u8(players);
+        self.next_round(&mut state, chance);
+        state
+    }
+
+    /// Ends a round: the last one ends the game; otherwise the starting-player card
+    /// passes left, every chit comes back, and 2n + 1 tiles are drawn face up.
+    fn next_round(&self, state: &mut State, chance: &mut dyn Chance) {
+        if state.round >= self.rounds {
+            state.phase = Phase::Over;
+            return;
+        }
+        let players = state.players.len();
+        state.round += 1;
+        state.starting = (state.starting + 1) % seat_u8(players);
+        state.passed.clear();
+        state.offer.clear();
+        for _ in 0..Self::offer_size(players) {
+            let Ok(left) = u32::try_from(state.pile.len()) else {
+                break;
+            };
+            if left == 0 {
+                break;
+            }
+            let pick = chance.draw(left, Visibility::Public) as usize;
+            let tile = state.pile.remove(pick);
+            state.offer.push(Offer { tile, bid: None });
+        }
+        for player in &mut state.players {
+            player.hand = self.chits_in_hand;
+            player.card = None;
+            player.chosen = false;
+            player.revealed = None;
+            player.won.clear();
+        }
+        state.phase = Phase::Cards;
+    }
+
+    /// Whether `seat` (card revealed, with `hand` chits) could claim a tile now.
+    fn can_claim(&self, state: &State, seat: Seat, hand: u8) -> bool {
+        state.offer.iter().any(|offer| match offer.bid {
+            None => hand >= 1,
+            Some(bid) => usize::from(bid.seat) != seat && hand > bid.chits,
+        })
+    }
+
+    /// The chits `seat` bids with: their hand, less their card's if it is still to be
+    /// revealed (the full state knows it).
+    fn hand_to_bid(&self, state: &State, seat: Seat) -> u8 {
+        let player = &state.players[seat];
+        match player.revealed {
+            Some(_) => player.hand,
+            None => player.hand.saturating_sub(player.card.unwrap_or(0)),
+        }
+    }
+
+    /// The next seat to bid after `seat`, in turn order: one whose card is still to be
+    /// revealed, or who can claim a tile (and, with passing, has not passed since the
+    /// last bid). None when the auction is over.
+    fn next_bidder(&self, state: &State, seat: Seat) -> Option<Seat> {
+        let players = state.players.len();
+        (1..=players).map(|k| (seat + k) % players).find(|&next| {
+            let player = &state.players[next];
+            player.revealed.is_none()
+                || (self.can_claim(state, next, player.hand)
+                    && !(self.passing && state.passed.contains(&seat_u8(next))))
+        })
+    }
+
+    /// Whether `seat` may pass now (with `hand` chits to bid).
+    fn may_pass(&self, state: &State, seat: Seat, hand: u8) -> bool {
+        self.passing || !self.can_claim(state, seat, hand)
+    }
+
+    /// The outlets of a tile as placed.
+    pub(crate) fn placed_outlets(&self, placed: &Placed) -> Outlets {
+        let tile = self
+            .tiles
+            .get(usize::from(placed.tile))
+            .map_or([None; 3], |t| t.outlets);
+        rotated(tile, placed.rotation)
+    }
+
+    fn area_map(&self, area: &[Placed]) -> BTreeMap<Cell, Outlets> {
+        area.iter()
+            .map(|placed| (placed.cell, self.placed_outlets(placed)))
+            .collect()
+    }
+
+    /// Why `tile` cannot go on `cell` turned `rotation` in `area`; None when it can.
+    fn placement_problem(
+        &self,
+        area: &BTreeMap<Cell, Outlets>,
+        tile: u8,
+        cell: Cell,
+        rotation: u8,
+    ) -> Option<String> {
+        if !cell.within(self.side) {
+            return Some(format!("{} is not a space of your area", cell.name()));
+        }
+        if area.contains_key(&cell) {
+            return Some(format!("{} is taken", cell.name()));
+        }
+        let outlets = rotated(
+            self.tiles
+                .get(usize::from(tile))
+                .map_or([None; 3], |t| t.outlets),
+            rotation,
+        );
+        let mut connected = false;
+        for edge in 0..3u8 {
+            let Some((other, across)) = cell.neighbour(edge, self.side) else {
+                continue;
+            };
+            let Some(theirs) = area.get(&other) else {
+                continue;
+            };
+            let mine = outlets[usize::from(edge)];
+            let facing = theirs[usize::from(across)];
+            match (mine, facing) {
+                (Some(a), Some(b)) if a == b => connected = true,
+                (Some(a), Some(b)) => {
+                    return Some(format!(
+                        "its {} road would meet a {} road of {}",
+                        self.colour_names[usize::from(a)],
+                        self.colour_names[usize::from(b)],
+                        other.name()
+                    ))
+                }
+                (Some(_), None) | (None, Some(_)) if !self.dead_ends => {
+                    return Some(format!(
+                        "a road would end at the edge of {} or of the new tile",
+                        other.name()
+                    ))
+                }
+                _ => {}
+            }
+        }
+        if !area.is_empty() && !connected {
+            return Some(
+                "it would not join your road: one of its roads must meet a road of the same colour"
+                    .into(),
+            );
+        }
+        None
+    }
+
+    /// Every (cell, rotation) where `tile` may go in `area`.
+    fn placements(&self, area: &BTreeMap<Cell, Outlets>, tile: u8) -> Vec<(Cell, u8)> {
+        let spaces: Vec<Cell> = if area.is_empty() {
+            Cell::all(self.side).collect()
+        } else {
+            // Only spaces next to a placed tile can join the road.
+            let mut next: Vec<Cell> = area
+                .keys()
+                .flat_map(|cell| (0..3).filter_map(|e| cell.neighbour(e, self.side)))
+                .map(|(cell, _)| cell)
+                .filter(|cell| !area.contains_key(cell))
+                .collect();
+            next.sort_unstable();
+            next.dedup();
+            next
+        };
+        spaces
+            .into_iter()
+            .flat_map(|cell| (0..3).map(move |rotation| (cell, rotation)))
+            .filter(|&(cell, rotation)| {
+                self.placement_problem(area, tile, cell, rotation).is_none()
+            })
+            .collect()
+    }
+
+    /// Applies a move (all or nothing).
+    pub(crate) fn play(
+        &self,
+        state: &State,
+        seat: Seat,
+        mv: &Move,
+        chance: &mut dyn Chance,
+    ) -> Result<State, RuleError> {
+        let mut next = state.clone();
+        match (state.phase, mv) {
+            (Phase::Cards, Move::Card(card)) => {
+                let player = &mut next.players[seat];
+                if player.chosen {
+                    return Err(RuleError::new(
+                        "you have chosen your card for this round",
+                        "wait for the auction",
+                    ));
+                }
+                if *card > self.highest_card {
+                    return Err(RuleError::new(
+                        format!("there is no card {card}"),
+                        format!("a card from 0 to {}", self.highest_card),
+                    ));
+                }
+                player.card = Some(*card);
+                player.chosen = true;
+                if next.players.iter().all(|p| p.chosen) {
+                    next.phase = Phase::Bidding {
+                        seat: next.starting,
+                    };
+                }
+            }
+            (Phase::Bidding { seat: bidder }, Move::Bid(_) | Move::Pass)
+                if usize::from(bidder) == seat =>
+            {
+                self.bid(&mut next, seat, mv, chance)?;
+            }
+            (Phase::Placing, Move::Place(steps)) => {
+                self.place(&mut next, seat, steps)?;
+                if next.players.iter().all(|p| p.won.is_empty()) {
+                    self.next_round(&mut next, chance);
+                }
+            }
+            (Phase::Over, _) => return Err(RuleError::new("the game is over", "no more moves")),
+            _ => {
+                return Err(RuleError::new(
+                    "that is not a move of this part of the round",
+                    match self.example(state, seat) {
+                        Some(example) => {
+                            format!("for example `{}`", super::moves::canonical(&example))
+                        }
+                        None => "wait for your turn".to_string(),
+                    },
+                ))
+            }
+        }
+        Ok(next)
+    }
+
+    fn bid(
+        &self,
+        state: &mut State,
+        seat: Seat,
+        mv: &Move,
+        chance: &mut dyn Chance,
+    ) -> Result<(), RuleError> {
+        // "On a player's turn, he reveals his card, places the indicated number of
+        // chits on the card, and moves the corresponding number of spaces forward."
+        if state.players[seat].revealed.is_none() {
+            let card = state.players[seat].card.unwrap_or(0);
+            let track = self.improvement_track;
+            let player = &mut state.players[seat];
+            player.revealed = Some(card);
+            player.hand = player.hand.saturating_sub(card);
+            player.improvement = player.improvement.saturating_add(card).min(track);
+        }
+        let hand = state.players[seat].hand;
+        match mv {
+            Move::Pass => {
+                if !self.may_pass(state, seat, hand) {
+                    return Err(RuleError::new(
+                        "you can still claim a tile, and a player who can must bid",
+                        "a bid such as `bid 1 on A` (the option passing=yes would allow passing)",
+                    ));
+                }
+                if !state.passed.contains(&seat_u8(seat)) {
+                    state.passed.push(seat_u8(seat));
+                }
+            }
+            Move::Bid(bids) => {
+                let total: u32 = bids.iter().map(|(_, chits)| u32::from(*chits)).sum();
+                if total > u32::from(hand) {
+                    return Err(RuleError::new(
+                        format!("the bid needs {total} chits and you hold {hand}"),
+                        format!("at most {hand} chits in all"),
+                    ));
+                }
+                for &(tile, chits) in bids {
+                    let offer = state.offer.get(usize::from(tile)).ok_or_else(|| {
+                        RuleError::new(
+                            format!("there is no tile {}", letter(tile)),
+                            "a tile of this round's offer",
+                        )
+                    })?;
+                    match offer.bid {
+                        Some(bid) if usize::from(bid.seat) == seat => {
+                            return Err(RuleError::new(
+                                format!(
+                                    "your chits are on tile {} already, and may not be reinforced",
+                                    letter(tile)
+                                ),
+                                "chits on an empty tile or on another player's",
+                            ))
+                        }
+                        Some(bid) if chits <= bid.chits => {
+                            return Err(RuleError::new(
+                                format!(
+                                    "tile {} holds {} chits; outbidding takes more",
+                                    letter(tile),
+                                    bid.chits
+                                ),
+                                format!("at least {} chits on {}", bid.chits + 1, letter(tile)),
+                            ))
+                        }
+                        _ => {}
+                    }
+                }
+                for &(tile, chits) in bids {
+                    let slot = &mut state.offer[usize::from(tile)];
+                    if let Some(earlier) = slot.bid {
+                        // The chits outbid go back to their owner's hand.
+                        let owner = &mut state.players[usize::from(earlier.seat)];
+                        owner.hand = owner.hand.saturating_add(earlier.chits);
+                    }
+                    slot.bid = Some(Bid {
+                        seat: seat_u8(seat),
+                        chits,
+                    });
+                }
+                let player = &mut state.players[seat];
+                player.hand -= u8::try_from(total).unwrap_or(u8::MAX).min(player.hand);
+                state.passed.clear();
+            }
+            _ => {}
+        }
+        match self.next_bidder(state, seat) {
+            Some(next) => {
+                state.phase = Phase::Bidding {
+                    seat: seat_u8(next),
+                }
+            }
+            None => self.end_auction(state, chance),
+        }
+        Ok(())
+    }
+
+    /// Every tile with chits goes to their owner; the others are discarded or go back
+    /// into the pile; then the placing, or the next round when nobody won a tile.
+    fn end_auction(&self, state: &mut State, chance: &mut dyn Chance) {
+        for (index, offer) in state.offer.iter().enumerate() {
+            match offer.bid {
+                Some(bid) => state.players[usize::from(bid.seat)]
+                    .won
+                    .push(u8::try_from(index).unwrap_or(u8::MAX)),
+                None if self.return_unclaimed => {
+                    state.pile.push(offer.tile);
+                    // The pile stays in the tile set's order: draws pick positions in it.
+                    state.pile.sort_unstable();
+                }
+                None => state.discarded.push(offer.tile),
+            }
+        }
+        if state.players.iter().any(|p| !p.won.is_empty()) {
+            state.phase = Phase::Placing;
+        } else {
+            self.next_round(state, chance);
+        }
+    }
+
+    fn place(&self, state: &mut State, seat: Seat, steps: &[Step]) -> Result<(), RuleError> {
+        if state.players[seat].won.is_empty() {
+            return Err(RuleError::new(
+                "you have no tile to place",
+                "wait for the next round",
+            ));
+        }
+        let mut area = self.area_map(&state.players[seat].area);
+        for step in steps {
+            let index = match step {
+                Step::Place { tile, .. } | Step::Discard { tile } => *tile,
+            };
+            let player = &state.players[seat];
+            let Some(position) = player.won.iter().position(|&w| w == index) else {
+                let yours: Vec<String> =
+                    player.won.iter().map(|&w| letter(w).to_string()).collect();
+                return Err(RuleError::new(
+                    format!("tile {} is not one you won and still hold", letter(index)),
+                    format!("your tiles to place: {}", yours.join(", ")),
+                ));
+            };
+            let tile = state.offer[usize::from(index)].tile;
+            match *step {
+                Step::Place { cell, rotation, .. } => {
+                    if let Some(problem) = self.placement_problem(&area, tile, cell, rotation) {
+                        let fits = self.placements(&area, tile);
+                        let accepted = match fits.first() {
+                            Some((cell, rotation)) => format!(
+                                "a space where it joins your road, e.g. `place {} at {} r{rotation}`",
+                                letter(index),
+                                cell.name()
+                            ),
+                            None => format!("it fits nowhere: `discard {}`", letter(index)),
+                        };
+                        return Err(RuleError::new(
+                            format!(
+                                "tile {} cannot go on {} r{rotation}: {problem}",
+                                letter(index),
+                                cell.name()
+                            ),
+                            accepted,
+                        ));
+                    }
+                    let placed = Placed {
+                        cell,
+                        tile,
+                        rotation,
+                    };
+                    area.insert(cell, self.placed_outlets(&placed));
+                    state.players[seat].area.push(placed);
+                }
+                Step::Discard { .. } => {
+                    // "Any tiles that a player cannot place are discarded": only those.
+                    if let Some((cell, rotation)) = self.placements(&area, tile).first() {
+                        return Err(RuleError::new(
+                            format!(
+                                "tile {} can still be placed, so it may not be discarded",
+                                letter(index)
+                            ),
+                            format!(
+                                "place it, e.g. `place {} at {} r{rotation}`",
+                                letter(index),
+                                cell.name()
+                            ),
+                        ));
+                    }
+                    state.discarded.push(tile);
+                }
+            }
+            state.players[seat].won.remove(position);
+        }
+        Ok(())
+    }
+
+    /// A player's score now.
+    pub(crate) fn score(&self, state: &State, seat: Seat) -> Score {
+        let player = &state.players[seat];
+        let mut counts = [0u8; 5];
+        for placed in &player.area {
+            for colour in self.placed_outlets(placed).into_iter().flatten() {
+                if let Some(count) = counts.get_mut(usize::from(colour)) {
+                    *count = count.saturating_add(1);
+                }
+            }
+        }
+        if let Some(cap) = self.track_cap {
+            for count in &mut counts {
+                *count = (*count).min(cap);
+            }
+        }
+        let mut ranked = counts;
+        ranked.sort_unstable_by(|a, b| b.cmp(a));
+        // From the 4th best at the first step to the best at the last.
+        let reached = self
+            .improvement_steps
+            .iter()
+            .filter(|&&step| player.improvement >= step)
+            .count();
+        let rank = 4 - reached.min(4);
+        let colour_points = i64::from(ranked[rank]);
+        let enclosed = enclosed_areas(self.side, &self.area_map(&player.area));
+        Score {
+            counts,
+            rank,
+            colour_points,
+            enclosed,
+            total: colour_points + enclosed as i64,
+        }
+    }
+
+    /// A sensible move for examples: a middling card, the cheapest claim, the first
+    /// place a tile fits. None when `seat` is not to move.
+    pub(crate) fn example(&self, state: &State, seat: Seat) -> Option<Move> {
+        use crate::engine::rules::Rules;
+        if !self.to_move(state).contains(&seat) {
+            return None;
+        }
+        match state.phase {
+            Phase::Cards => Some(Move::Card(1.min(self.highest_card))),
+            Phase::Bidding { .. } => self.cheapest_claim(state, seat).or(Some(Move::Pass)),
+            Phase::Placing => {
+                let area = self.area_map(&state.players[seat].area);
+                let &index = state.players[seat].won.first()?;
+                let tile = state.offer[usize::from(index)].tile;
+                Some(Move::Place(vec![
+                    match self.placements(&area, tile).first() {
+                        Some(&(cell, rotation)) => Step::Place {
+                            tile: index,
+                            cell,
+                            rotation,
+                        },
+                        None => Step::Discard { tile: index },
+                    },
+                ]))
+            }
+            Phase::Over => None,
+        }
+    }
+
+    /// The claim that costs the fewest chits (the first such tile), if any.
+    fn cheapest_claim(&self, state: &State, seat: Seat) -> Option<Move> {
+        let hand = self.hand_to_bid(state, seat);
+        state
+            .offer
+            .iter()
+            .enumerate()
+            .filter_map(|(index, offer)| {
+                let needed = match offer.bid {
+                    None => 1,
+                    Some(bid) if usize::from(bid.seat) != seat => bid.chits + 1,
+                    Some(_) => return None,
+                };
+                (needed <= hand).then_some((needed, u8::try_from(index).ok()?))
+            })
+            .min()
+            .map(|(chits, tile)| Move::Bid(vec![(tile, chits)]))
+    }
+
+    /// The referee's move past a deadline: card 0; the cheapest claim (or a pass when
+    /// none exists); every tile at the first place it fits, or discarded.
+    pub(crate) fn fallback(&self, state: &State, seat: Seat) -> Option<Move> {
+        use crate::engine::rules::Rules;
+        if !self.to_move(state).contains(&seat) {
+            return None;
+        }
+        match state.phase {
+            Phase::Cards => Some(Move::Card(0)),
+            Phase::Bidding { .. } => self.cheapest_claim(state, seat).or(Some(Move::Pass)),
+            Phase::Placing => {
+                let mut area = self.area_map(&state.players[seat].area);
+                let mut steps = Vec::new();
+                for &index in &state.players[seat].won {
+                    let tile = state.offer[usize::from(index)].tile;
+                    match self.placements(&area, tile).first() {
+                        Some(&(cell, rotation)) => {
+                            let placed = Placed {
+                                cell,
+                                tile,
+                                rotation,
+                            };
+                            area.insert(cell, self.placed_outlets(&placed));
+                            steps.push(Step::Place {
+                                tile: index,
+                                cell,
+                                rotation,
+                            });
+                        }
+                        None => steps.push(Step::Discard { tile: index }),
+                    }
+                }
+                Some(Move::Place(steps))
+            }
+            Phase::Over => None,
+        }
+    }
+
+    /// A random legal move, without listing every move.
+    pub(crate) fn sample(&self, state: &State, seat: Seat, rng: &mut dyn Chance) -> Option<Move> {
+        use crate::engine::rules::Rules;
+        if !self.to_move(state).contains(&seat) {
+            return None;
+        }
+        match state.phase {
+            Phase::Cards => Some(Move::Card(
+                u8::try_from(rng.draw(u32::from(self.highest_card) + 1, Visibility::Public))
+                    .unwrap_or(0),
+            )),
+            Phase::Bidding { .. } => {
+                let mut hand = self.hand_to_bid(state, seat);
+                let mut bids = Vec::new();
+                // Up to two tiles, each at a random amount it can take.
+                for _ in 0..2 {
+                    let options: Vec<(u8, u8)> = state
+                        .offer
+                        .iter()
+                        .enumerate()
+                        .filter(|(index, _)| {
+                            !bids
+                                .iter()
+                                .any(|(t, _): &(u8, u8)| usize::from(*t) == *index)
+                        })
+                        .filter_map(|(index, offer)| {
+                            let needed = match offer.bid {
+                                None => 1,
+                                Some(bid) if usize::from(bid.seat) != seat => bid.chits + 1,
+                                Some(_) => return None,
+                            };
+                            (needed <= hand).then_some((u8::try_from(index).ok()?, needed))
+                        })
+                        .collect();
+                    let Ok(count) = u32::try_from(options.len()) else {
+                        break;
+                    };
+                    if count == 0 {
+                        break;
+                    }
+                    let (tile, needed) = options[rng.draw(count, Visibility::Public) as usize];
+                    let extra = rng.draw(u32::from(hand - needed) + 1, Visibility::Public);
+                    let chits = needed + u8::try_from(extra).unwrap_or(0);
+                    hand -= chits;
+                    bids.push((tile, chits));
+                    if rng.draw(2, Visibility::Public) == 0 {
+                        break;
+                    }
+                }
+                if bids.is_empty() || (self.passing && rng.draw(6, Visibility::Public) == 0) {
+                    return Some(Move::Pass);
+                }
+                bids.sort_unstable();
+                Some(Move::Bid(bids))
+            }
+            Phase::Placing => {
+                let area = self.area_map(&state.players[seat].area);
+                let &index = state.players[seat].won.first()?;
+                let tile = state.offer[usize::from(index)].tile;
+                let fits = self.placements(&area, tile);
+                let step = match u32::try_from(fits.len()) {
+                    Ok(count) if count > 0 => {
+                        let (cell, rotation) = fits[rng.draw(count, Visibility::Public) as usize];
+                        Step::Place {
+                            tile: index,
+                            cell,
+                            rotation,
+                        }
+                    }
+                    _ => Step::Discard { tile: index },
+                };
+                Some(Move::Place(vec![step]))
+            }
+            Phase::Over => None,
+        }
+    }
+
+    /// Every legal move as single steps: each entry is a whole turn `apply` accepts.
+    pub(crate) fn legal(&self, state: &State, seat: Seat) -> Vec<LegalMove> {
+        use crate::engine::rules::Rules;
+        if !self.to_move(state).contains(&seat) {
+            return Vec::new();
+        }
+        let entry = |mv: Move, kind: &str, details: serde_json::Value| LegalMove {
+            text: super::moves::canonical(&mv),
+            kind: kind.to_string(),
+            details: details.as_object().cloned().unwrap_or_default(),
+        };
+        match state.phase {
+            Phase::Cards => (0..=self.highest_card)
+                .map(|card| entry(Move::Card(card), "card", json!({"card": card})))
+                .collect(),
+            Phase::Bidding { .. } => {
+                let hand = self.hand_to_bid(state, seat);
+                let mut list = Vec::new();
+                for (index, offer) in state.offer.iter().enumerate() {
+                    let needed = match offer.bid {
+                        None => 1,
+                        Some(bid) if usize::from(bid.seat) != seat => bid.chits + 1,
+                        Some(_) => continue,
+                    };
+                    let Ok(tile) = u8::try_from(index) else {
+                        continue;
+                    };
+                    for chits in needed..=hand {
+                        list.push(entry(
+                            Move::Bid(vec![(tile, chits)]),
+                            "bid",
+                            json!({"tile": letter(tile).to_string(), "chits": chits}),
+                        ));
+                    }
+                }
+                if self.may_pass(state, seat, hand) {
+                    list.push(entry(Move::Pass, "pass", json!({})));
+                }
+                list
+            }
+            Phase::Placing => {
+                let area = self.area_map(&state.players[seat].area);
+                let mut list = Vec::new();
+                for &index in &state.players[seat].won {
+                    let tile = state.offer[usize::from(index)].tile;
+                    let fits = self.placements(&area, tile);
+                    if fits.is_empty() {
+                        list.push(entry(
+                            Move::Place(vec![Step::Discard { tile: index }]),
+                            "discard",
+                            json!({"tile": letter(index).to_string()}),
+                        ));
+                    }
+                    for (cell, rotation) in fits {
+                        list.push(entry(
+                            Move::Place(vec![Step::Place {
+                                tile: index,
+                                cell,
+                                rotation,
+                            }]),
+                            "place",
+                            json!({"tile": letter(index).to_string(), "cell": cell.name(), "rotation": rotation}),
+                        ));
+                    }
+                }
+                list
+            }
+            Phase::Over => Vec::new(),
+        }
+    }
+}
