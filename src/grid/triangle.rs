@@ -601,6 +601,67 @@ mod tests {
         assert_eq!(enclosed_areas(3, &placed), 0);
     }
 
+    /// The cell and the turn that a third of a full turn of the whole area clockwise
+    /// takes `cell` to, found from the cells' corners alone.
+    fn turned_area(side: u8, cell: Cell) -> (Cell, u8) {
+        // A vertex (line v, position p) as its distances from the bottom, the left and
+        // the right side; turning the area cycles them.
+        let turn = |(v, p): (u8, u8)| (side - v + p, side - v);
+        let corners = |c: Cell| [c.corner(0), c.corner(1), c.corner(2)].map(turn);
+        for other in Cell::all(side) {
+            for shift in 0..3u8 {
+                let theirs = [0u8, 1, 2].map(|k| other.corner((k + shift) % 3));
+                if theirs == corners(cell) {
+                    return (other, shift);
+                }
+            }
+        }
+        panic!("no image for {cell:?}");
+    }
+
+    #[test]
+    fn turning_the_whole_area_keeps_the_count() {
+        // A small xorshift: the same cases every run, without a dependency.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let side = 5;
+        let mut seen = [0usize; 4];
+        for _ in 0..400 {
+            let mut placed = BTreeMap::new();
+            for cell in Cell::all(side) {
+                if next(12) == 0 {
+                    continue;
+                }
+                let tile = match next(6) {
+                    0..=2 => FORK,
+                    3 => [Some(0), Some(1), None],
+                    4 => [None, Some(0), Some(1)],
+                    _ => [Some(2), None, Some(3)],
+                };
+                placed.insert(cell, tile);
+            }
+            let count = enclosed_areas(side, &placed);
+            seen[count.min(3)] += 1;
+            let mut turned = BTreeMap::new();
+            for (cell, outlets) in &placed {
+                let (image, shift) = turned_area(side, *cell);
+                turned.insert(image, rotated(*outlets, shift));
+            }
+            assert_eq!(turned.len(), placed.len());
+            assert_eq!(enclosed_areas(side, &turned), count);
+        }
+        // The cases are not all trivial.
+        assert!(
+            seen[0] > 0 && seen[1] > 0 && seen[2] + seen[3] > 0,
+            "{seen:?}"
+        );
+    }
+
     fn art(label: &str, outlets: [Option<char>; 3]) -> CellArt {
         CellArt {
             label: label.to_string(),
