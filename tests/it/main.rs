@@ -12,3 +12,4 @@ mod right_of_way;
 mod secret_game;
 mod support;
 mod transport;
+mod triangle_auction;

@@ -9,7 +9,7 @@ use super::moves::letter;
 use super::state::{Phase, State};
 use super::TriangleAuction;
 use crate::engine::rules::{GameView, Viewer};
-use crate::grid::triangle::{draw, CellArt};
+use crate::grid::triangle::{draw_numbered, CellArt};
 
 /// The widest line of a board, as for every board pbem mails.
 const WIDTH: usize = 78;
@@ -125,10 +125,17 @@ impl TriangleAuction {
         Self::push_line(
             &mut out,
             &format!(
-                "Triangle auction, round {} of {}: {doing}. Starting player: {}.",
-                state.round,
-                self.rounds,
-                name(usize::from(state.starting))
+                "Triangle auction, round {} of {}: {doing}.",
+                state.round, self.rounds
+            ),
+        );
+        Self::push_line(
+            &mut out,
+            &format!(
+                "Starting player: {}. Pile: {} tiles face down; {} discarded.",
+                name(usize::from(state.starting)),
+                state.pile.len(),
+                state.discarded.len()
             ),
         );
         // The auction row, wrapped.
@@ -149,11 +156,7 @@ impl TriangleAuction {
         Self::push_line(&mut out, &row);
         Self::push_line(
             &mut out,
-            &format!(
-                "Pile: {} tiles face down; {} discarded. Tiles show their roads' colours clockwise.",
-                state.pile.len(),
-                state.discarded.len()
-            ),
+            "Tiles show their roads' colours clockwise from edge 0 (- for none).",
         );
         let _ = writeln!(out);
         for (seat, player) in state.players.iter().enumerate() {
@@ -216,7 +219,7 @@ impl TriangleAuction {
                 .map(|(order, placed)| {
                     let outlets = self.placed_outlets(placed);
                     let art = CellArt {
-                        label: format!("{:02}", (order + 1) % 100),
+                        label: format!("#{}", (order + 1) % 10),
                         outlets: outlets
                             .map(|o| o.and_then(|c| self.letters.get(usize::from(c)).copied())),
                     };
@@ -231,7 +234,7 @@ impl TriangleAuction {
                     name(seat)
                 ),
             );
-            out.push_str(&draw(self.side, &cells));
+            out.push_str(&draw_numbered(self.side, &cells));
         }
         out
     }

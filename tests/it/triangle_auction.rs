@@ -1,0 +1,291 @@
+//! The triangle auction (seed 003): the rules on hand-built positions, random complete
+//! games in process (with invariants after every move) and through the command line,
+//! and the card kept secret until its owner's turn.
+
+use pbem::engine::{Chance, DrawStream, Options, Rules, Viewer, Visibility};
+use pbem::games::triangle_auction::{Bid, Move, Phase, State, Step, TriangleAuction};
+use serde_json::Value;
+
+use crate::support::Table;
+
+fn rules_with(pairs: &[(&str, &str)]) -> TriangleAuction {
+    let options: Options = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    TriangleAuction::from_data(TriangleAuction::DEFAULT_DATA, &options).expect("valid options")
+}
+
+fn names(count: usize) -> Vec<String> {
+    ["Ann", "Bob", "Cid", "Dee", "Eve"][..count]
+        .iter()
+        .map(|n| n.to_string())
+        .collect()
+}
+
+/// What must hold after every move.
+fn check_invariants(rules: &TriangleAuction, state: &State) {
+    // Every tile is somewhere, once: the pile, the offer (won or on the table), an
+    // area, or discarded; a won tile stays listed in the offer until placed.
+    let mut seen: Vec<u8> = state.pile.clone();
+    seen.extend(state.discarded.iter().copied());
+    for player in &state.players {
+        seen.extend(player.area.iter().map(|p| p.tile));
+    }
+    let placed_or_gone: Vec<u8> = seen.clone();
+    for offer in &state.offer {
+        if !placed_or_gone.contains(&offer.tile) {
+            seen.push(offer.tile);
+        }
+    }
+    seen.sort_unstable();
+    let all: Vec<u8> = (0..90).collect();
+    assert_eq!(seen, all, "every tile once");
+    // Chits: in hand, on the card and on tiles make five, during the auction.
+    if let Phase::Bidding { .. } = state.phase {
+        for (seat, player) in state.players.iter().enumerate() {
+            let on_tiles: u8 = state
+                .offer
+                .iter()
+                .filter_map(|o| o.bid)
+                .filter(|b| usize::from(b.seat) == seat)
+                .map(|b| b.chits)
+                .sum();
+            let on_card = player.revealed.unwrap_or(0);
+            assert_eq!(player.hand + on_tiles + on_card, 5, "seat {seat}: {state:?}");
+        }
+    }
+    for player in &state.players {
+        assert!(player.improvement <= 28);
+    }
+    // The public state hides every face-down card and answers as the full one does.
+    let public = rules.public_state(state);
+    assert!(public.players.iter().all(|p| p.card.is_none()));
+    assert_eq!(rules.to_move(&public), rules.to_move(state));
+    assert_eq!(rules.scores(&public), rules.scores(state));
+}
+
+/// A random complete game in process; returns the number of moves.
+fn random_game(players: usize, seed: u64, options: &[(&str, &str)]) -> usize {
+    let rules = rules_with(options);
+    let mut chance = DrawStream::for_testing(seed);
+    let mut picker = DrawStream::for_testing(seed ^ 0x5eed);
+    let mut state = rules.setup(&names(players), &mut chance).expect("setup");
+    let mut moves = 0;
+    while !rules.is_over(&state) {
+        let waiting = rules.to_move(&state);
+        assert!(!waiting.is_empty(), "someone is to move: {state:?}");
+        let seat = waiting[picker.draw(waiting.len() as u32, Visibility::Public) as usize];
+        let mv = rules
+            .sample_move(&state, seat, &mut picker)
+            .expect("a player to move has a move");
+        // The canonical text reads back as the same move.
+        let text = rules.canonical_text(&mv);
+        assert_eq!(rules.parse_move(&state, seat, &text).as_ref(), Ok(&mv), "{text}");
+        state = rules
+            .apply(&state, seat, &mv, &mut chance)
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        check_invariants(&rules, &state);
+        moves += 1;
+        assert!(moves < 2000, "the game ends");
+    }
+    assert_eq!(state.round, 8);
+    assert!(!rules.winners(&state).is_empty());
+    moves
+}
+
+#[test]
+fn random_games_of_three_four_and_five_end_with_every_invariant() {
+    for players in 3..=5 {
+        for seed in 0..6 {
+            random_game(players, seed * 7 + players as u64, &[]);
+        }
+    }
+    // The variants too.
+    for options in [
+        [("passing", "yes"), ("unclaimed", "return")],
+        [("dead_ends", "allowed"), ("track_cap", "none")],
+    ] {
+        for players in 3..=5 {
+            random_game(players, 99 + players as u64, &options);
+        }
+    }
+}
+
+/// A position in the auction: Ann (seat 0) to bid with her card revealed.
+fn auction() -> (TriangleAuction, State) {
+    let rules = rules_with(&[]);
+    let mut state = rules
+        .setup(&names(3), &mut DrawStream::for_testing(3))
+        .expect("setup");
+    for player in &mut state.players {
+        player.card = Some(1);
+        player.chosen = true;
+        player.revealed = Some(1);
+        player.hand = 4;
+    }
+    state.phase = Phase::Bidding { seat: 0 };
+    (rules, state)
+}
+
+fn play(rules: &TriangleAuction, state: &State, seat: usize, text: &str) -> Result<State, String> {
+    let mv = rules.parse_move(state, seat, text).map_err(|e| e.to_string())?;
+    rules
+        .apply(state, seat, &mv, &mut DrawStream::for_testing(1))
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn outbidding_returns_the_chits_and_nobody_reinforces() {
+    let (rules, state) = auction();
+    let state = play(&rules, &state, 0, "bid 2 on A, 1 on B").expect("Ann bids");
+    assert_eq!(state.players[0].hand, 1);
+    assert_eq!(state.phase, Phase::Bidding { seat: 1 });
+    // Not more than one holds, not equal chits, not on your own tile.
+    let error = play(&rules, &state, 1, "bid 5 on C").expect_err("Bob holds 4");
+    assert!(error.contains("needs 5 chits and you hold 4"), "{error}");
+    let error = play(&rules, &state, 1, "bid 2 on A").expect_err("a tie is no outbid");
+    assert!(error.contains("at least 3 chits on A"), "{error}");
+    let state = play(&rules, &state, 1, "bid 3 on A").expect("Bob outbids");
+    assert_eq!(state.offer[0].bid, Some(Bid { seat: 1, chits: 3 }));
+    assert_eq!(state.players[0].hand, 3, "Ann's 2 chits came back");
+    let state = play(&rules, &state, 2, "pass").map_or_else(
+        |error| {
+            assert!(error.contains("must bid"), "{error}");
+            play(&rules, &state, 2, "bid 1 on C").expect("Cid bids")
+        },
+        |_| panic!("a player who can claim may not pass by default"),
+    );
+    let error = play(&rules, &state, 0, "bid 1 on B").expect_err("no reinforcing");
+    assert!(error.contains("may not be reinforced"), "{error}");
+    // With passing allowed, the same pass is fine.
+    let (loose, start) = {
+        let (_, state) = auction();
+        (rules_with(&[("passing", "yes")]), state)
+    };
+    assert!(play(&loose, &start, 0, "pass").is_ok());
+}
+
+#[test]
+fn the_card_opens_on_its_owners_first_bidding_turn() {
+    let rules = rules_with(&[]);
+    let mut state = rules
+        .setup(&names(3), &mut DrawStream::for_testing(5))
+        .expect("setup");
+    for (seat, card) in [(0, 3), (1, 0), (2, 5)] {
+        assert!(rules.is_sealed(&state, seat));
+        state = play(&rules, &state, seat, &format!("card {card}")).expect("a card");
+    }
+    let Phase::Bidding { seat } = state.phase else {
+        panic!("the auction follows the cards")
+    };
+    let seat = usize::from(seat);
+    assert!(!rules.is_sealed(&state, seat));
+    let mv = rules.parse_move(&state, seat, "pass").expect("a move");
+    assert_eq!(rules.opens(&state, seat, &mv), vec![seat]);
+    // Until then the public view does not tell the card.
+    let public = rules.view(&rules.public_state(&state), Viewer::Public, &names(3));
+    for entry in &public.players {
+        assert!(entry.get("card").is_none());
+        assert_eq!(entry["revealed_card"], Value::Null);
+    }
+    let own = rules.view(&state, Viewer::Player(2), &names(3));
+    assert_eq!(own.players[2]["card"], 5);
+    assert!(own.players[0].get("card").is_none());
+}
+
+#[test]
+fn placements_must_join_the_road_and_match_colours() {
+    let rules = rules_with(&[]);
+    let mut state = rules
+        .setup(&names(3), &mut DrawStream::for_testing(9))
+        .expect("setup");
+    // Ann won the first three tiles of the offer.
+    state.phase = Phase::Placing;
+    state.players[0].won = vec![0, 1, 2];
+    let legal = rules.legal_moves(&state, 0);
+    assert!(!legal.is_empty());
+    // Every listed step is a move apply accepts as it stands.
+    for entry in legal.iter().step_by(37) {
+        play(&rules, &state, 0, &entry.text).unwrap_or_else(|e| panic!("{}: {e}", entry.text));
+    }
+    let first = play(&rules, &state, 0, "place A at E5 r0").expect("the first tile goes anywhere");
+    // A tile that does not touch the road is refused, and nothing changes.
+    let error = play(&rules, &first, 0, "place B at I1 r0").expect_err("not joined");
+    assert!(error.contains("would not join your road"), "{error}");
+    // A tile that fits nowhere may be discarded, one that fits may not.
+    let steps = rules.legal_moves(&first, 0);
+    let placeable = steps.iter().find(|e| e.kind == "place").expect("a placement");
+    let tile = placeable.details["tile"].as_str().expect("tile");
+    let error = play(&rules, &first, 0, &format!("discard {tile}")).expect_err("placeable");
+    assert!(error.contains("may not be discarded"), "{error}");
+    // The whole turn at once, in the canonical form.
+    let fallback = rules
+        .deadline_move(&state, 0, pbem::engine::Deadline::Skip)
+        .expect("the referee can place for a player");
+    let Move::Place(steps) = &fallback else {
+        panic!("a placing move")
+    };
+    assert_eq!(steps.len(), 3);
+    let done = rules
+        .apply(&state, 0, &fallback, &mut DrawStream::for_testing(1))
+        .expect("the fallback is legal");
+    assert!(done.players[0].won.is_empty());
+    assert!(matches!(steps[0], Step::Place { .. }));
+}
+
+/// Complete games through the command line for 3, 4 and 5 players, every move taken
+/// from `pbem legal`'s JSON (so each entry must apply as it stands); bad moves leave
+/// the file as it was; the audit passes and catches a changed bid.
+#[test]
+fn complete_games_through_the_command_line() {
+    for players in 3..=5 {
+        let table = Table::new();
+        let list = &["Ann <ann@example.org>", "Bob", "Cid", "Dee", "Eve"][..players];
+        table.start("triangle-auction", list, &format!("{:02x}", 40 + players).repeat(32));
+        let mut picker = DrawStream::for_testing(players as u64);
+        let mut moves = 0;
+        loop {
+            let view = table.view();
+            if view["over"] == true {
+                break;
+            }
+            let waiting: Vec<String> = view["to_move"]
+                .as_array()
+                .expect("a list")
+                .iter()
+                .map(|p| p.as_str().expect("a name").to_string())
+                .collect();
+            let player = &waiting[picker.index(waiting.len() as u32) as usize];
+            let legal = table.legal(player);
+            assert!(!legal.is_empty(), "{player} to move has moves");
+            let text = legal[picker.index(legal.len() as u32) as usize]["move"]
+                .as_str()
+                .expect("a move")
+                .to_string();
+            if moves % 25 == 0 {
+                let before = std::fs::read(table.file()).expect("read");
+                let (ok, error) = table.apply(player, "bid 9 on Z");
+                assert!(!ok && !error.is_empty());
+                assert_eq!(std::fs::read(table.file()).expect("read"), before);
+            }
+            let (ok, error) = table.apply(player, &text);
+            assert!(ok, "{player} `{text}`: {error}");
+            moves += 1;
+            assert!(moves < 1500, "the game ends");
+        }
+        let view = table.view();
+        assert_eq!(view["round"], 8);
+        assert!(!view["winners"].as_array().expect("winners").is_empty());
+        let (passed, report) = table.audit(true);
+        assert!(passed, "{report}");
+        // A changed bid is caught.
+        let text = std::fs::read_to_string(table.file()).expect("read");
+        let changed = text.replacen("bid 1 on", "bid 2 on", 1);
+        if changed != text {
+            std::fs::write(table.file(), changed).expect("write");
+            let (passed, report) = table.audit(true);
+            assert!(!passed, "{report}");
+        }
+    }
+}
