@@ -550,6 +550,7 @@ impl<R: Rules> OpenGame for Opened<R> {
                 .map(|r| r.hash.clone())
         };
         view.insert("head".into(), json!({"turn": turn, "hash": head}));
+        view.insert("status".into(), json!(rules.status(&state)));
         view.insert("over".into(), json!(over));
         view.insert("closed".into(), json!(closed));
         let to_move = if closed {

@@ -335,6 +335,13 @@ pub trait Rules: Sized {
         state.clone()
     }
 
+    /// Where the game stands in a few words for mail subjects and views ("round 3,
+    /// bidding"), for games whose turns fall into rounds and phases; `None` for games
+    /// where the turn number says it all.
+    fn status(&self, _state: &Self::State) -> Option<String> {
+        None
+    }
+
     /// The game-specific part of the JSON view.
     fn view(&self, state: &Self::State, viewer: Viewer, names: &[String]) -> GameView;
 

@@ -159,6 +159,7 @@ impl Referee {
             "winner_count": view["winners"].as_array().map_or(0, Vec::len),
             "players": players,
             "seed": roster.seed,
+            "status": view["status"],
             "head": view["head"]["hash"],
             "head_turn": view["head"]["turn"],
         })

@@ -1,7 +1,10 @@
 //! What tests of the command line share, for any registered game: a temporary folder
 //! with a keyring and a game file, and the commands run on them.
 
-use std::path::PathBuf;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command as Process, Stdio};
+use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -170,4 +173,86 @@ pub fn to_move(view: &Value) -> String {
         .as_str()
         .expect("someone is to move")
         .to_string()
+}
+
+/// aiosmtpd on a free loopback port, delivering into a Maildir (as tests/it/mail.rs).
+pub struct Smtp {
+    pub port: u16,
+    maildir: PathBuf,
+    child: Child,
+}
+
+impl Smtp {
+    pub fn start(maildir: &Path) -> Smtp {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .expect("a free port")
+            .local_addr()
+            .expect("addr")
+            .port();
+        let child = Process::new("python3")
+            .args(["-m", "aiosmtpd", "-n", "-l", &format!("127.0.0.1:{port}")])
+            .args(["-c", "aiosmtpd.handlers.Mailbox"])
+            .arg(maildir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 runs");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "aiosmtpd did not start; `python3 -m pip install aiosmtpd` (.ci/run does)"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Smtp {
+            port,
+            maildir: maildir.to_path_buf(),
+            child,
+        }
+    }
+
+    /// Every message delivered so far, by file name (unique per message).
+    pub fn delivered(&self) -> Vec<(String, Vec<u8>)> {
+        let mut files: Vec<(String, Vec<u8>)> = ["new", "cur"]
+            .iter()
+            .filter_map(|sub| std::fs::read_dir(self.maildir.join(sub)).ok())
+            .flatten()
+            .filter_map(Result::ok)
+            .map(|e| {
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).expect("read"),
+                )
+            })
+            .collect();
+        files.sort();
+        files
+    }
+}
+
+impl Drop for Smtp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// (recipient, subject, plain text) of a delivered message.
+pub fn read_mail(raw: &[u8]) -> (String, String, String) {
+    let message = mail_parser::MessageParser::default()
+        .parse(raw)
+        .expect("a message");
+    let to = message
+        .to()
+        .and_then(|a| a.first())
+        .and_then(|a| a.address())
+        .unwrap_or_default()
+        .to_string();
+    let subject = message.subject().unwrap_or_default().to_string();
+    let text = message
+        .body_text(0)
+        .map(|t| t.into_owned())
+        .unwrap_or_default();
+    (to, subject, text)
 }

@@ -284,6 +284,16 @@ impl Rules for TriangleAuction {
         self.sample(state, seat, rng)
     }
 
+    fn status(&self, state: &State) -> Option<String> {
+        let phase = match state.phase {
+            Phase::Cards => "choosing cards",
+            Phase::Bidding { .. } => "bidding",
+            Phase::Placing => "placing",
+            Phase::Over => return Some("over".into()),
+        };
+        Some(format!("round {} of {}, {phase}", state.round, self.rounds))
+    }
+
     fn is_sealed(&self, state: &State, _seat: Seat) -> bool {
         state.phase == Phase::Cards
     }
