@@ -23,6 +23,7 @@ use pbem::engine::keyring::Keyring;
 use pbem::engine::session::{parse_player, NewGame};
 use pbem::engine::{Options, Rules};
 use pbem::games::right_of_way::RightOfWay;
+use pbem::games::triangle_auction::TriangleAuction;
 use pbem::ops;
 
 /// The binary measured: this build's, or another build of the same source named by
@@ -192,16 +193,25 @@ fn bench_audit(c: &mut Criterion, fixture: &Fixture) {
     group.finish();
 }
 
-fn random_game(rules: &RightOfWay, seed: u64) -> usize {
+/// A random complete game of any game, in process, with the rules' own random moves:
+/// the seat to move is picked at random where several are (sealed choices).
+fn random_game<R: Rules>(rules: &R, players: usize, seed: u64) -> usize {
     let mut chance = DrawStream::for_testing(seed);
-    let mut players = DrawStream::for_testing(seed ^ 0x5eed);
-    let names = ["Ann".to_string(), "Bob".to_string()];
+    let mut picker = DrawStream::for_testing(seed ^ 0x5eed);
+    let names: Vec<String> = ["Ann", "Bob", "Cid", "Dee", "Eve"][..players]
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
     let mut state = rules.setup(&names, &mut chance).expect("setup");
     let mut turns = 0;
     while !rules.is_over(&state) {
-        let seat = rules.to_move(&state)[0];
+        let waiting = rules.to_move(&state);
+        let seat = match waiting.len() {
+            1 => waiting[0],
+            count => waiting[picker.index(count as u32) as usize],
+        };
         let mv = rules
-            .sample_move(&state, seat, &mut players)
+            .sample_move(&state, seat, &mut picker)
             .expect("a legal move");
         state = rules
             .apply(&state, seat, &mv, &mut chance)
@@ -212,16 +222,27 @@ fn random_game(rules: &RightOfWay, seed: u64) -> usize {
 }
 
 fn bench_random_games(c: &mut Criterion) {
-    let rules = RightOfWay::from_data(RightOfWay::DEFAULT_DATA, &Options::new()).expect("rules");
+    let right_of_way =
+        RightOfWay::from_data(RightOfWay::DEFAULT_DATA, &Options::new()).expect("rules");
+    let triangle_auction =
+        TriangleAuction::from_data(TriangleAuction::DEFAULT_DATA, &Options::new()).expect("rules");
     let mut group = c.benchmark_group("random-games");
     group.throughput(Throughput::Elements(1));
     let mut seed = 0;
     group.bench_function("right-of-way", |b| {
         b.iter(|| {
             seed += 1;
-            random_game(&rules, seed)
+            random_game(&right_of_way, 2, seed)
         });
     });
+    for players in [3, 5] {
+        group.bench_function(format!("triangle-auction-{players}"), |b| {
+            b.iter(|| {
+                seed += 1;
+                random_game(&triangle_auction, players, seed)
+            });
+        });
+    }
     group.finish();
 }
 
