@@ -232,6 +232,23 @@ fn placements_must_join_the_road_and_match_colours() {
     let tile = placeable.details["tile"].as_str().expect("tile");
     let error = play(&rules, &first, 0, &format!("discard {tile}")).expect_err("placeable");
     assert!(error.contains("may not be discarded"), "{error}");
+    // Past a deadline: card 0, the cheapest claim, every tile where it first fits.
+    let (_, auction_state) = auction();
+    let cards = rules
+        .setup(&names(3), &mut DrawStream::for_testing(2))
+        .expect("setup");
+    assert_eq!(
+        rules.deadline_move(&cards, 1, pbem::engine::Deadline::Skip),
+        Some(Move::Card(0))
+    );
+    assert_eq!(
+        rules.deadline_move(&auction_state, 0, pbem::engine::Deadline::Skip),
+        Some(Move::Bid(vec![(0, 1)]))
+    );
+    assert_eq!(
+        rules.deadline_move(&auction_state, 0, pbem::engine::Deadline::Forfeit),
+        None
+    );
     // The whole turn at once, in the canonical form.
     let fallback = rules
         .deadline_move(&state, 0, pbem::engine::Deadline::Skip)
@@ -288,6 +305,43 @@ fn complete_games_through_the_command_line() {
             }
             let (ok, error) = table.apply(player, &text);
             assert!(ok, "{player} `{text}`: {error}");
+            if text.starts_with("card") {
+                // Face down in the file, the public view and the log.
+                let file: Value =
+                    serde_json::from_slice(&std::fs::read(table.file()).expect("read"))
+                        .expect("json");
+                let record = file["records"]
+                    .as_array()
+                    .and_then(|r| r.last())
+                    .expect("a record");
+                assert!(
+                    record.get("move").is_none() && record.get("sealed").is_some(),
+                    "{record}"
+                );
+                let cards: Vec<&Value> = file["state"]["players"]
+                    .as_array()
+                    .expect("players")
+                    .iter()
+                    .map(|p| &p["card"])
+                    .collect();
+                assert!(cards.iter().all(|c| c.is_null()), "{cards:?}");
+                let after = table.view();
+                for entry in after["players"].as_array().expect("players") {
+                    assert!(entry.get("card").is_none(), "{entry}");
+                }
+                let log = table
+                    .pbem()
+                    .arg("log")
+                    .arg(table.file())
+                    .output()
+                    .expect("log");
+                let log = String::from_utf8_lossy(&log.stdout);
+                let last = log.lines().rev().nth(1).expect("the last record");
+                assert!(
+                    last.contains(&format!("(sealed: {player} has chosen)")),
+                    "{last}"
+                );
+            }
             moves += 1;
             assert!(moves < 1500, "the game ends");
         }
