@@ -178,12 +178,15 @@ impl TriangleAuction {
             Self::push_line(
                 &mut out,
                 &format!(
-                    "{}: {} VP; {} chits; improvement {} (scores rank {}); {card}",
+                    "{}: {} VP; {} chits; improvement {} (scores {} colour); {card}",
                     name(seat),
                     score.total,
                     player.hand,
                     player.improvement,
-                    score.rank + 1
+                    ["best", "2nd", "3rd", "4th", "least"]
+                        .get(score.rank)
+                        .copied()
+                        .unwrap_or("least")
                 ),
             );
             let won: Vec<String> = player.won.iter().map(|&w| letter(w).to_string()).collect();
