@@ -800,23 +800,10 @@ impl Host {
     /// returns the exit status and what it printed.
     fn inbox_with(&self, raw: &str, env: &[(&str, &str)]) -> (Option<i32>, String) {
         let mut command = self.pbem();
-        command
-            .args(["inbox", "--games"])
-            .arg(self.games())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
         for (key, value) in env {
             command.env(key, value);
         }
-        let mut child = command.spawn().expect("spawns");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(raw.as_bytes())
-            .expect("write");
-        let output = child.wait_with_output().expect("waits");
+        let output = super::support::inbox(command, &self.games(), raw);
         let text = format!(
             "{}{}",
             String::from_utf8_lossy(&output.stdout),

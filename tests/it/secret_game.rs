@@ -8,9 +8,8 @@
 mod secret;
 
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use pbem::engine::fairness::Seed;
 use pbem::engine::file::FileText;
@@ -790,21 +789,7 @@ fn a_whole_game_by_mail_shows_each_player_only_their_own_secrets() {
             &text,
             &format!("move-{moves}"),
         );
-        let mut child = pbem()
-            .args(["inbox", "--games"])
-            .arg(&games)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawns");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(raw.as_bytes())
-            .expect("write");
-        let output = child.wait_with_output().expect("waits");
+        let output = crate::support::inbox(pbem(), &games, &raw);
         let report = String::from_utf8_lossy(&output.stdout).into_owned()
             + &String::from_utf8_lossy(&output.stderr);
         assert!(

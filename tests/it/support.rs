@@ -256,3 +256,24 @@ pub fn read_mail(raw: &[u8]) -> (String, String, String) {
         .unwrap_or_default();
     (to, subject, text)
 }
+
+/// Runs `command` (a pbem with its environment set) as `pbem inbox --games GAMES` with
+/// one raw message on standard input, as a mail server's pipe does; returns the output.
+pub fn inbox(mut command: Process, games: &Path, raw: &str) -> std::process::Output {
+    use std::io::Write as _;
+    let mut child = command
+        .args(["inbox", "--games"])
+        .arg(games)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(raw.as_bytes())
+        .expect("write");
+    child.wait_with_output().expect("waits")
+}

@@ -369,8 +369,7 @@ fn complete_games_through_the_command_line() {
 /// tells it, and the subjects say the round and the phase.
 #[test]
 fn complete_games_by_mail_keep_every_card_face_down_until_its_turn() {
-    use std::io::Write as _;
-    use std::process::{Command, Stdio};
+    use std::process::Command;
 
     use crate::support::{read_mail, Smtp};
 
@@ -471,21 +470,7 @@ fn complete_games_by_mail_keep_every_card_face_down_until_its_turn() {
                 &text,
                 &format!("ta-{players}-{moves}"),
             );
-            let mut child = pbem()
-                .args(["inbox", "--games"])
-                .arg(&games)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("spawns");
-            child
-                .stdin
-                .take()
-                .expect("stdin")
-                .write_all(raw.as_bytes())
-                .expect("write");
-            let output = child.wait_with_output().expect("waits");
+            let output = crate::support::inbox(pbem(), &games, &raw);
             let report = String::from_utf8_lossy(&output.stdout).into_owned();
             assert!(
                 output.status.success() && report.starts_with("applied"),
