@@ -147,6 +147,24 @@ pub fn declared_options(
         .collect())
 }
 
+/// Refuses rules data written for another revision of a game's rules than the one this
+/// pbem plays (`plays`): a game started under other rules would replay as another game,
+/// or not at all, so it is refused with the way forward instead of misread.
+///
+/// # Errors
+/// `found` is not `plays`.
+pub fn check_revision(game: &str, found: u32, plays: u32) -> Result<(), RuleError> {
+    if found == plays {
+        return Ok(());
+    }
+    Err(RuleError::new(
+        format!(
+            "this game was started under revision {found} of the {game} rules; this pbem plays revision {plays} (docs/rules/{game}.md)"
+        ),
+        "finish, show and audit it with the pbem that started it (genesis names it under `engine`), or start a new game",
+    ))
+}
+
 /// A game: its rules as pure functions.
 ///
 /// Implementations must uphold:

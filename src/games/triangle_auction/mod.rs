@@ -104,15 +104,7 @@ impl Rules for TriangleAuction {
     fn from_data(data: &str, options: &Options) -> Result<Self, RuleError> {
         let data: Data =
             toml::from_str(data).map_err(|e| data_error(format!("bad rules data: {e}")))?;
-        if data.revision != RULES_REVISION {
-            return Err(RuleError::new(
-                format!(
-                    "this game was started under revision {} of the triangle auction rules; this pbem plays revision {RULES_REVISION}",
-                    data.revision
-                ),
-                "finish, show and audit it with the pbem that started it (genesis names it under `engine`), or start a new game",
-            ));
-        }
+        crate::engine::rules::check_revision(Self::NAME, data.revision, RULES_REVISION)?;
         if let Some(unknown) = options
             .keys()
             .find(|k| !KNOWN_OPTIONS.contains(&k.as_str()))
