@@ -233,7 +233,7 @@ impl TriangleAuction {
             Self::push_line(
                 &mut out,
                 &format!(
-                    "{}'s area (tiles numbered in the order placed):",
+                    "{}'s area: tiles #1, #2... in the order placed; empty spaces numbered:",
                     name(seat)
                 ),
             );
