@@ -1,5 +1,6 @@
 //! The games pbem plays. Adding a game: a folder here and one line in [`GAMES`].
 
+pub mod desert_kingdom;
 pub mod right_of_way;
 pub mod triangle_auction;
 
@@ -11,6 +12,7 @@ use crate::engine::driver::{Driver, GameDriver};
 pub static GAMES: &[&dyn GameDriver] = &[
     &Driver::<right_of_way::RightOfWay>::new(),
     &Driver::<triangle_auction::TriangleAuction>::new(),
+    &Driver::<desert_kingdom::DesertKingdom>::new(),
 ];
 
 /// Games a program built on the library plays besides [`GAMES`] (the tests' own games,

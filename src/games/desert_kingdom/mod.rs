@@ -1,0 +1,360 @@
+//! The desert kingdom (seed 004, "Another BoardGame"): tribes discover tiles of an
+//! 8 x 8 desert, build roads that score other players' land, activate tiles to draw
+//! and choose from the bag, and at the end face the barbarians they drew.
+//!
+//! docs/rules/desert-kingdom.md is the rules summary with every ruling (D1, D2, ...);
+//! the data (the bag, option defaults) is games/desert-kingdom.toml.
+
+mod board;
+mod moves;
+mod play;
+mod state;
+mod view;
+
+use serde::Deserialize;
+
+use crate::engine::rules::{
+    Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer,
+};
+
+pub use board::{spiral, Square, SIDE};
+pub use moves::Move;
+pub use state::{Kind, Phase, Player, State, Tile};
+
+const RULES_REVISION: u32 = 1;
+
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BagData {
+    oasis: u16,
+    city: u16,
+    mine: u16,
+    grass: u16,
+    desert: u16,
+    mountain: u16,
+    treasure: u16,
+    barbarian: u16,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Data {
+    revision: u32,
+    bag: BagData,
+    options: Options,
+}
+
+const KNOWN_OPTIONS: [&str; 5] = [
+    "entry",
+    "spiral",
+    "network_city",
+    "builder_terrain",
+    "placate_points",
+];
+
+/// The rules of one game.
+#[derive(Debug, Clone)]
+pub struct DesertKingdom {
+    /// The bag at the start, sorted by kind.
+    pub(crate) bag: Vec<Kind>,
+    pub(crate) entry: Square,
+    /// Every square in the barbarians' order, the entry first.
+    pub(crate) spiral: Vec<Square>,
+    pub(crate) network_city: i64,
+    pub(crate) builder_terrain: bool,
+    pub(crate) placate_points: Option<i64>,
+    options: Options,
+}
+
+/// A tile's points each time it is scored (a city: when placed), its activation's draw
+/// number, and its forced and forbidden marks: the seed's table.
+pub fn value(kind: Kind) -> i64 {
+    match kind {
+        Kind::Oasis => 8,
+        Kind::City => 5,
+        Kind::Mine => 3,
+        Kind::Grass => 2,
+        Kind::Desert => 1,
+        Kind::Mountain | Kind::Treasure => 0,
+        Kind::Barbarian => 15,
+    }
+}
+
+pub fn draw_number(kind: Kind) -> usize {
+    match kind {
+        Kind::Oasis => 3,
+        Kind::City | Kind::Mountain => 4,
+        Kind::Mine => 8,
+        Kind::Grass | Kind::Desert => 2,
+        Kind::Treasure | Kind::Barbarian => 0,
+    }
+}
+
+pub fn forced(kind: Kind) -> &'static [Kind] {
+    match kind {
+        Kind::Oasis => &[Kind::Treasure, Kind::Barbarian],
+        // "Forced: Grass. Special.": treasures and barbarians are the specials.
+        Kind::City => &[Kind::Grass, Kind::Treasure, Kind::Barbarian],
+        Kind::Mine => &[Kind::Treasure, Kind::Mountain],
+        Kind::Grass => &[Kind::Grass, Kind::City],
+        Kind::Mountain => &[Kind::Mine],
+        Kind::Desert | Kind::Treasure | Kind::Barbarian => &[],
+    }
+}
+
+pub fn forbidden(kind: Kind) -> &'static [Kind] {
+    match kind {
+        Kind::City => &[Kind::City],
+        Kind::Mine => &[Kind::Oasis, Kind::City, Kind::Grass],
+        Kind::Grass => &[Kind::Mine, Kind::Treasure],
+        Kind::Desert => &[Kind::Mine, Kind::City, Kind::Treasure],
+        Kind::Mountain => &[Kind::City, Kind::Oasis, Kind::Treasure],
+        Kind::Oasis | Kind::Treasure | Kind::Barbarian => &[],
+    }
+}
+
+fn data_error(problem: impl Into<String>) -> RuleError {
+    RuleError::new(problem, "rules data as games/desert-kingdom.toml writes it")
+}
+
+impl DesertKingdom {
+    /// The standard rules, from the built-in data.
+    ///
+    /// # Errors
+    /// Never for the built-in data.
+    pub fn standard() -> Result<DesertKingdom, RuleError> {
+        Self::from_data(Self::DEFAULT_DATA, &Options::new())
+    }
+}
+
+impl Rules for DesertKingdom {
+    type State = State;
+    type Move = Move;
+
+    const NAME: &'static str = "desert-kingdom";
+    const DEFAULT_DATA: &'static str = include_str!("../../../games/desert-kingdom.toml");
+    const HAS_HIDDEN_STATE: bool = true;
+
+    fn from_data(data: &str, options: &Options) -> Result<Self, RuleError> {
+        let data: Data =
+            toml::from_str(data).map_err(|e| data_error(format!("bad rules data: {e}")))?;
+        crate::engine::rules::check_revision(Self::NAME, data.revision, RULES_REVISION)?;
+        if let Some(unknown) = options
+            .keys()
+            .find(|k| !KNOWN_OPTIONS.contains(&k.as_str()))
+        {
+            return Err(RuleError::new(
+                format!("desert-kingdom has no option `{unknown}`"),
+                "the options entry (a1, h1, h8 or a8), spiral (clockwise or anticlockwise), network_city (2 or 5), builder_terrain (no or yes) and placate_points (none or a number), e.g. `--option entry=h8`",
+            ));
+        }
+        let mut effective = data.options.clone();
+        for (key, value) in options {
+            effective.insert(key.clone(), value.trim().to_ascii_lowercase());
+        }
+        let get = |key: &str| effective.get(key).map_or("", String::as_str);
+        let entry = match get("entry") {
+            corner @ ("a1" | "h1" | "h8" | "a8") => Square::parse(corner),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            RuleError::new(
+                format!("entry `{}` is not a corner", get("entry")),
+                "entry=a1, entry=h1, entry=h8 or entry=a8",
+            )
+        })?;
+        let clockwise = match get("spiral") {
+            "clockwise" => true,
+            "anticlockwise" => false,
+            other => {
+                return Err(RuleError::new(
+                    format!("spiral `{other}` is not a direction"),
+                    "spiral=clockwise or spiral=anticlockwise",
+                ))
+            }
+        };
+        let network_city = match get("network_city") {
+            "2" => 2,
+            "5" => 5,
+            other => {
+                return Err(RuleError::new(
+                    format!("network_city `{other}` is not a choice"),
+                    "network_city=2 or network_city=5",
+                ))
+            }
+        };
+        let builder_terrain = match get("builder_terrain") {
+            "no" => false,
+            "yes" => true,
+            other => {
+                return Err(RuleError::new(
+                    format!("builder_terrain `{other}` is not a choice"),
+                    "builder_terrain=no or builder_terrain=yes",
+                ))
+            }
+        };
+        let placate_points = match get("placate_points") {
+            "none" => None,
+            number => match number.parse::<i64>() {
+                Ok(points @ 1..=1000) => Some(points),
+                _ => {
+                    return Err(RuleError::new(
+                        format!("placate_points `{number}` is not a choice"),
+                        "placate_points=none or a number of points, e.g. placate_points=25",
+                    ))
+                }
+            },
+        };
+        let counts = [
+            (Kind::Oasis, data.bag.oasis),
+            (Kind::City, data.bag.city),
+            (Kind::Mine, data.bag.mine),
+            (Kind::Grass, data.bag.grass),
+            (Kind::Desert, data.bag.desert),
+            (Kind::Mountain, data.bag.mountain),
+            (Kind::Treasure, data.bag.treasure),
+            (Kind::Barbarian, data.bag.barbarian),
+        ];
+        let bag: Vec<Kind> = counts
+            .into_iter()
+            .flat_map(|(kind, count)| std::iter::repeat_n(kind, usize::from(count)))
+            .collect();
+        if bag.len() < 100 || bag.len() > usize::from(u16::MAX) {
+            return Err(data_error(
+                "the bag holds 100 tiles or more, so the board always fills",
+            ));
+        }
+        Ok(DesertKingdom {
+            bag,
+            entry,
+            spiral: spiral(entry, clockwise),
+            network_city,
+            builder_terrain,
+            placate_points,
+            options: effective,
+        })
+    }
+
+    fn options(&self) -> Options {
+        self.options.clone()
+    }
+
+    fn setup(&self, players: &[String], chance: &mut dyn Chance) -> Result<State, RuleError> {
+        if !(2..=6).contains(&players.len()) {
+            return Err(RuleError::new(
+                format!(
+                    "the desert kingdom is for 2 to 6 players, not {}",
+                    players.len()
+                ),
+                "two to six --player",
+            ));
+        }
+        Ok(self.start(players.len(), chance))
+    }
+
+    fn to_move(&self, state: &State) -> Vec<Seat> {
+        match state.phase {
+            Phase::Turn { seat } | Phase::Choosing { seat, .. } => vec![usize::from(seat)],
+            Phase::Over => Vec::new(),
+        }
+    }
+
+    fn is_over(&self, state: &State) -> bool {
+        state.phase == Phase::Over
+    }
+
+    fn parse_move(&self, state: &State, seat: Seat, text: &str) -> Result<Move, RuleError> {
+        moves::parse(state, text).map_err(|mut error| {
+            if let Some(example) = self.example(state, seat) {
+                error.accepted = format!(
+                    "{}; for example `{}`",
+                    error.accepted,
+                    moves::canonical(&example)
+                );
+            }
+            error
+        })
+    }
+
+    fn canonical_text(&self, mv: &Move) -> String {
+        moves::canonical(mv)
+    }
+
+    fn apply(
+        &self,
+        state: &State,
+        seat: Seat,
+        mv: &Move,
+        chance: &mut dyn Chance,
+    ) -> Result<State, RuleError> {
+        self.play(state, seat, mv, chance)
+    }
+
+    fn legal_moves(&self, state: &State, seat: Seat) -> Vec<LegalMove> {
+        self.legal(state, seat)
+    }
+
+    fn example_move(&self, state: &State, seat: Seat) -> Option<String> {
+        self.example(state, seat).map(|mv| moves::canonical(&mv))
+    }
+
+    fn scores(&self, state: &State) -> Vec<i64> {
+        state
+            .players
+            .iter()
+            .map(|p| p.final_score.unwrap_or(p.points))
+            .collect()
+    }
+
+    fn winners(&self, state: &State) -> Vec<Seat> {
+        self.winners_of(state)
+    }
+
+    fn deadline_move(&self, state: &State, seat: Seat, choice: Deadline) -> Option<Move> {
+        if !self.to_move(state).contains(&seat) {
+            return None;
+        }
+        match choice {
+            Deadline::Skip => self.example(state, seat),
+            // A forfeit takes one player out; the others play on.
+            Deadline::Forfeit => Some(Move::Resign),
+        }
+    }
+
+    fn sample_move(&self, state: &State, seat: Seat, rng: &mut dyn Chance) -> Option<Move> {
+        self.sample(state, seat, rng)
+    }
+
+    fn status(&self, state: &State) -> Option<String> {
+        let empty = state.squares.iter().filter(|s| s.is_none()).count();
+        Some(match state.phase {
+            Phase::Over => "the barbarians have attacked".to_string(),
+            Phase::Choosing { .. } => format!("{empty} squares free, choosing a tile"),
+            Phase::Turn { .. } => format!("{empty} squares free"),
+        })
+    }
+
+    fn public_state(&self, state: &State) -> State {
+        if state.phase == Phase::Over {
+            // The seed is revealed at the end: nothing is hidden any more.
+            return state.clone();
+        }
+        let mut public = state.clone();
+        public.bag.clear();
+        public.drawn.clear();
+        for tile in public.squares.iter_mut().flatten() {
+            if tile.face_down {
+                tile.kind = None;
+            }
+        }
+        public
+    }
+
+    fn view(&self, state: &State, viewer: Viewer, names: &[String]) -> GameView {
+        self.game_view(state, viewer, names)
+    }
+
+    fn board(&self, state: &State, viewer: Viewer, names: &[String]) -> String {
+        self.ascii(state, viewer, names)
+    }
+}

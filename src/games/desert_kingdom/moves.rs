@@ -1,0 +1,123 @@
+//! The move language, squares A1..H8:
+//!
+//! - `discover C4`: draw a tile from the bag for an empty square;
+//! - `road D5`: a road on a desert or grass square;
+//! - `activate C3 to C4` (also `activate C3 C4`), optionally `prefer oasis, city`:
+//!   explore from a face-up tile into an empty square next to it; the preference
+//!   list chooses among the tiles drawn, saving the second message;
+//! - `city E5`: play the city tile of the setup;
+//! - `take grass` (also `grass`): the tile chosen of those an activation drew;
+//! - `resign`.
+
+use super::board::Square;
+use super::state::{Kind, Phase, State};
+use crate::engine::rules::RuleError;
+
+/// One player's whole turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Move {
+    Discover(Square),
+    Road(Square),
+    Activate {
+        from: Square,
+        to: Square,
+        prefer: Vec<Kind>,
+    },
+    City(Square),
+    Take(Kind),
+    Resign,
+}
+
+fn square(word: &str, accepted: &str) -> Result<Square, RuleError> {
+    Square::parse(word)
+        .ok_or_else(|| RuleError::new(format!("`{word}` is not a square A1 to H8"), accepted))
+}
+
+const TURN: &str = "`discover C4`, `road D5`, `activate C3 to C4` (optionally `prefer oasis, city`), `city E5` or `resign`";
+
+/// Reads a move for the phase `state` is in.
+pub fn parse(state: &State, text: &str) -> Result<Move, RuleError> {
+    let lower = text.trim().to_ascii_lowercase().replace([';', '\n'], " ");
+    let words: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty() && !matches!(*w, "to" | "into" | "at" | "on" | "the" | "tile"))
+        .collect();
+    if words == ["resign"] {
+        return Ok(Move::Resign);
+    }
+    match &state.phase {
+        Phase::Choosing { .. } => {
+            let word = match words.as_slice() {
+                ["take" | "choose" | "keep", word] | [word] => *word,
+                _ => "",
+            };
+            Kind::parse(word).map(Move::Take).ok_or_else(|| {
+                RuleError::new(
+                    format!("`{}` is not a tile to take", text.trim()),
+                    "`take` and one of the tiles you drew, e.g. `take grass`",
+                )
+            })
+        }
+        Phase::Turn { .. } => match words.as_slice() {
+            ["discover", at] => Ok(Move::Discover(square(at, TURN)?)),
+            ["road" | "build", at] => Ok(Move::Road(square(at, TURN)?)),
+            ["city", at] => Ok(Move::City(square(at, TURN)?)),
+            ["activate", from, to, rest @ ..] => {
+                let prefer = match rest {
+                    [] => Vec::new(),
+                    ["prefer", kinds @ ..] if !kinds.is_empty() => kinds
+                        .iter()
+                        .map(|k| {
+                            Kind::parse(k).ok_or_else(|| {
+                                RuleError::new(
+                                    format!("`{k}` is not a tile"),
+                                    "oasis, city, mine, grass, desert, mountain, treasure or barbarian",
+                                )
+                            })
+                        })
+                        .collect::<Result<_, _>>()?,
+                    _ => {
+                        return Err(RuleError::new(
+                            format!("`{}` is not an activation", text.trim()),
+                            "`activate C3 to C4`, optionally followed by `prefer oasis, city`",
+                        ))
+                    }
+                };
+                Ok(Move::Activate {
+                    from: square(from, TURN)?,
+                    to: square(to, TURN)?,
+                    prefer,
+                })
+            }
+            _ => Err(RuleError::new(
+                format!("`{}` is not a move", text.trim()),
+                TURN,
+            )),
+        },
+        Phase::Over => Err(RuleError::new("the game is over", "no more moves")),
+    }
+}
+
+/// The canonical text of a move.
+pub fn canonical(mv: &Move) -> String {
+    match mv {
+        Move::Discover(at) => format!("discover {}", at.name()),
+        Move::Road(at) => format!("road {}", at.name()),
+        Move::City(at) => format!("city {}", at.name()),
+        Move::Activate { from, to, prefer } if prefer.is_empty() => {
+            format!("activate {} to {}", from.name(), to.name())
+        }
+        Move::Activate { from, to, prefer } => format!(
+            "activate {} to {} prefer {}",
+            from.name(),
+            to.name(),
+            prefer
+                .iter()
+                .map(|k| k.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Move::Take(kind) => format!("take {}", kind.name()),
+        Move::Resign => "resign".to_string(),
+    }
+}

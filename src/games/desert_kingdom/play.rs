@@ -1,0 +1,634 @@
+//! The rules in motion: the four actions, the choice after an activation, road
+//! networks and their scoring, and the barbarian attack.
+
+use std::collections::BTreeSet;
+
+use serde_json::json;
+
+use super::board::Square;
+use super::moves::{canonical, Move};
+use super::state::{Kind, Phase, Player, State, Tile};
+use super::{draw_number, forbidden, forced, value, DesertKingdom};
+use crate::engine::rules::{Chance, LegalMove, RuleError, Seat, Visibility};
+
+fn seat_u8(seat: Seat) -> u8 {
+    u8::try_from(seat).unwrap_or(u8::MAX)
+}
+
+fn refused(problem: impl Into<String>, accepted: impl Into<String>) -> RuleError {
+    RuleError::new(problem, accepted)
+}
+
+impl DesertKingdom {
+    pub(crate) fn start(&self, players: usize, chance: &mut dyn Chance) -> State {
+        let count = u32::try_from(players).unwrap_or(1).max(1);
+        let first = u8::try_from(chance.draw(count, Visibility::Public)).unwrap_or(0);
+        State {
+            phase: Phase::Turn { seat: first },
+            squares: vec![None; 64],
+            bag: self.bag.clone(),
+            bag_count: u16::try_from(self.bag.len()).unwrap_or(u16::MAX),
+            drawn: Vec::new(),
+            drawn_count: 0,
+            last_face_down: None,
+            nobody_wins: false,
+            players: vec![
+                Player {
+                    points: 0,
+                    treasures: 0,
+                    barbarians: 1,
+                    city_tile: true,
+                    out: false,
+                    final_score: None,
+                };
+                players
+            ],
+        }
+    }
+
+    fn tile(state: &State, at: Square) -> Option<&Tile> {
+        state.squares.get(at.index()).and_then(Option::as_ref)
+    }
+
+    /// A tile drawn from the bag, face down to everyone but the rules (every bag draw
+    /// is hidden: mixing public and hidden draws from one bag would tell what the
+    /// hidden ones took). None when the bag is empty.
+    fn draw(state: &mut State, chance: &mut dyn Chance) -> Option<Kind> {
+        let count = u32::try_from(state.bag.len()).ok().filter(|&n| n > 0)?;
+        let kind = state
+            .bag
+            .remove(chance.draw(count, Visibility::Hidden) as usize);
+        state.bag_count = state.bag_count.saturating_sub(1);
+        Some(kind)
+    }
+
+    fn return_to_bag(state: &mut State, kinds: &[Kind]) {
+        state.bag.extend_from_slice(kinds);
+        state.bag.sort_unstable();
+        state.bag_count = state
+            .bag_count
+            .saturating_add(u16::try_from(kinds.len()).unwrap_or(0));
+    }
+
+    /// The barbarians' next square: the first empty one on the spiral, `reserved` left
+    /// for the explorers of an activation.
+    fn spiral_next(&self, state: &State, reserved: Option<Square>) -> Option<Square> {
+        self.spiral
+            .iter()
+            .copied()
+            .find(|&s| Some(s) != reserved && Self::tile(state, s).is_none())
+    }
+
+    /// A tile from the bag face down on the spiral (nothing when the board or the bag
+    /// has no room).
+    fn face_down(&self, state: &mut State, reserved: Option<Square>, chance: &mut dyn Chance) {
+        let Some(at) = self.spiral_next(state, reserved) else {
+            return;
+        };
+        let Some(kind) = Self::draw(state, chance) else {
+            return;
+        };
+        state.squares[at.index()] = Some(Tile {
+            kind: Some(kind),
+            face_down: true,
+            owner: None,
+            road: false,
+            occupied: false,
+            ruined: false,
+        });
+        state.last_face_down = Some(at);
+    }
+
+    /// A tile the player keeps or places: specials are kept (a barbarian scores 15 and
+    /// sends another tile face down); the others go on `at`, theirs, and score.
+    fn take(&self, state: &mut State, seat: Seat, kind: Kind, at: Square, chance: &mut dyn Chance) {
+        let player = &mut state.players[seat];
+        match kind {
+            Kind::Treasure => player.treasures += 1,
+            Kind::Barbarian => {
+                player.barbarians += 1;
+                player.points += value(Kind::Barbarian);
+                self.face_down(state, Some(at), chance);
+            }
+            _ => {
+                player.points += value(kind);
+                state.squares[at.index()] = Some(Tile {
+                    kind: Some(kind),
+                    face_down: false,
+                    owner: Some(seat_u8(seat)),
+                    road: false,
+                    occupied: false,
+                    ruined: false,
+                });
+            }
+        }
+    }
+
+    /// Whether a square is part of road networks: a road, or a face-up city, oasis or
+    /// mine ("considered to be roads").
+    fn is_node(state: &State, at: Square) -> bool {
+        Self::tile(state, at).is_some_and(|t| {
+            !t.face_down
+                && (t.road || matches!(t.kind, Some(Kind::City | Kind::Oasis | Kind::Mine)))
+        })
+    }
+
+    /// The network (connected nodes) that holds `from`.
+    fn network(state: &State, from: Square) -> BTreeSet<Square> {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![from];
+        while let Some(at) = stack.pop() {
+            if !Self::is_node(state, at) || !seen.insert(at) {
+                continue;
+            }
+            stack.extend(at.neighbours());
+        }
+        seen
+    }
+
+    /// Builds the road on `at` and scores its network if the road linked a city not
+    /// connected before or joined two networks.
+    fn build_road(&self, state: &mut State, seat: Seat, at: Square) {
+        // The networks next to the square before the road: a network is a set of
+        // nodes with at least one road in it.
+        let mut before: Vec<BTreeSet<Square>> = Vec::new();
+        for next in at.neighbours() {
+            if Self::is_node(state, next) && !before.iter().any(|n| n.contains(&next)) {
+                before.push(Self::network(state, next));
+            }
+        }
+        let has_road = |net: &BTreeSet<Square>| {
+            net.iter()
+                .any(|&s| Self::tile(state, s).is_some_and(|t| t.road))
+        };
+        let networks = before.iter().filter(|n| has_road(n)).count();
+        let connected: BTreeSet<Square> = before
+            .iter()
+            .filter(|n| has_road(n))
+            .flatten()
+            .copied()
+            .collect();
+        let is_city =
+            |s: &Square| Self::tile(state, *s).is_some_and(|t| t.kind == Some(Kind::City));
+        let new_city = before
+            .iter()
+            .flatten()
+            .any(|s| is_city(s) && !connected.contains(s));
+        let trigger = networks >= 2 || new_city;
+        if let Some(tile) = state.squares[at.index()].as_mut() {
+            tile.road = true;
+        }
+        if trigger {
+            self.score_network(state, seat, at);
+        }
+    }
+
+    /// "Everything now connected to this network ... is scored again": the builder
+    /// scores its cities, every other player their own terrain on it.
+    fn score_network(&self, state: &mut State, builder: Seat, at: Square) {
+        let network = Self::network(state, at);
+        let mut gains = vec![0i64; state.players.len()];
+        for square in &network {
+            let Some(tile) = Self::tile(state, *square) else {
+                continue;
+            };
+            let Some(kind) = tile.kind else {
+                continue;
+            };
+            if kind == Kind::City {
+                gains[builder] += self.network_city;
+                continue;
+            }
+            let Some(owner) = tile.owner.map(usize::from) else {
+                continue;
+            };
+            if owner == builder && !self.builder_terrain {
+                continue;
+            }
+            // Oases and mines score while connected; grass and desert while the road
+            // passes over them (only then are they part of the network); mountains
+            // never.
+            if let Some(gain) = gains.get_mut(owner) {
+                *gain += match kind {
+                    Kind::Oasis | Kind::Mine | Kind::Grass | Kind::Desert => value(kind),
+                    _ => 0,
+                };
+            }
+        }
+        for (player, gain) in state.players.iter_mut().zip(gains) {
+            if !player.out {
+                player.points += gain;
+            }
+        }
+    }
+
+    /// Passes the turn on (to `seat` again after a discovered special), or ends the
+    /// game when the board is full or the bag empty.
+    fn next_turn(&self, state: &mut State, seat: Seat, again: bool) {
+        if state.squares.iter().all(Option::is_some) || state.bag.is_empty() && state.bag_count == 0
+        {
+            self.barbarian_attack(state);
+            return;
+        }
+        let players = state.players.len();
+        if state.players.iter().all(|p| p.out) {
+            self.barbarian_attack(state);
+            return;
+        }
+        let next = if again && !state.players[seat].out {
+            seat
+        } else {
+            (1..=players)
+                .map(|k| (seat + k) % players)
+                .find(|&s| !state.players[s].out)
+                .unwrap_or(seat)
+        };
+        state.phase = Phase::Turn {
+            seat: seat_u8(next),
+        };
+    }
+
+    /// Applies a move (all or nothing).
+    pub(crate) fn play(
+        &self,
+        state: &State,
+        seat: Seat,
+        mv: &Move,
+        chance: &mut dyn Chance,
+    ) -> Result<State, RuleError> {
+        let mut next = state.clone();
+        match (&state.phase, mv) {
+            (Phase::Over, _) => return Err(refused("the game is over", "no more moves")),
+            (_, Move::Resign) => {
+                let drawn = std::mem::take(&mut next.drawn);
+                Self::return_to_bag(&mut next, &drawn);
+                next.drawn_count = 0;
+                next.players[seat].out = true;
+                self.next_turn(&mut next, seat, false);
+            }
+            (Phase::Choosing { square, .. }, Move::Take(kind)) => {
+                let Some(position) = next.drawn.iter().position(|k| k == kind) else {
+                    let drawn: Vec<&str> = next.drawn.iter().map(|k| k.name()).collect();
+                    return Err(refused(
+                        format!("you drew no {}", kind.name()),
+                        format!("one of the tiles you drew: {}", drawn.join(", ")),
+                    ));
+                };
+                let at = *square;
+                next.drawn.remove(position);
+                let rest = std::mem::take(&mut next.drawn);
+                Self::return_to_bag(&mut next, &rest);
+                next.drawn_count = 0;
+                self.take(&mut next, seat, *kind, at, chance);
+                self.next_turn(&mut next, seat, false);
+            }
+            (Phase::Turn { .. }, Move::Discover(at)) => {
+                self.check_empty(state, *at)?;
+                let Some(kind) = Self::draw(&mut next, chance) else {
+                    self.barbarian_attack(&mut next);
+                    return Ok(next);
+                };
+                self.take(&mut next, seat, kind, *at, chance);
+                // "If it's a special tile, keep it and take another turn."
+                self.next_turn(&mut next, seat, kind.is_special());
+            }
+            (Phase::Turn { .. }, Move::City(at)) => {
+                if !state.players[seat].city_tile {
+                    return Err(refused(
+                        "you have played your city tile",
+                        "`discover`, `road` or `activate`",
+                    ));
+                }
+                self.check_empty(state, *at)?;
+                next.players[seat].city_tile = false;
+                self.take(&mut next, seat, Kind::City, *at, chance);
+                self.next_turn(&mut next, seat, false);
+            }
+            (Phase::Turn { .. }, Move::Road(at)) => {
+                match Self::tile(state, *at) {
+                    Some(tile)
+                        if !tile.face_down
+                            && !tile.road
+                            && matches!(tile.kind, Some(Kind::Desert | Kind::Grass)) => {}
+                    _ => {
+                        return Err(refused(
+                            format!("no road can be built on {}", at.name()),
+                            "a face-up desert or grass square without a road",
+                        ))
+                    }
+                }
+                self.face_down(&mut next, None, chance);
+                self.build_road(&mut next, seat, *at);
+                self.next_turn(&mut next, seat, false);
+            }
+            (Phase::Turn { .. }, Move::Activate { from, to, prefer }) => {
+                let Some(kind) = Self::tile(state, *from)
+                    .filter(|t| !t.face_down)
+                    .and_then(|t| t.kind)
+                else {
+                    return Err(refused(
+                        format!("{} holds no face-up tile to activate", from.name()),
+                        "a face-up tile and an empty square next to it",
+                    ));
+                };
+                self.check_empty(state, *to)?;
+                if from.distance(*to) != 1 {
+                    return Err(refused(
+                        format!("{} is not next to {}", to.name(), from.name()),
+                        "an empty square beside the tile activated (not diagonally)",
+                    ));
+                }
+                self.face_down(&mut next, Some(*to), chance);
+                let mut drawn = Vec::new();
+                for _ in 0..draw_number(kind) {
+                    match Self::draw(&mut next, chance) {
+                        Some(tile) => drawn.push(tile),
+                        None => break,
+                    }
+                }
+                // "Not this" marks go back; "must take" marks, if any matched, keep
+                // only those.
+                let (back, mut kept): (Vec<Kind>, Vec<Kind>) =
+                    drawn.into_iter().partition(|k| forbidden(kind).contains(k));
+                if kept.iter().any(|k| forced(kind).contains(k)) {
+                    let (must, other): (Vec<Kind>, Vec<Kind>) =
+                        kept.into_iter().partition(|k| forced(kind).contains(k));
+                    Self::return_to_bag(&mut next, &other);
+                    kept = must;
+                }
+                Self::return_to_bag(&mut next, &back);
+                let chosen = prefer
+                    .iter()
+                    .find(|p| kept.contains(p))
+                    .copied()
+                    .or_else(|| (kept.len() == 1).then(|| kept[0]))
+                    .or_else(|| {
+                        // All the same tile: nothing to choose.
+                        kept.first()
+                            .copied()
+                            .filter(|first| kept.iter().all(|k| k == first))
+                    });
+                match chosen {
+                    _ if kept.is_empty() => self.next_turn(&mut next, seat, false),
+                    Some(chosen) => {
+                        if let Some(position) = kept.iter().position(|k| *k == chosen) {
+                            kept.remove(position);
+                        }
+                        Self::return_to_bag(&mut next, &kept);
+                        self.take(&mut next, seat, chosen, *to, chance);
+                        self.next_turn(&mut next, seat, false);
+                    }
+                    None => {
+                        next.drawn_count = u8::try_from(kept.len()).unwrap_or(u8::MAX);
+                        next.drawn = kept;
+                        next.phase = Phase::Choosing {
+                            seat: seat_u8(seat),
+                            square: *to,
+                        };
+                    }
+                }
+            }
+            _ => {
+                return Err(refused(
+                    "that is not a move now",
+                    match self.example(state, seat) {
+                        Some(example) => format!("for example `{}`", canonical(&example)),
+                        None => "wait for your turn".to_string(),
+                    },
+                ))
+            }
+        }
+        Ok(next)
+    }
+
+    fn check_empty(&self, state: &State, at: Square) -> Result<(), RuleError> {
+        if Self::tile(state, at).is_some() {
+            let free = Square::all().find(|&s| Self::tile(state, s).is_none());
+            return Err(refused(
+                format!("{} is not empty", at.name()),
+                match free {
+                    Some(free) => format!("an empty square, such as {}", free.name()),
+                    None => "an empty square".to_string(),
+                },
+            ));
+        }
+        Ok(())
+    }
+
+    /// The game's end: "There is one band of barbarians for each 'barbarian' tile any
+    /// player holds", starting at the last face-down tile placed, each going to the
+    /// nearest city not destroyed and not occupied (ties: nearest the square the
+    /// barbarians entered from, then the entry space, then the top, then the left); a
+    /// treasure of the city's owner placates a band, else the city is removed.
+    pub(crate) fn barbarian_attack(&self, state: &mut State) {
+        state.phase = Phase::Over;
+        let bands: u32 = state.players.iter().map(|p| u32::from(p.barbarians)).sum();
+        let start = state.last_face_down.unwrap_or(self.entry);
+        let mut at = start;
+        let city_at = |state: &State, s: Square| {
+            Self::tile(state, s)
+                .is_some_and(|t| !t.face_down && !t.ruined && t.kind == Some(Kind::City))
+        };
+        for _ in 0..bands {
+            let mut targets: Vec<Square> = Square::all()
+                .filter(|&s| city_at(state, s) && !Self::tile(state, s).is_some_and(|t| t.occupied))
+                .collect();
+            if targets.is_empty() {
+                // "If you run out of cities to attack, remove the occupying barbarians
+                // and continue."
+                for tile in state.squares.iter_mut().flatten() {
+                    tile.occupied = false;
+                }
+                targets = Square::all().filter(|&s| city_at(state, s)).collect();
+            }
+            let Some(&target) = targets.iter().min_by_key(|&&s| {
+                (
+                    s.distance(at),
+                    s.distance(start),
+                    s.distance(self.entry),
+                    s.row,
+                    s.col,
+                )
+            }) else {
+                break;
+            };
+            let owner = Self::tile(state, target)
+                .and_then(|t| t.owner)
+                .map(usize::from);
+            let placated = match owner.and_then(|o| state.players.get_mut(o)) {
+                Some(player) if player.treasures > 0 => {
+                    player.treasures -= 1;
+                    true
+                }
+                Some(player)
+                    if self
+                        .placate_points
+                        .is_some_and(|cost| player.points >= cost) =>
+                {
+                    player.points -= self.placate_points.unwrap_or(0);
+                    true
+                }
+                _ => false,
+            };
+            if placated {
+                if let Some(tile) = state.squares[target.index()].as_mut() {
+                    tile.occupied = true;
+                }
+            } else if let Some(tile) = state.squares[target.index()].as_mut() {
+                // "Otherwise, remove that city from the board": it stays as a ruin, so
+                // everyone can see what the barbarians did.
+                tile.ruined = true;
+            }
+            at = target;
+        }
+        for tile in state.squares.iter_mut().flatten() {
+            tile.occupied = false;
+        }
+        let cities_left = Square::all().any(|s| city_at(state, s));
+        state.nobody_wins = !cities_left;
+        for seat in 0..state.players.len() {
+            let held = self.cities_held(state, seat);
+            let player = &mut state.players[seat];
+            // "If you don't hold any cities, your score is zero." Then "score any
+            // remaining treasures, at twenty points each."
+            player.final_score = Some(if held == 0 {
+                0
+            } else {
+                player.points + 20 * i64::from(player.treasures)
+            });
+        }
+    }
+
+    pub(crate) fn cities_held(&self, state: &State, seat: Seat) -> usize {
+        state
+            .squares
+            .iter()
+            .flatten()
+            .filter(|t| {
+                !t.face_down
+                    && !t.ruined
+                    && t.kind == Some(Kind::City)
+                    && t.owner == Some(seat_u8(seat))
+            })
+            .count()
+    }
+
+    fn roads_on_own_terrain(state: &State, seat: Seat) -> usize {
+        state
+            .squares
+            .iter()
+            .flatten()
+            .filter(|t| t.road && t.owner == Some(seat_u8(seat)))
+            .count()
+    }
+
+    /// The winners: nobody when every city fell; else the highest final score, ties
+    /// broken by cities held, then roads on one's terrain; still tied, shared.
+    pub(crate) fn winners_of(&self, state: &State) -> Vec<Seat> {
+        if state.phase != Phase::Over || state.nobody_wins {
+            return Vec::new();
+        }
+        let key = |seat: usize| {
+            (
+                state.players[seat].final_score.unwrap_or(0),
+                self.cities_held(state, seat),
+                Self::roads_on_own_terrain(state, seat),
+            )
+        };
+        let contenders: Vec<usize> = (0..state.players.len())
+            .filter(|&s| !state.players[s].out)
+            .collect();
+        let best = contenders.iter().map(|&s| key(s)).max();
+        contenders
+            .into_iter()
+            .filter(|&s| Some(key(s)) == best)
+            .collect()
+    }
+
+    /// Every legal move of `seat` now, each a whole turn.
+    fn moves(&self, state: &State, seat: Seat) -> Vec<Move> {
+        if !matches!(state.phase, Phase::Turn { seat: s } | Phase::Choosing { seat: s, .. } if usize::from(s) == seat)
+        {
+            return Vec::new();
+        }
+        if let Phase::Choosing { .. } = state.phase {
+            let mut kinds = state.drawn.clone();
+            kinds.dedup();
+            return kinds.into_iter().map(Move::Take).collect();
+        }
+        let empty: Vec<Square> = Square::all()
+            .filter(|&s| Self::tile(state, s).is_none())
+            .collect();
+        let mut list: Vec<Move> = empty.iter().map(|&s| Move::Discover(s)).collect();
+        if state.players[seat].city_tile {
+            list.extend(empty.iter().map(|&s| Move::City(s)));
+        }
+        for at in Square::all() {
+            let Some(tile) = Self::tile(state, at) else {
+                continue;
+            };
+            if tile.face_down {
+                continue;
+            }
+            if !tile.road && matches!(tile.kind, Some(Kind::Desert | Kind::Grass)) {
+                list.push(Move::Road(at));
+            }
+            for to in at.neighbours().filter(|&t| Self::tile(state, t).is_none()) {
+                list.push(Move::Activate {
+                    from: at,
+                    to,
+                    prefer: Vec::new(),
+                });
+            }
+        }
+        list
+    }
+
+    pub(crate) fn legal(&self, state: &State, seat: Seat) -> Vec<LegalMove> {
+        self.moves(state, seat)
+            .into_iter()
+            .map(|mv| {
+                let (kind, details) = match &mv {
+                    Move::Discover(at) => ("discover", json!({"square": at.name()})),
+                    Move::City(at) => ("city", json!({"square": at.name()})),
+                    Move::Road(at) => ("road", json!({"square": at.name()})),
+                    Move::Activate { from, to, .. } => (
+                        "activate",
+                        json!({"from": from.name(), "square": to.name()}),
+                    ),
+                    Move::Take(kind) => ("take", json!({"tile": kind.name()})),
+                    Move::Resign => ("resign", json!({})),
+                };
+                LegalMove {
+                    text: canonical(&mv),
+                    kind: kind.to_string(),
+                    details: details.as_object().cloned().unwrap_or_default(),
+                }
+            })
+            .collect()
+    }
+
+    /// A sensible move: the best tile drawn when choosing; else discover the first
+    /// empty square in reading order.
+    pub(crate) fn example(&self, state: &State, seat: Seat) -> Option<Move> {
+        match state.phase {
+            Phase::Choosing { seat: s, .. } if usize::from(s) == seat => state
+                .drawn
+                .iter()
+                .max_by_key(|k| value(**k))
+                .map(|k| Move::Take(*k)),
+            Phase::Turn { seat: s } if usize::from(s) == seat => Square::all()
+                .find(|&at| Self::tile(state, at).is_none())
+                .map(Move::Discover),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn sample(&self, state: &State, seat: Seat, rng: &mut dyn Chance) -> Option<Move> {
+        let moves = self.moves(state, seat);
+        let count = u32::try_from(moves.len()).ok().filter(|&n| n > 0)?;
+        moves
+            .into_iter()
+            .nth(rng.draw(count, Visibility::Public) as usize)
+    }
+}
