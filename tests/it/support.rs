@@ -277,3 +277,156 @@ pub fn inbox(mut command: Process, games: &Path, raw: &str) -> std::process::Out
         .expect("write");
     child.wait_with_output().expect("waits")
 }
+
+/// A message a game sent during a game by mail, with the move that caused it.
+pub struct Sent<'a> {
+    /// The game's public view after the move.
+    pub after: &'a Value,
+    /// Who moved, and the move as they sent it.
+    pub mover: &'a str,
+    pub text: &'a str,
+    /// The recipient's address, the subject and the plain text.
+    pub to: &'a str,
+    pub subject: &'a str,
+    pub body: &'a str,
+}
+
+/// Plays a whole game of `game` by mail: a real SMTP server on loopback, `pbem new
+/// --mail`, then every move a player's message (their token) fed to `pbem inbox`,
+/// chosen at random from what `pbem legal` offers the player (the referee's command).
+/// `each` sees every message sent after each move; returns the number of moves.
+pub fn play_by_mail(
+    game: &str,
+    names: &[&str],
+    seed: &str,
+    picks: u64,
+    mut each: impl FnMut(&Sent<'_>),
+) -> usize {
+    let dir = tempfile::tempdir().expect("dir");
+    let games = dir.path().join("games");
+    std::fs::create_dir_all(&games).expect("games");
+    let file = games.join("game.json");
+    let smtp = Smtp::start(&dir.path().join("delivered"));
+    let pbem = || {
+        let mut command = Process::new(assert_cmd::cargo::cargo_bin("pbem"));
+        command
+            .env("PBEM_HOME", dir.path().join("keyring"))
+            .env("PBEM_SMTP", format!("smtp://127.0.0.1:{}", smtp.port))
+            .env("PBEM_FROM", "Referee <referee@pbem.example>")
+            .env_remove("PBEM_NOW");
+        command
+    };
+    let address = |name: &str| format!("{}@example.org", name.to_ascii_lowercase());
+    let json = |command: &mut Process| -> Value {
+        let output = command.output().expect("runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).expect("JSON")
+    };
+    let mut new = pbem();
+    new.args(["new", game]);
+    for name in names {
+        new.args(["--player", &format!("{name} <{}>", address(name))]);
+    }
+    let output = new
+        .args(["--seed", seed, "--mail", "--out"])
+        .arg(&file)
+        .output()
+        .expect("runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let view = || json(pbem().arg("show").arg(&file).args(["--format", "json"]));
+    let tag = format!("[pbem {}]", view()["id"].as_str().expect("id"));
+    let mut seen = std::collections::BTreeSet::new();
+    let mut tokens = std::collections::BTreeMap::new();
+    for (name, raw) in smtp.delivered() {
+        seen.insert(name);
+        let (to, _, text) = read_mail(&raw);
+        if let Some(token) = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("pbem-token: "))
+        {
+            tokens.insert(to, token.to_string());
+        }
+    }
+    let referee = super::replies::Referee {
+        name: "Referee",
+        address: "referee@pbem.example",
+    };
+    let mut picker = pbem::engine::DrawStream::for_testing(picks);
+    let mut moves = 0;
+    loop {
+        let shown = view();
+        if shown["over"] == true {
+            break;
+        }
+        let waiting: Vec<String> = shown["to_move"]
+            .as_array()
+            .expect("list")
+            .iter()
+            .map(|p| p.as_str().expect("name").to_string())
+            .collect();
+        let player = waiting[picker.index(waiting.len() as u32) as usize].clone();
+        let legal = json(
+            pbem()
+                .arg("legal")
+                .arg(&file)
+                .args(["--player", &player, "--format", "json"]),
+        );
+        let legal = legal.as_array().expect("a list");
+        let text = legal[picker.index(legal.len() as u32) as usize]["move"]
+            .as_str()
+            .expect("a move")
+            .to_string();
+        let from = address(&player);
+        let raw = super::replies::token_message(
+            &referee,
+            &tag,
+            &tokens[&from],
+            &from,
+            &text,
+            &format!("{game}-{moves}"),
+        );
+        let output = inbox(pbem(), &games, &raw);
+        let report = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(
+            output.status.success() && report.starts_with("applied"),
+            "{player} `{text}`: {report}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let after = view();
+        for (name, raw) in smtp.delivered() {
+            if !seen.insert(name) {
+                continue;
+            }
+            let (to, subject, body) = read_mail(&raw);
+            each(&Sent {
+                after: &after,
+                mover: &player,
+                text: &text,
+                to: &to,
+                subject: &subject,
+                body: &body,
+            });
+        }
+        moves += 1;
+        assert!(moves < 3000, "the game ends");
+    }
+    let output = pbem()
+        .args(["audit", "--public"])
+        .arg(&file)
+        .output()
+        .expect("runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    moves
+}
