@@ -35,7 +35,9 @@ fn sq(name: &str) -> Square {
 #[test]
 fn every_tile_is_worth_and_marked_as_the_seed_says() {
     use Kind::*;
-    let table: [(Kind, i64, usize, &[Kind], &[Kind]); 6] = [
+    /// A tile, its points, its draw number, its forced and its forbidden marks.
+    type Row = (Kind, i64, usize, &'static [Kind], &'static [Kind]);
+    let table: [Row; 6] = [
         (Oasis, 8, 3, &[Treasure, Barbarian], &[]),
         (City, 5, 4, &[Grass, Treasure, Barbarian], &[City]),
         (Mine, 3, 8, &[Treasure, Mountain], &[Oasis, City, Grass]),
