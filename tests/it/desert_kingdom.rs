@@ -494,3 +494,173 @@ fn the_demo_plays_every_player_count() {
     }
     let _ = Visibility::Public;
 }
+
+// --- Recorded games ------------------------------------------------------------------
+
+/// A complete game as recorded in tests/fixtures/desert-kingdom/.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Recorded {
+    ending: String,
+    players: Vec<String>,
+    seed: String,
+    moves: Vec<(String, String)>,
+    final_scores: Vec<i64>,
+    cities: Vec<u64>,
+    winners: Vec<String>,
+}
+
+const RECORDED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/desert-kingdom");
+
+/// Plays random games in process until one ends each way and writes them down:
+/// `cargo test --test it record_desert_kingdom_games -- --ignored`.
+#[test]
+#[ignore = "writes the fixtures of recorded games"]
+fn record_desert_kingdom_games() {
+    use pbem::engine::fairness::Seed;
+    use pbem::engine::keyring::Keyring;
+    use pbem::engine::session::{parse_player, Game, NewGame};
+
+    let endings = [
+        "one player has the highest score",
+        "a win shared by players tied on score, cities and roads on their terrain",
+        "every city destroyed: nobody wins",
+    ];
+    let mut found: Vec<Option<Recorded>> = vec![None, None, None];
+    for attempt in 0u64..3000 {
+        if found.iter().all(Option::is_some) {
+            break;
+        }
+        let players = 2 + (attempt % 5) as usize;
+        let dir = tempfile::tempdir().expect("dir");
+        let keyring = Keyring::at(dir.path());
+        std::fs::write(
+            dir.path().join("referee.key"),
+            format!("{}\n", "42".repeat(32)),
+        )
+        .expect("key");
+        let seed_hex = format!("{:064x}", 0xd400 + attempt);
+        let seed = Seed::from_hex(&seed_hex).expect("seed");
+        // A quick look in process first: only games that end a way still missing are
+        // played through the engine and recorded.
+        let rules = rules_with(&[]);
+        let request = NewGame {
+            players: names(players).iter().map(|n| parse_player(n)).collect(),
+            seed: Some(seed.clone()),
+            ..NewGame::default()
+        };
+        let mut game = Game::<DesertKingdom>::create(request, &keyring).expect("create");
+        let mut picker = DrawStream::for_testing(attempt);
+        let mut moves = Vec::new();
+        let mut state = game.replay(Some(&seed), None).expect("replay").state;
+        while !rules.is_over(&state) {
+            let seat = rules.to_move(&state)[0];
+            // Now and then the referee's own skip, which discovers in reading order.
+            let mv = if picker.index(3) == 0 {
+                rules.deadline_move(&state, seat, Deadline::Skip)
+            } else {
+                rules.sample_move(&state, seat, &mut picker)
+            }
+            .expect("a move");
+            let text = rules.canonical_text(&mv);
+            let name = names(players)[seat].clone();
+            game.apply(&keyring, &name, &text).expect("applies");
+            moves.push((name, text));
+            state = game.replay(Some(&seed), None).expect("replay").state;
+        }
+        let winners = rules.winners(&state);
+        let kind = match winners.len() {
+            1 => 0,
+            0 => 2,
+            _ => 1,
+        };
+        if found[kind].is_some() {
+            continue;
+        }
+        let view = rules.view(&state, Viewer::Public, &names(players));
+        found[kind] = Some(Recorded {
+            ending: endings[kind].to_string(),
+            players: names(players),
+            seed: seed_hex,
+            moves,
+            final_scores: rules.scores(&state),
+            cities: view
+                .players
+                .iter()
+                .map(|p| p["cities"].as_u64().expect("cities"))
+                .collect(),
+            winners: winners.iter().map(|&s| names(players)[s].clone()).collect(),
+        });
+    }
+    std::fs::create_dir_all(RECORDED).expect("fixtures folder");
+    for (kind, recorded) in found.into_iter().enumerate() {
+        let Some(recorded) = recorded else {
+            panic!("no game ended: {}", endings[kind]);
+        };
+        let mut text = serde_json::to_string_pretty(&recorded).expect("json");
+        text.push('\n');
+        std::fs::write(format!("{RECORDED}/ending-{}.json", kind + 1), text).expect("write");
+    }
+}
+
+/// The recorded games replayed through the command line end as recorded: final
+/// scores, cities held, winners (or nobody); every mail-facing view says so.
+#[test]
+fn recorded_games_replay_to_their_recorded_results() {
+    let mut files: Vec<_> = std::fs::read_dir(RECORDED)
+        .expect("recorded games")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 3, "one game for each way a game can end");
+    for path in files {
+        let recorded: Recorded =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+        let table = Table::new();
+        let players: Vec<&str> = recorded.players.iter().map(String::as_str).collect();
+        table.start("desert-kingdom", &players, &recorded.seed);
+        for (player, text) in &recorded.moves {
+            let (ok, error) = table.apply(player, text);
+            assert!(ok, "{}: {player} `{text}`: {error}", path.display());
+        }
+        let view = table.view();
+        assert_eq!(view["over"], true);
+        let entries = view["players"].as_array().expect("players");
+        let scores: Vec<i64> = entries
+            .iter()
+            .map(|p| p["score"].as_i64().expect("score"))
+            .collect();
+        assert_eq!(scores, recorded.final_scores, "{}", path.display());
+        let cities: Vec<u64> = entries
+            .iter()
+            .map(|p| p["cities"].as_u64().expect("cities"))
+            .collect();
+        assert_eq!(cities, recorded.cities, "{}", path.display());
+        let winners: Vec<String> = view["winners"]
+            .as_array()
+            .expect("winners")
+            .iter()
+            .map(|w| w.as_str().expect("name").to_string())
+            .collect();
+        assert_eq!(winners, recorded.winners, "{}", path.display());
+        // A player without a city scores zero.
+        for (score, city) in scores.iter().zip(&cities) {
+            if *city == 0 {
+                assert_eq!(*score, 0);
+            }
+        }
+        let board = table
+            .pbem()
+            .arg("show")
+            .arg(table.file())
+            .output()
+            .expect("show");
+        let board = String::from_utf8_lossy(&board.stdout);
+        assert_eq!(
+            board.contains("nobody wins"),
+            recorded.winners.is_empty(),
+            "{board}"
+        );
+        let (passed, report) = table.audit(true);
+        assert!(passed, "{report}");
+    }
+}
