@@ -22,6 +22,7 @@ use pbem::engine::fairness::Seed;
 use pbem::engine::keyring::Keyring;
 use pbem::engine::session::{parse_player, NewGame};
 use pbem::engine::{Options, Rules};
+use pbem::games::desert_kingdom::DesertKingdom;
 use pbem::games::right_of_way::RightOfWay;
 use pbem::games::triangle_auction::TriangleAuction;
 use pbem::ops;
@@ -198,7 +199,7 @@ fn bench_audit(c: &mut Criterion, fixture: &Fixture) {
 fn random_game<R: Rules>(rules: &R, players: usize, seed: u64) -> usize {
     let mut chance = DrawStream::for_testing(seed);
     let mut picker = DrawStream::for_testing(seed ^ 0x5eed);
-    let names: Vec<String> = ["Ann", "Bob", "Cid", "Dee", "Eve"][..players]
+    let names: Vec<String> = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"][..players]
         .iter()
         .map(|n| n.to_string())
         .collect();
@@ -235,6 +236,16 @@ fn bench_random_games(c: &mut Criterion) {
             random_game(&right_of_way, 2, seed)
         });
     });
+    let desert_kingdom =
+        DesertKingdom::from_data(DesertKingdom::DEFAULT_DATA, &Options::new()).expect("rules");
+    for players in [2, 6] {
+        group.bench_function(format!("desert-kingdom-{players}"), |b| {
+            b.iter(|| {
+                seed += 1;
+                random_game(&desert_kingdom, players, seed)
+            });
+        });
+    }
     for players in [3, 5] {
         group.bench_function(format!("triangle-auction-{players}"), |b| {
             b.iter(|| {
