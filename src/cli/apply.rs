@@ -49,7 +49,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "turn {}: {} moved; the game is over; winners: {}",
             outcome.turn,
             outcome.player,
-            outcome.winners.join(", ")
+            if outcome.winners.is_empty() {
+                "nobody".to_string()
+            } else {
+                outcome.winners.join(", ")
+            }
         );
     } else {
         outln!(

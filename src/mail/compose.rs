@@ -271,6 +271,31 @@ mod tests {
     }
 
     #[test]
+    fn the_game_over_mail_says_who_won_shared_or_that_nobody_did() {
+        let templates = Templates::default();
+        let render = |winners: &str, count: usize| {
+            let context = serde_json::json!({
+                "tag": "[pbem dk-1]", "turn": 60, "players": [], "winners": winners,
+                "winner_count": count, "seed": "00", "board": "B", "head": "ab", "head_turn": 60
+            });
+            templates
+                .render_mail("game-over.txt", &context)
+                .expect("renders")
+        };
+        let (subject, body) = render("", 0);
+        assert_eq!(subject, "[pbem dk-1] The game is over: nobody won");
+        assert!(body.contains("Nobody won."), "{body}");
+        let (subject, body) = render("Ann, Eve", 2);
+        assert_eq!(subject, "[pbem dk-1] The game is over: Ann, Eve won");
+        assert!(
+            body.contains("Winners, sharing the win: Ann, Eve"),
+            "{body}"
+        );
+        let (_, body) = render("Ann", 1);
+        assert!(body.contains("Winner: Ann"), "{body}");
+    }
+
+    #[test]
     fn every_built_in_mail_template_has_a_subject() {
         let templates = Templates::default();
         let context = serde_json::json!({

@@ -91,8 +91,8 @@ fn check_invariants(rules: &DesertKingdom, state: &State, tiles: usize) {
     assert_eq!(rules.scores(&public), rules.scores(state));
 }
 
-fn random_game(players: usize, seed: u64) -> State {
-    let rules = rules_with(&[]);
+fn random_game(players: usize, seed: u64, options: &[(&str, &str)]) -> State {
+    let rules = rules_with(options);
     let mut chance = DrawStream::for_testing(seed);
     let mut picker = DrawStream::for_testing(seed ^ 0xd5);
     let mut state = rules.setup(&names(players), &mut chance).expect("setup");
@@ -128,7 +128,7 @@ fn random_games_of_two_to_six_end_with_the_barbarian_attack() {
     let mut someone = 0;
     for players in 2..=6 {
         for seed in 0..5 {
-            let state = random_game(players, seed * 13 + players as u64);
+            let state = random_game(players, seed * 13 + players as u64, &[]);
             if state.nobody_wins {
                 nobody += 1;
             } else {
@@ -140,6 +140,16 @@ fn random_games_of_two_to_six_end_with_the_barbarian_attack() {
         nobody > 0 && someone > 0,
         "both endings happen: {nobody} / {someone}"
     );
+    // The variants too.
+    for options in [
+        [("bag", "gentle"), ("spiral", "anticlockwise")],
+        [("entry", "h8"), ("network_city", "5")],
+        [("builder_terrain", "yes"), ("placate_points", "25")],
+    ] {
+        for players in [2, 4, 6] {
+            random_game(players, 77 + players as u64, &options);
+        }
+    }
 }
 
 /// An empty board with Ann to move and the bag as it starts.
@@ -453,8 +463,21 @@ fn complete_games_by_mail_keep_face_down_and_drawn_tiles_hidden() {
         let names = names(players);
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let seed = format!("{:02x}", 110 + players).repeat(32);
+        let mut game_over_mails = 0;
         crate::support::play_by_mail("desert-kingdom", &names, &seed, players as u64, |sent| {
             if sent.after["over"] == true {
+                // The end says who won, or that nobody did.
+                if sent.subject.contains("The game is over") {
+                    game_over_mails += 1;
+                    let winners = sent.after["winners"].as_array().expect("winners");
+                    if winners.is_empty() {
+                        assert!(sent.subject.ends_with("nobody won"), "{}", sent.subject);
+                        assert!(sent.body.contains("Nobody won."), "{}", sent.body);
+                    } else {
+                        let first = winners[0].as_str().expect("a name");
+                        assert!(sent.subject.contains(first), "{}", sent.subject);
+                    }
+                }
                 return;
             }
             // Face-down squares show as [?] on every board.
@@ -474,6 +497,7 @@ fn complete_games_by_mail_keep_face_down_and_drawn_tiles_hidden() {
                 }
             }
         });
+        assert_eq!(game_over_mails, players, "every player hears how it ended");
     }
 }
 
@@ -663,4 +687,34 @@ fn recorded_games_replay_to_their_recorded_results() {
         let (passed, report) = table.audit(true);
         assert!(passed, "{report}");
     }
+}
+
+/// The board a player is mailed, mid-game, within 78 columns; face-down squares show
+/// no identity.
+#[test]
+fn the_board_mid_game() {
+    let path = format!("{RECORDED}/ending-1.json");
+    let recorded: Recorded =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+    let table = Table::new();
+    let players: Vec<&str> = recorded.players.iter().map(String::as_str).collect();
+    table.start("desert-kingdom", &players, &recorded.seed);
+    for (player, text) in recorded.moves.iter().take(30) {
+        let (ok, error) = table.apply(player, text);
+        assert!(ok, "{player} `{text}`: {error}");
+    }
+    let output = table
+        .pbem()
+        .arg("show")
+        .arg(table.file())
+        .args(["--as", "Ann"])
+        .output()
+        .expect("runs");
+    let board = String::from_utf8(output.stdout).expect("utf-8");
+    for line in board.lines() {
+        assert!(line.chars().count() <= 78, "too wide: {line:?}");
+        assert_eq!(line, line.trim_end());
+    }
+    assert!(board.contains("[?]"));
+    insta::assert_snapshot!(board);
 }

@@ -40,11 +40,12 @@ struct BagData {
 #[serde(deny_unknown_fields)]
 struct Data {
     revision: u32,
-    bag: BagData,
+    bags: std::collections::BTreeMap<String, BagData>,
     options: Options,
 }
 
-const KNOWN_OPTIONS: [&str; 5] = [
+const KNOWN_OPTIONS: [&str; 6] = [
+    "bag",
     "entry",
     "spiral",
     "network_city",
@@ -145,7 +146,7 @@ impl Rules for DesertKingdom {
         {
             return Err(RuleError::new(
                 format!("desert-kingdom has no option `{unknown}`"),
-                "the options entry (a1, h1, h8 or a8), spiral (clockwise or anticlockwise), network_city (2 or 5), builder_terrain (no or yes) and placate_points (none or a number), e.g. `--option entry=h8`",
+                "the options bag (standard or gentle), entry (a1, h1, h8 or a8), spiral (clockwise or anticlockwise), network_city (2 or 5), builder_terrain (no or yes) and placate_points (none or a number), e.g. `--option entry=h8`",
             ));
         }
         let mut effective = data.options.clone();
@@ -205,15 +206,28 @@ impl Rules for DesertKingdom {
                 }
             },
         };
+        let mix = data.bags.get(get("bag")).ok_or_else(|| {
+            RuleError::new(
+                format!("bag `{}` is not a mix of the rules data", get("bag")),
+                format!(
+                    "{} (games/desert-kingdom.toml)",
+                    data.bags
+                        .keys()
+                        .map(|name| format!("bag={name}"))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                ),
+            )
+        })?;
         let counts = [
-            (Kind::Oasis, data.bag.oasis),
-            (Kind::City, data.bag.city),
-            (Kind::Mine, data.bag.mine),
-            (Kind::Grass, data.bag.grass),
-            (Kind::Desert, data.bag.desert),
-            (Kind::Mountain, data.bag.mountain),
-            (Kind::Treasure, data.bag.treasure),
-            (Kind::Barbarian, data.bag.barbarian),
+            (Kind::Oasis, mix.oasis),
+            (Kind::City, mix.city),
+            (Kind::Mine, mix.mine),
+            (Kind::Grass, mix.grass),
+            (Kind::Desert, mix.desert),
+            (Kind::Mountain, mix.mountain),
+            (Kind::Treasure, mix.treasure),
+            (Kind::Barbarian, mix.barbarian),
         ];
         let bag: Vec<Kind> = counts
             .into_iter()

@@ -133,7 +133,7 @@ impl DesertKingdom {
         }
         let _ = writeln!(
             out,
-            "O oasis 8, C city 5 (2 on a road), M mine 3, G grass 2, D desert 1, ^ mountain;"
+            "O oasis 8, C city 5 (2 on roads), M mine 3, G grass 2, D desert 1, ^ mountain;"
         );
         let _ = writeln!(
             out,
@@ -199,6 +199,12 @@ impl DesertKingdom {
                 let _ = writeln!(out, "The barbarians have attacked; the game is over.");
             }
         }
-        out
+        // Long names could push a line past the width every board keeps to.
+        out.lines()
+            .map(|line| {
+                let cut: String = line.chars().take(78).collect();
+                format!("{}\n", cut.trim_end())
+            })
+            .collect()
     }
 }
