@@ -540,10 +540,6 @@ const RECORDED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/dese
 #[test]
 #[ignore = "writes the fixtures of recorded games"]
 fn record_desert_kingdom_games() {
-    use pbem::engine::fairness::Seed;
-    use pbem::engine::keyring::Keyring;
-    use pbem::engine::session::{parse_player, Game, NewGame};
-
     let endings = [
         "one player has the highest score",
         "a win shared by players tied on score, cities and roads on their terrain",
@@ -555,42 +551,15 @@ fn record_desert_kingdom_games() {
             break;
         }
         let players = 2 + (attempt % 5) as usize;
-        let dir = tempfile::tempdir().expect("dir");
-        let keyring = Keyring::at(dir.path());
-        std::fs::write(
-            dir.path().join("referee.key"),
-            format!("{}\n", "42".repeat(32)),
-        )
-        .expect("key");
         let seed_hex = format!("{:064x}", 0xd400 + attempt);
-        let seed = Seed::from_hex(&seed_hex).expect("seed");
-        // A quick look in process first: only games that end a way still missing are
-        // played through the engine and recorded.
+        // A third of the moves the referee's own skip, which discovers in reading order.
+        let (moves, state) = crate::support::random_recorded_game::<DesertKingdom>(
+            &names(players),
+            &seed_hex,
+            attempt,
+            3,
+        );
         let rules = rules_with(&[]);
-        let request = NewGame {
-            players: names(players).iter().map(|n| parse_player(n)).collect(),
-            seed: Some(seed.clone()),
-            ..NewGame::default()
-        };
-        let mut game = Game::<DesertKingdom>::create(request, &keyring).expect("create");
-        let mut picker = DrawStream::for_testing(attempt);
-        let mut moves = Vec::new();
-        let mut state = game.replay(Some(&seed), None).expect("replay").state;
-        while !rules.is_over(&state) {
-            let seat = rules.to_move(&state)[0];
-            // Now and then the referee's own skip, which discovers in reading order.
-            let mv = if picker.index(3) == 0 {
-                rules.deadline_move(&state, seat, Deadline::Skip)
-            } else {
-                rules.sample_move(&state, seat, &mut picker)
-            }
-            .expect("a move");
-            let text = rules.canonical_text(&mv);
-            let name = names(players)[seat].clone();
-            game.apply(&keyring, &name, &text).expect("applies");
-            moves.push((name, text));
-            state = game.replay(Some(&seed), None).expect("replay").state;
-        }
         let winners = rules.winners(&state);
         let kind = match winners.len() {
             1 => 0,
@@ -639,13 +608,12 @@ fn recorded_games_replay_to_their_recorded_results() {
     for path in files {
         let recorded: Recorded =
             serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
-        let table = Table::new();
-        let players: Vec<&str> = recorded.players.iter().map(String::as_str).collect();
-        table.start("desert-kingdom", &players, &recorded.seed);
-        for (player, text) in &recorded.moves {
-            let (ok, error) = table.apply(player, text);
-            assert!(ok, "{}: {player} `{text}`: {error}", path.display());
-        }
+        let table = crate::support::replay_recorded(
+            "desert-kingdom",
+            &recorded.players,
+            &recorded.seed,
+            &recorded.moves,
+        );
         let view = table.view();
         assert_eq!(view["over"], true);
         let entries = view["players"].as_array().expect("players");

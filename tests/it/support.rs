@@ -430,3 +430,71 @@ pub fn play_by_mail(
     );
     moves
 }
+
+/// Plays a random complete game of `R` through the engine, as the referee would (the
+/// tests' key, the seed `seed_hex`), each move the rules' own random move or, one time
+/// in `skip_one_in`, the move the referee plays past a deadline: the move list (player,
+/// canonical text) and the full state at the end. For recording games as fixtures.
+pub fn random_recorded_game<R: pbem::engine::Rules>(
+    names: &[String],
+    seed_hex: &str,
+    picks: u64,
+    skip_one_in: u32,
+) -> (Vec<(String, String)>, R::State) {
+    use pbem::engine::fairness::Seed;
+    use pbem::engine::keyring::Keyring;
+    use pbem::engine::session::{parse_player, Game, NewGame};
+    use pbem::engine::{Deadline, DrawStream};
+
+    let dir = tempfile::tempdir().expect("dir");
+    let keyring = Keyring::at(dir.path());
+    std::fs::write(
+        dir.path().join("referee.key"),
+        format!("{}\n", "42".repeat(32)),
+    )
+    .expect("key");
+    let seed = Seed::from_hex(seed_hex).expect("seed");
+    let request = NewGame {
+        players: names.iter().map(|n| parse_player(n)).collect(),
+        seed: Some(seed.clone()),
+        ..NewGame::default()
+    };
+    let mut game = Game::<R>::create(request, &keyring).expect("create");
+    let mut picker = DrawStream::for_testing(picks);
+    let mut moves = Vec::new();
+    loop {
+        let state = game.replay(Some(&seed), None).expect("replay").state;
+        if game.rules.is_over(&state) {
+            return (moves, state);
+        }
+        let waiting = game.rules.to_move(&state);
+        let seat = waiting[picker.index(waiting.len() as u32) as usize];
+        let mv = if picker.index(skip_one_in) == 0 {
+            game.rules.deadline_move(&state, seat, Deadline::Skip)
+        } else {
+            game.rules.sample_move(&state, seat, &mut picker)
+        }
+        .expect("a move");
+        let text = game.rules.canonical_text(&mv);
+        game.apply(&keyring, &names[seat], &text).expect("applies");
+        moves.push((names[seat].clone(), text));
+    }
+}
+
+/// A recorded game replayed move by move through the command line: the table it
+/// leaves, at the end.
+pub fn replay_recorded(
+    game: &str,
+    players: &[String],
+    seed: &str,
+    moves: &[(String, String)],
+) -> Table {
+    let table = Table::new();
+    let names: Vec<&str> = players.iter().map(String::as_str).collect();
+    table.start(game, &names, seed);
+    for (player, text) in moves {
+        let (ok, error) = table.apply(player, text);
+        assert!(ok, "{player} `{text}`: {error}");
+    }
+    table
+}

@@ -459,10 +459,6 @@ const RECORDED: &str = concat!(
 #[test]
 #[ignore = "writes the fixtures of recorded games"]
 fn record_triangle_auction_games() {
-    use pbem::engine::fairness::Seed;
-    use pbem::engine::keyring::Keyring;
-    use pbem::engine::session::{parse_player, Game, NewGame};
-
     let endings = [
         "one player has the most points",
         "a tie on points broken by enclosed areas or the improvement track",
@@ -474,45 +470,16 @@ fn record_triangle_auction_games() {
             break;
         }
         let players = 3 + (attempt % 3) as usize;
-        let dir = tempfile::tempdir().expect("dir");
-        let keyring = Keyring::at(dir.path());
-        std::fs::write(
-            dir.path().join("referee.key"),
-            format!("{}\n", "42".repeat(32)),
-        )
-        .expect("key");
         let seed_hex = format!("{:064x}", 0x7a00 + attempt);
-        let seed = Seed::from_hex(&seed_hex).expect("seed");
-        let request = NewGame {
-            players: names(players).iter().map(|n| parse_player(n)).collect(),
-            seed: Some(seed.clone()),
-            ..NewGame::default()
-        };
-        let mut game = Game::<TriangleAuction>::create(request, &keyring).expect("create");
-        let mut picker = DrawStream::for_testing(attempt);
-        let mut moves = Vec::new();
-        let state = loop {
-            let state = game.replay(Some(&seed), None).expect("replay").state;
-            if game.rules.is_over(&state) {
-                break state;
-            }
-            let waiting = game.rules.to_move(&state);
-            let seat = waiting[picker.index(waiting.len() as u32) as usize];
-            // A quarter of the moves the referee's own fallback, which plays tidily
-            // and encloses areas now and then.
-            let mv = if picker.index(4) == 0 {
-                game.rules
-                    .deadline_move(&state, seat, pbem::engine::Deadline::Skip)
-            } else {
-                game.rules.sample_move(&state, seat, &mut picker)
-            }
-            .expect("a move");
-            let text = game.rules.canonical_text(&mv);
-            let name = names(players)[seat].clone();
-            game.apply(&keyring, &name, &text).expect("applies");
-            moves.push((name, text));
-        };
-        let rules = &game.rules;
+        // A quarter of the moves the referee's own fallback, which plays tidily and
+        // encloses areas now and then.
+        let (moves, state) = crate::support::random_recorded_game::<TriangleAuction>(
+            &names(players),
+            &seed_hex,
+            attempt,
+            4,
+        );
+        let rules = rules_with(&[]);
         let scores = rules.scores(&state);
         let winners = rules.winners(&state);
         let best = scores.iter().copied().max().unwrap_or(0);
@@ -569,13 +536,12 @@ fn recorded_games_replay_to_their_recorded_results() {
     for path in files {
         let recorded: Recorded =
             serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
-        let table = Table::new();
-        let players: Vec<&str> = recorded.players.iter().map(String::as_str).collect();
-        table.start("triangle-auction", &players, &recorded.seed);
-        for (player, text) in &recorded.moves {
-            let (ok, error) = table.apply(player, text);
-            assert!(ok, "{}: {player} `{text}`: {error}", path.display());
-        }
+        let table = crate::support::replay_recorded(
+            "triangle-auction",
+            &recorded.players,
+            &recorded.seed,
+            &recorded.moves,
+        );
         let view = table.view();
         assert_eq!(view["over"], true, "{}", path.display());
         let entries = view["players"].as_array().expect("players");
