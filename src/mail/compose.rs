@@ -81,6 +81,15 @@ impl Templates {
     /// # Errors
     /// The template is missing or does not render with this context.
     pub fn render(&self, name: &str, context: &serde_json::Value) -> Result<String, MailError> {
+        Ok(wrap(&self.render_unwrapped(name, context)?, WIDTH))
+    }
+
+    /// A template rendered and tidied, lines as the template made them.
+    fn render_unwrapped(
+        &self,
+        name: &str,
+        context: &serde_json::Value,
+    ) -> Result<String, MailError> {
         let failed = |error: minijinja::Error| MailError::Template {
             name: name.to_string(),
             error: error.to_string(),
@@ -95,7 +104,7 @@ impl Templates {
             .map_err(failed)?
             .render(context)
             .map_err(failed)?;
-        Ok(wrap(&tidy(&text), WIDTH))
+        Ok(tidy(&text))
     }
 
     /// Renders a mail template: its first line `Subject: ...`, then the body.
@@ -107,7 +116,9 @@ impl Templates {
         name: &str,
         context: &serde_json::Value,
     ) -> Result<(String, String), MailError> {
-        let text = self.render(name, context)?;
+        // The subject is a header, folded by the mail library, never cut: only the
+        // body is wrapped to the width of a mail.
+        let text = self.render_unwrapped(name, context)?;
         let (first, body) = text.split_once('\n').unwrap_or((&text, ""));
         let subject = first
             .strip_prefix("Subject:")
@@ -117,7 +128,7 @@ impl Templates {
             })?;
         Ok((
             subject.trim().to_string(),
-            body.trim_start_matches('\n').to_string(),
+            wrap(body.trim_start_matches('\n'), WIDTH),
         ))
     }
 }
@@ -268,6 +279,25 @@ mod tests {
             .all(|l| l.chars().count() <= 40 && l.starts_with("    ")));
         assert_eq!(wrapped.split_whitespace().count(), 30);
         assert_eq!(wrap("short\n", 40), "short\n");
+    }
+
+    #[test]
+    fn a_long_subject_is_kept_whole() {
+        let templates = Templates::default();
+        let context = serde_json::json!({
+            "tag": "[pbem dk-4abe350c]", "turn": 14, "player": "Bartholomew",
+            "status": "61 squares free, choosing a tile", "code": "aaj3fbyd82",
+            "board": "B", "example": "take grass", "head": "ab", "head_turn": 13
+        });
+        let (subject, body) = templates
+            .render_mail("your-turn.txt", &context)
+            .expect("renders");
+        assert!(subject.chars().count() > 78);
+        assert!(
+            subject.ends_with("your move, Bartholomew (ref aaj3fbyd82)"),
+            "{subject}"
+        );
+        assert!(body.lines().all(|l| l.chars().count() <= WIDTH));
     }
 
     #[test]

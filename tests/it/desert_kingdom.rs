@@ -459,6 +459,7 @@ fn complete_games_through_the_command_line() {
 /// tile's identity or the tiles another player drew.
 #[test]
 fn complete_games_by_mail_keep_face_down_and_drawn_tiles_hidden() {
+    let mut choices_mailed = 0;
     for players in 2..=6 {
         let names = names(players);
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -490,15 +491,22 @@ fn complete_games_by_mail_keep_face_down_and_drawn_tiles_hidden() {
             if let Some(choosing) = sent.after["phase"].get("choosing") {
                 let chooser = sent.after["to_move"][0].as_str().expect("a name");
                 let line = sent.body.lines().find(|l| l.contains("chooses a tile for"));
+                let own = sent.to.starts_with(&chooser.to_ascii_lowercase());
+                if own && sent.subject.contains("your move") {
+                    // The chooser's notice lists the tiles drawn.
+                    let line = line.expect("the chooser's notice shows the choice");
+                    assert!(line.contains(": "), "{line}");
+                    choices_mailed += 1;
+                }
                 if let Some(line) = line {
                     let told = line.contains(": ");
-                    let own = sent.to.starts_with(&chooser.to_ascii_lowercase());
                     assert_eq!(told, own, "{} {choosing}: {line}", sent.to);
                 }
             }
         });
         assert_eq!(game_over_mails, players, "every player hears how it ended");
     }
+    assert!(choices_mailed > 0, "some activation left a choice to mail");
 }
 
 #[test]

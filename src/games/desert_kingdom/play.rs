@@ -553,6 +553,7 @@ impl DesertKingdom {
         }
         if let Phase::Choosing { .. } = state.phase {
             let mut kinds = state.drawn.clone();
+            kinds.sort_unstable();
             kinds.dedup();
             return kinds.into_iter().map(Move::Take).collect();
         }

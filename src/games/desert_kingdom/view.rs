@@ -161,7 +161,7 @@ impl DesertKingdom {
                 player.barbarians,
                 self.cities_held(state, seat),
                 if player.city_tile {
-                    ", city tile in hand"
+                    ", city tile held"
                 } else {
                     ""
                 }
