@@ -498,3 +498,23 @@ pub fn replay_recorded(
     }
     table
 }
+
+impl Table {
+    /// `pbem show --as NAME`: the board a player is mailed, checked to keep within 78
+    /// columns without trailing spaces.
+    pub fn board_as(&self, name: &str) -> String {
+        let output = self
+            .pbem()
+            .arg("show")
+            .arg(self.file())
+            .args(["--as", name])
+            .output()
+            .expect("runs");
+        let board = String::from_utf8(output.stdout).expect("utf-8");
+        for line in board.lines() {
+            assert!(line.chars().count() <= 78, "too wide: {line:?}");
+            assert_eq!(line, line.trim_end());
+        }
+        board
+    }
+}

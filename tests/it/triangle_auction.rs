@@ -612,24 +612,12 @@ fn the_board_mid_game() {
     let path = format!("{RECORDED}/ending-1.json");
     let recorded: Recorded =
         serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
-    let table = Table::new();
-    let players: Vec<&str> = recorded.players.iter().map(String::as_str).collect();
-    table.start("triangle-auction", &players, &recorded.seed);
-    for (player, text) in recorded.moves.iter().take(60) {
-        let (ok, error) = table.apply(player, text);
-        assert!(ok, "{player} `{text}`: {error}");
-    }
-    let output = table
-        .pbem()
-        .arg("show")
-        .arg(table.file())
-        .args(["--as", "Ann"])
-        .output()
-        .expect("runs");
-    let board = String::from_utf8(output.stdout).expect("utf-8");
-    for line in board.lines() {
-        assert!(line.chars().count() <= 78, "too wide: {line:?}");
-        assert_eq!(line, line.trim_end());
-    }
+    let table = crate::support::replay_recorded(
+        "triangle-auction",
+        &recorded.players,
+        &recorded.seed,
+        &recorded.moves[..60],
+    );
+    let board = table.board_as("Ann");
     insta::assert_snapshot!(board);
 }
