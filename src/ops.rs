@@ -241,7 +241,16 @@ pub fn view(
     turn: Option<u64>,
     keyring: Option<&Keyring>,
 ) -> Result<serde_json::Value> {
-    Ok(open(path, keyring)?.view(viewer, turn)?)
+    let game = open(path, keyring)?;
+    let mut view = game.view(viewer, turn)?;
+    // What the turn shown did, as this viewer may read it; null where it cannot be
+    // worked out (a game with hidden information, without the keyring).
+    view["report"] = match game.report(viewer, turn) {
+        Ok(lines) => serde_json::json!(lines),
+        Err(EngineError::NeedsKeyring(_)) => serde_json::Value::Null,
+        Err(error) => return Err(error.into()),
+    };
+    Ok(view)
 }
 
 /// `pbem show --format ascii`.
@@ -254,7 +263,25 @@ pub fn board(
     turn: Option<u64>,
     keyring: Option<&Keyring>,
 ) -> Result<String> {
-    Ok(open(path, keyring)?.board(viewer, turn)?)
+    let game = open(path, keyring)?;
+    let mut text = game.board(viewer, turn)?;
+    let legend = game.legend();
+    if !legend.trim().is_empty() {
+        text = format!("{}\n\n{}", text.trim_end(), legend.trim_end());
+    }
+    let report = match game.report(viewer, turn) {
+        Ok(lines) => lines,
+        Err(EngineError::NeedsKeyring(_)) => Vec::new(),
+        Err(error) => return Err(error.into()),
+    };
+    if !report.is_empty() {
+        let turn = turn.unwrap_or(game.turns());
+        text = format!("{}\n\nTurn {turn}:\n", text.trim_end());
+        for line in report {
+            text.push_str(&format!("  {line}\n"));
+        }
+    }
+    Ok(text)
 }
 
 /// `pbem legal`.

@@ -17,8 +17,11 @@ use super::fairness::Seed;
 use super::file::{draws_text, FileText, GameFile, Genesis};
 use super::invitation::{is_invitation, Invitation};
 use super::keyring::Keyring;
-use super::rules::{Chance, Deadline, LegalMove, Rules, Seat, Viewer, Visibility};
-use super::session::{Applied, AuditReport, EngineError, Game, NewGame, Result};
+use super::rules::{
+    BoardContext, Chance, Deadline, GameEnd, LastMove, LegalMove, MoveFilter, ReportLine, Rules,
+    Seat, Viewer, Visibility,
+};
+use super::session::{Applied, AuditReport, EngineError, Game, NewGame, Preview, Result};
 
 /// The schema name of `pbem show --format json`.
 pub const VIEW_SCHEMA: &str = "pbem.view/1";
@@ -43,6 +46,11 @@ pub struct MoveOutcome {
     pub over: bool,
     pub to_move: Vec<String>,
     pub winners: Vec<String>,
+    /// The seat that moved.
+    pub seat: Seat,
+    /// What the move did, every line with its audience: show each reader only the
+    /// lines [`ReportLine::seen_by`] them.
+    pub report: Vec<ReportLine>,
 }
 
 /// One record as anyone may see it.
@@ -115,11 +123,39 @@ pub trait OpenGame {
     /// # Errors
     /// An unknown viewer or turn, or a position that needs the referee's keyring.
     fn view(&self, viewer: Option<&str>, turn: Option<u64>) -> Result<Value>;
-    /// The ASCII board, as for [`OpenGame::view`].
+    /// The ASCII board, as for [`OpenGame::view`], with the move of that turn marked;
+    /// without the legend ([`OpenGame::legend`]).
     ///
     /// # Errors
     /// As for [`OpenGame::view`].
     fn board(&self, viewer: Option<&str>, turn: Option<u64>) -> Result<String>;
+    /// What the board's marks mean.
+    fn legend(&self) -> String;
+    /// The report of turn `turn` (the last when `None`) as `viewer` may read it: the
+    /// lines that turn's move made that the viewer may see, in order. Empty at turn 0.
+    ///
+    /// # Errors
+    /// As for [`OpenGame::view`]; a replay that fails.
+    fn report(&self, viewer: Option<&str>, turn: Option<u64>) -> Result<Vec<String>>;
+    /// What `player`'s move would do now, with nothing recorded and no real draw.
+    ///
+    /// # Errors
+    /// Not their turn, a move the rules refuse, or a game with hidden state opened
+    /// without the keyring.
+    fn preview(&self, player: &str, move_text: &str) -> Result<Preview>;
+    /// The moves `player` may make now as a person reads them, narrowed by `filter`
+    /// (see [`Rules::moves_text`]); `None` when it is not their turn.
+    ///
+    /// # Errors
+    /// As for [`OpenGame::legal`].
+    fn moves_text(&self, player: &str, filter: &MoveFilter) -> Result<Option<String>>;
+    /// Why the game ended and each player's score broken down; `None` before the end.
+    ///
+    /// # Errors
+    /// A position that needs the referee's keyring.
+    fn game_end(&self) -> Result<Option<GameEnd>>;
+    /// The game's rules page (docs/rules/<game>.md).
+    fn rules_page(&self) -> &'static str;
     /// Every legal move of a player now; empty when it is not their turn.
     ///
     /// # Errors
@@ -211,6 +247,11 @@ struct Opened<R: Rules> {
     seed: OnceCell<Option<Seed>>,
     /// The full current state, derived once.
     full: OnceCell<R::State>,
+    /// Every record's report, derived once by a replay.
+    reports: OnceCell<Vec<Vec<ReportLine>>>,
+    /// The report of the move this opened game made, so the mail after it needs no
+    /// replay.
+    last_report: Option<(u64, Vec<ReportLine>)>,
 }
 
 impl<R: Rules> Opened<R> {
@@ -249,6 +290,46 @@ impl<R: Rules> Opened<R> {
             self.game.file.state.clone()
         };
         Ok(self.full.get_or_init(|| state))
+    }
+
+    /// Every record's report, by one replay (with the seed for a game with hidden
+    /// state; `what` names the question for the error without one).
+    fn replayed_reports(&self, what: &str) -> Result<&Vec<Vec<ReportLine>>> {
+        if let Some(reports) = self.reports.get() {
+            return Ok(reports);
+        }
+        let seed = if R::HAS_HIDDEN_STATE {
+            match self.seed()? {
+                Some(seed) => Some(seed),
+                None => return Err(EngineError::NeedsKeyring(what.to_string())),
+            }
+        } else {
+            None
+        };
+        let reports = self.whole()?.reports(seed)?;
+        Ok(self.reports.get_or_init(|| reports))
+    }
+
+    /// The move of record `turn` as a board marks it: its text, unless sealed and
+    /// not yet opened.
+    fn last_move(&self, turn: u64) -> Result<Option<LastMove>> {
+        if turn == 0 {
+            return Ok(None);
+        }
+        let record = if turn == self.turns() {
+            self.game.file.records.last()
+        } else {
+            self.whole()?.file.records.get(turn as usize - 1)
+        };
+        let Some(record) = record else {
+            return Ok(None);
+        };
+        let seat = self.game.seat_of(&record.player)?;
+        let text = match &record.sealed {
+            None => Some(record.move_text.clone()),
+            Some(_) => self.whole()?.opening_of(turn).map(|o| o.move_text.clone()),
+        };
+        Ok(Some(LastMove { seat, text }))
     }
 
     fn viewer(&self, name: Option<&str>) -> Result<Viewer> {
@@ -336,6 +417,8 @@ impl<R: Rules> Opened<R> {
             over: applied.over,
             to_move: names(&game.names, &game.rules.to_move(&applied.state)),
             winners: names(&game.names, &game.rules.winners(&applied.state)),
+            seat: applied.seat,
+            report: applied.report.clone(),
         }
     }
 
@@ -346,6 +429,7 @@ impl<R: Rules> Opened<R> {
         self.digest = OnceCell::from(digest);
         self.whole = OnceCell::new();
         self.append = None;
+        self.reports = OnceCell::new();
     }
 }
 
@@ -414,6 +498,8 @@ impl<R: Rules> Opened<R> {
             keyring: keyring.cloned(),
             seed: OnceCell::new(),
             full: OnceCell::new(),
+            reports: OnceCell::new(),
+            last_report: None,
         }
     }
 }
@@ -572,8 +658,74 @@ impl<R: Rules> OpenGame for Opened<R> {
 
     fn board(&self, viewer: Option<&str>, turn: Option<u64>) -> Result<String> {
         let viewer = self.viewer(viewer)?;
-        let (state, _) = self.position(viewer, turn)?;
-        Ok(self.game.rules.board(&state, viewer, &self.game.names))
+        let (state, turn) = self.position(viewer, turn)?;
+        let context = BoardContext {
+            viewer,
+            names: &self.game.names,
+            turn,
+            last_move: self.last_move(turn)?,
+        };
+        Ok(self.game.rules.board(&state, &context))
+    }
+
+    fn legend(&self) -> String {
+        self.game.rules.legend()
+    }
+
+    fn report(&self, viewer: Option<&str>, turn: Option<u64>) -> Result<Vec<String>> {
+        let viewer = self.viewer(viewer)?;
+        let last = self.turns();
+        let turn = turn.unwrap_or(last);
+        if turn > last {
+            return Err(EngineError::Usage(format!(
+                "turn {turn} has not been played; this game has turns 0 to {last}"
+            )));
+        }
+        if turn == 0 {
+            return Ok(Vec::new());
+        }
+        let lines = match (&self.last_report, self.reports.get()) {
+            (Some((made, lines)), _) if *made == turn => lines.clone(),
+            (_, Some(reports)) => reports.get(turn as usize - 1).cloned().unwrap_or_default(),
+            _ => self
+                .replayed_reports(&format!("the report of turn {turn}"))?
+                .get(turn as usize - 1)
+                .cloned()
+                .unwrap_or_default(),
+        };
+        Ok(lines
+            .into_iter()
+            .filter(|line| line.seen_by(viewer))
+            .map(|line| line.text)
+            .collect())
+    }
+
+    fn preview(&self, player: &str, move_text: &str) -> Result<Preview> {
+        let seat = self.game.seat_of(player)?;
+        let what = format!(
+            "a preview of {}'s move in a game with hidden information",
+            self.game.names[seat]
+        );
+        self.game.preview(self.full(&what)?, player, move_text)
+    }
+
+    fn moves_text(&self, player: &str, filter: &MoveFilter) -> Result<Option<String>> {
+        Ok(self
+            .on_turn(player)?
+            .map(|(seat, state)| self.game.rules.moves_text(state, seat, filter)))
+    }
+
+    fn game_end(&self) -> Result<Option<GameEnd>> {
+        let rules = &self.game.rules;
+        if !rules.is_over(&self.game.file.state) {
+            return Ok(None);
+        }
+        let state = self.full("the end of a game with hidden information")?;
+        Ok(Some(rules.game_end(state, &self.game.names)))
+    }
+
+    fn rules_page(&self) -> &'static str {
+        R::RULES_PAGE
     }
 
     fn legal(&self, player: &str) -> Result<Vec<LegalMove>> {
@@ -617,7 +769,20 @@ impl<R: Rules> OpenGame for Opened<R> {
             game.names.join(", "),
             draws_text(&genesis.draws)
         );
-        for (record, public) in game.file.records.iter().zip(self.public_records()?) {
+        // The public lines of every record's report, where they can be worked out: a
+        // game with hidden state needs the seed to replay.
+        let reports = match self.replayed_reports("the reports in the log") {
+            Ok(reports) => Some(reports),
+            Err(EngineError::NeedsKeyring(_)) => None,
+            Err(error) => return Err(error),
+        };
+        for (index, (record, public)) in game
+            .file
+            .records
+            .iter()
+            .zip(self.public_records()?)
+            .enumerate()
+        {
             let shown = match (&record.sealed, public.move_text) {
                 (None, _) => record.move_text.replace('\n', "; "),
                 (Some(_), None) => format!("(sealed: {} has chosen)", record.player),
@@ -637,6 +802,10 @@ impl<R: Rules> OpenGame for Opened<R> {
                 draws_text(&record.draws),
                 &record.hash[..16.min(record.hash.len())]
             );
+            let lines = reports.and_then(|all| all.get(index)).into_iter().flatten();
+            for line in lines.filter(|line| line.seen_by(Viewer::Public)) {
+                let _ = writeln!(out, "          {}", line.text);
+            }
         }
         match &game.file.seed {
             Some(seed) => {
@@ -645,6 +814,12 @@ impl<R: Rules> OpenGame for Opened<R> {
             None => {
                 let _ = writeln!(out, "seed committed: {}", genesis.seed_commitment);
             }
+        }
+        if reports.is_none() && !game.file.records.is_empty() {
+            let _ = writeln!(
+                out,
+                "(what each turn did is worked out by replay, which in a game with hidden information needs the referee's keyring or the revealed seed)"
+            );
         }
         Ok(out)
     }
@@ -702,6 +877,7 @@ impl<R: Rules> OpenGame for Opened<R> {
         };
         self.replace_bytes(bytes, digest);
         self.full = OnceCell::from(applied.state);
+        self.last_report = Some((applied.turn, applied.report));
         Ok(outcome)
     }
 

@@ -15,6 +15,7 @@ pub mod store;
 
 pub use chance::{index_from_stream, DrawStream};
 pub use rules::{
-    declared_options, Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat,
-    Viewer, Visibility,
+    declared_options, grouped_moves, page_section, score_changes, Audience, BoardContext, Chance,
+    Deadline, GameEnd, GameView, LastMove, LegalMove, MoveFilter, Options, ReportLine, RuleError,
+    Rules, Seat, Viewer, Visibility, MOVES_HEADING, SUMMARY_HEADING,
 };

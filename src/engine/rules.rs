@@ -98,6 +98,162 @@ pub struct LegalMove {
     pub details: serde_json::Map<String, serde_json::Value>,
 }
 
+/// Who may read a line of a turn report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Audience {
+    /// Every player and anyone reading the game file.
+    Everyone,
+    /// Only the player in this seat (and the referee): their own hidden draw, say.
+    Seat(Seat),
+}
+
+/// One line of what a turn did: what it cost, earned, drew, discarded, scored or
+/// revealed, in words a player reads (no trailing period needed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReportLine {
+    pub audience: Audience,
+    pub text: String,
+    /// Whether the line tells what a draw gave. A preview makes no real draw, so these
+    /// lines are left out of it (and replaced by a count of the draws the move makes).
+    pub tells_draw: bool,
+}
+
+impl ReportLine {
+    /// A line every player may read.
+    pub fn everyone(text: impl Into<String>) -> Self {
+        ReportLine {
+            audience: Audience::Everyone,
+            text: text.into(),
+            tells_draw: false,
+        }
+    }
+
+    /// A line only the player in `seat` may read.
+    pub fn only(seat: Seat, text: impl Into<String>) -> Self {
+        ReportLine {
+            audience: Audience::Seat(seat),
+            text: text.into(),
+            tells_draw: false,
+        }
+    }
+
+    /// The same line, marked as telling what a draw gave.
+    #[must_use]
+    pub fn drawn(mut self) -> Self {
+        self.tells_draw = true;
+        self
+    }
+
+    /// Whether `viewer` may read this line.
+    pub fn seen_by(&self, viewer: Viewer) -> bool {
+        match (self.audience, viewer) {
+            (Audience::Everyone, _) | (_, Viewer::Referee) => true,
+            (Audience::Seat(seat), Viewer::Player(reader)) => seat == reader,
+            (Audience::Seat(_), Viewer::Public) => false,
+        }
+    }
+}
+
+/// The report line of every score a turn changed, "Ann 15 (+3), Bob 7 (-1)"; `None`
+/// when no score changed. What the default [`Rules::report`] gives.
+pub fn score_changes(before: &[i64], after: &[i64], names: &[String]) -> Option<ReportLine> {
+    let changed: Vec<String> = after
+        .iter()
+        .enumerate()
+        .filter_map(|(seat, &now)| {
+            let was = before.get(seat).copied().unwrap_or(0);
+            let name = names.get(seat).map_or("?", String::as_str);
+            (now != was).then(|| format!("{name} {now} ({:+})", now - was))
+        })
+        .collect();
+    (!changed.is_empty()).then(|| ReportLine::everyone(format!("Scores: {}", changed.join(", "))))
+}
+
+/// What narrows the readable list of moves (`pbem legal --at CELL --tile T`, the mail
+/// reply `moves C5`). Each game says what a cell and a tile are in its own terms.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MoveFilter {
+    /// Only moves at this place (a cell, square or space name, any case).
+    pub at: Option<String>,
+    /// Only moves with this tile, card or piece (its name, any case).
+    pub tile: Option<String>,
+}
+
+impl MoveFilter {
+    pub fn is_empty(&self) -> bool {
+        self.at.is_none() && self.tile.is_none()
+    }
+
+    /// The generic test: each filter given names a word of the move's text or a value
+    /// of its details, any case.
+    pub fn matches(&self, entry: &LegalMove) -> bool {
+        let names = |wanted: &str| {
+            let wanted = wanted.trim();
+            entry
+                .text
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|word| word.eq_ignore_ascii_case(wanted))
+                || entry.details.values().any(|value| match value {
+                    serde_json::Value::String(text) => text.eq_ignore_ascii_case(wanted),
+                    other => other.to_string().eq_ignore_ascii_case(wanted),
+                })
+        };
+        self.at.as_deref().is_none_or(names) && self.tile.as_deref().is_none_or(names)
+    }
+}
+
+/// How a game ended, for the game-over mail and view.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct GameEnd {
+    /// Why it ended, a sentence ("nobody can place a tile any more").
+    pub reason: String,
+    /// Each seat's score broken down, a line per part ("E9 $: 2 points"); a forfeit
+    /// says so here.
+    pub breakdown: Vec<Vec<String>>,
+}
+
+/// The move that led to the position a board shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LastMove {
+    pub seat: Seat,
+    /// Its canonical text; `None` when it was sealed and not yet opened.
+    pub text: Option<String>,
+}
+
+/// What a board is drawn for, besides the state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardContext<'a> {
+    pub viewer: Viewer,
+    pub names: &'a [String],
+    /// The game's turn number: records in the file so far (the one number every view,
+    /// subject and log uses).
+    pub turn: u64,
+    /// The move of that turn, to be marked on the board; `None` at the setup.
+    pub last_move: Option<LastMove>,
+}
+
+/// The heading of the player's summary in a game's rules page (`Rules::RULES_PAGE`),
+/// quoted in every welcome.
+pub const SUMMARY_HEADING: &str = "## In short";
+/// The heading of the move language in a game's rules page, quoted in every welcome.
+pub const MOVES_HEADING: &str = "## Writing moves";
+
+/// The text of the section under `heading` (a `## ` line) in a rules page, up to the
+/// next `## ` heading, trimmed; empty when the page has no such section.
+pub fn page_section(page: &str, heading: &str) -> String {
+    let mut lines = page.lines().skip_while(|line| line.trim_end() != heading);
+    if lines.next().is_none() {
+        return String::new();
+    }
+    lines
+        .take_while(|line| !line.starts_with("## "))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim()
+        .to_string()
+}
+
 /// The game-specific part of `pbem show --format json`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GameView {
@@ -360,9 +516,108 @@ pub trait Rules: Sized {
         None
     }
 
+    /// What the move `mv` of `seat` did, from the state `before` it to the state
+    /// `after`: a line per fact (cost, profit, tiles drawn and discarded, points
+    /// gained or lost by anyone, what was revealed), each for the audience that may
+    /// read it, and lines that tell what a draw gave marked [`ReportLine::drawn`].
+    /// Shown in the mover's confirmation, the next notices, `pbem log`, `pbem show
+    /// --turn N` and the JSON view. The default reports the scores that changed.
+    fn report(
+        &self,
+        before: &Self::State,
+        seat: Seat,
+        mv: &Self::Move,
+        after: &Self::State,
+        names: &[String],
+    ) -> Vec<ReportLine> {
+        let _ = (seat, mv);
+        score_changes(&self.scores(before), &self.scores(after), names)
+            .into_iter()
+            .collect()
+    }
+
+    /// The moves `seat` may make now as a person reads them: short and grouped (by
+    /// place and piece, or by phase), with what each costs and earns, narrowed by
+    /// `filter`. What `pbem legal` prints as text and the mail reply `moves` answers;
+    /// `pbem legal --format json` stays the complete [`Rules::legal_moves`]. The
+    /// default groups [`Rules::legal_moves`] by kind and shows a few of each.
+    fn moves_text(&self, state: &Self::State, seat: Seat, filter: &MoveFilter) -> String {
+        grouped_moves(&self.legal_moves(state, seat), filter)
+    }
+
+    /// Why a move needs the player's confirmation before it is made (Right of Way
+    /// under `confirm=losses`: a loss paid with tiles the player did not name), as a
+    /// sentence; `None` to make it at once. A move sent again with `confirm` before it
+    /// is made without asking.
+    fn needs_confirmation(
+        &self,
+        _state: &Self::State,
+        _seat: Seat,
+        _mv: &Self::Move,
+    ) -> Option<String> {
+        None
+    }
+
+    /// Why the game ended and each player's score broken down, once it is over.
+    fn game_end(&self, state: &Self::State, names: &[String]) -> GameEnd {
+        GameEnd {
+            reason: "the game is over".to_string(),
+            breakdown: self
+                .scores(state)
+                .iter()
+                .zip(names)
+                .map(|(score, _)| vec![format!("score {score}")])
+                .collect(),
+        }
+    }
+
+    /// The game's rules page, docs/rules/<NAME>.md (`include_str!`): its sections
+    /// [`SUMMARY_HEADING`] and [`MOVES_HEADING`] are every player's welcome.
+    const RULES_PAGE: &'static str = "";
+
     /// The game-specific part of the JSON view.
     fn view(&self, state: &Self::State, viewer: Viewer, names: &[String]) -> GameView;
 
-    /// The ASCII board with its legend and player panels, at most 78 columns wide.
-    fn board(&self, state: &Self::State, viewer: Viewer, names: &[String]) -> String;
+    /// The ASCII board and player panels, at most 78 columns wide, with the last move
+    /// marked (and what it covered still findable); the legend is [`Rules::legend`].
+    fn board(&self, state: &Self::State, context: &BoardContext<'_>) -> String;
+
+    /// What the board's marks mean: printed under the board in mail and `pbem show`,
+    /// once per thread (or folded) in forum posts.
+    fn legend(&self) -> String {
+        String::new()
+    }
 }
+
+/// The default [`Rules::moves_text`]: the legal moves that pass `filter`, grouped by
+/// kind, at most [`MOVES_SHOWN`] of each with a count of the rest.
+pub fn grouped_moves(legal: &[LegalMove], filter: &MoveFilter) -> String {
+    let mut kinds: Vec<(&str, Vec<&LegalMove>)> = Vec::new();
+    for entry in legal.iter().filter(|entry| filter.matches(entry)) {
+        match kinds.iter_mut().find(|(kind, _)| *kind == entry.kind) {
+            Some((_, list)) => list.push(entry),
+            None => kinds.push((&entry.kind, vec![entry])),
+        }
+    }
+    if kinds.is_empty() {
+        return if legal.is_empty() {
+            "No moves now.\n".to_string()
+        } else {
+            "No move matches that; ask for all your moves without a filter.\n".to_string()
+        };
+    }
+    let mut out = String::new();
+    for (kind, list) in kinds {
+        out.push_str(&format!("{kind} ({}):\n", list.len()));
+        for entry in list.iter().take(MOVES_SHOWN) {
+            out.push_str(&format!("    {}\n", entry.text));
+        }
+        if list.len() > MOVES_SHOWN {
+            out.push_str(&format!("    ... and {} more\n", list.len() - MOVES_SHOWN));
+        }
+    }
+    out
+}
+
+/// How many moves of a kind the default readable list shows.
+pub const MOVES_SHOWN: usize = 8;

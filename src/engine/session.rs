@@ -17,7 +17,7 @@ use super::file::{
 };
 use super::invitation::Invitation;
 use super::keyring::{random_bytes, Keyring, KeyringError};
-use super::rules::{Options, RuleError, Rules, Seat};
+use super::rules::{Chance, Options, ReportLine, RuleError, Rules, Seat, Visibility};
 
 /// Why an operation on a game file failed. Messages say what was wrong and what would
 /// be accepted; none carries a secret.
@@ -47,6 +47,53 @@ pub enum EngineError {
     NeedsKeyring(String),
     #[error("{0}")]
     Usage(String),
+    /// The rules ask the player to confirm the move before it is made.
+    #[error("{reason}; to make it as it stands, send it again starting with `confirm`: confirm {understood}")]
+    NeedsConfirmation { reason: String, understood: String },
+}
+
+/// The word that, before a move, confirms it ([`Rules::needs_confirmation`]).
+pub const CONFIRM: &str = "confirm";
+
+/// A move text without a leading `confirm`, and whether it had one.
+pub fn strip_confirm(move_text: &str) -> (bool, &str) {
+    let trimmed = move_text.trim_start();
+    let word_end = trimmed
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .unwrap_or(trimmed.len());
+    if trimmed[..word_end].eq_ignore_ascii_case(CONFIRM) {
+        let rest = trimmed[word_end..].trim_start_matches([':', ' ', '\t', '\n', '\r']);
+        (true, rest)
+    } else {
+        (false, move_text)
+    }
+}
+
+/// What a move would do, worked out without recording it or drawing anything real.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Preview {
+    /// The move as it would be understood, every default filled in.
+    pub understood: String,
+    /// The report lines its maker may read, less those that tell what a draw gave.
+    pub report: Vec<String>,
+    /// How many draws the move would make (their outcome is not known until it is made).
+    pub draws: u32,
+    /// Why the move would be sent back for confirmation, if it would.
+    pub confirm: Option<String>,
+}
+
+/// The chance of a preview: every draw gives the first item, and is counted. Nothing of
+/// the seed is used, so a preview tells nothing of the real draws.
+#[derive(Default)]
+struct PreviewChance {
+    draws: u32,
+}
+
+impl Chance for PreviewChance {
+    fn draw(&mut self, _n: u32, _visibility: Visibility) -> u32 {
+        self.draws += 1;
+        0
+    }
 }
 
 pub type Result<T, E = EngineError> = std::result::Result<T, E>;
@@ -647,6 +694,7 @@ impl<R: Rules> Game<R> {
                 waiting: self.names_of(&waiting),
             });
         }
+        let (confirmed, move_text) = strip_confirm(move_text);
         let mv = self.rules.parse_move(&state, seat, move_text)?;
         // The record holds the move as the rules understood it, never its spelling: so
         // the draws it keys cannot be steered by writing the same move another way, and
@@ -657,6 +705,11 @@ impl<R: Rules> Game<R> {
             return Err(EngineError::Malformed(format!(
                 "the rules do not read their own text of this move back ({understood:?})"
             )));
+        }
+        if !confirmed {
+            if let Some(reason) = self.rules.needs_confirmation(&state, seat, &mv) {
+                return Err(EngineError::NeedsConfirmation { reason, understood });
+            }
         }
         let turn = earlier + self.file.records.len() as u64 + 1;
         let prev = self.head_hash()?;
@@ -706,6 +759,7 @@ impl<R: Rules> Game<R> {
             )));
         }
         let after = state_hash(&public)?;
+        let report = self.rules.report(&state, seat, &mv, &next, &self.names);
         let draws = chance.draws;
         let mut record = Record {
             turn,
@@ -739,11 +793,59 @@ impl<R: Rules> Game<R> {
         }
         Ok(Applied {
             turn,
+            seat,
             over,
             state: next,
             understood,
             sealed,
             hash: to_hex(&hash),
+            report,
+        })
+    }
+
+    /// What `player`'s move would do in `state` (the full current state): the move as
+    /// understood and its report, with nothing recorded and no real draw made.
+    ///
+    /// # Errors
+    /// As for [`Game::apply`]: not their turn, a move the rules refuse.
+    pub fn preview(&self, state: &R::State, player: &str, move_text: &str) -> Result<Preview> {
+        let seat = self.seat_of(player)?;
+        if self.rules.is_over(state) {
+            return Err(EngineError::GameOver);
+        }
+        if self.is_closed(state) {
+            return Err(EngineError::Closed);
+        }
+        let waiting = self.rules.to_move(state);
+        if !waiting.contains(&seat) {
+            return Err(EngineError::NotYourTurn {
+                name: self.names[seat].clone(),
+                waiting: self.names_of(&waiting),
+            });
+        }
+        let (confirmed, move_text) = strip_confirm(move_text);
+        let mv = self.rules.parse_move(state, seat, move_text)?;
+        let understood = self.rules.canonical_text(&mv);
+        let confirm = if confirmed {
+            None
+        } else {
+            self.rules.needs_confirmation(state, seat, &mv)
+        };
+        let mut chance = PreviewChance::default();
+        let next = self.rules.apply(state, seat, &mv, &mut chance)?;
+        let viewer = super::rules::Viewer::Player(seat);
+        let report = self
+            .rules
+            .report(state, seat, &mv, &next, &self.names)
+            .into_iter()
+            .filter(|line| line.seen_by(viewer) && !line.tells_draw)
+            .map(|line| line.text)
+            .collect();
+        Ok(Preview {
+            understood,
+            report,
+            draws: chance.draws,
+            confirm,
         })
     }
 
@@ -781,6 +883,33 @@ impl<R: Rules> Game<R> {
     /// # Errors
     /// A record whose move or draws no longer replay.
     pub fn replay(&self, seed: Option<&Seed>, upto: Option<u64>) -> Result<Replayed<R::State>> {
+        self.replay_visiting(seed, upto, |_, _, _, _, _| {})
+    }
+
+    /// The report of every record, in order, by a replay from genesis (with the seed,
+    /// when given, for a game with hidden state).
+    ///
+    /// # Errors
+    /// As for [`Game::replay`].
+    pub fn reports(&self, seed: Option<&Seed>) -> Result<Vec<Vec<ReportLine>>> {
+        let mut reports = Vec::with_capacity(self.file.records.len());
+        self.replay_visiting(seed, None, |_, seat, before, mv, after| {
+            reports.push(self.rules.report(before, seat, mv, after, &self.names));
+        })?;
+        Ok(reports)
+    }
+
+    /// [`Game::replay`], calling `visit` with each record, its seat, the state before
+    /// it, its move and the state after it.
+    ///
+    /// # Errors
+    /// As for [`Game::replay`].
+    pub fn replay_visiting(
+        &self,
+        seed: Option<&Seed>,
+        upto: Option<u64>,
+        mut visit: impl FnMut(&Record, Seat, &R::State, &R::Move, &R::State),
+    ) -> Result<Replayed<R::State>> {
         let names = &self.names;
         let id = self.file.genesis.id.as_str();
         let mut chance = ReplayChance::new(&self.file.genesis.draws, seed.map(|s| (s, id, 0)));
@@ -800,8 +929,10 @@ impl<R: Rules> Game<R> {
             })?;
             let mv = self.rules.parse_move(&state, seat, &text)?;
             let mut chance = ReplayChance::new(&record.draws, seed.map(|s| (s, id, record.turn)));
-            state = self.rules.apply(&state, seat, &mv, &mut chance)?;
+            let next = self.rules.apply(&state, seat, &mv, &mut chance)?;
             chance.finish().map_err(|m| replay_error(record.turn, &m))?;
+            visit(record, seat, &state, &mv, &next);
+            state = next;
             turn = record.turn;
         }
         Ok(Replayed { state, turn })
@@ -851,6 +982,8 @@ impl<R: Rules> Game<R> {
 /// The result of a move that was applied.
 pub struct Applied<S> {
     pub turn: u64,
+    /// The seat that moved.
+    pub seat: Seat,
     pub over: bool,
     /// The full state after the move.
     pub state: S,
@@ -860,6 +993,8 @@ pub struct Applied<S> {
     pub sealed: bool,
     /// The new record's hash: the mover's receipt.
     pub hash: String,
+    /// What the move did, every line with its audience.
+    pub report: Vec<ReportLine>,
 }
 
 /// A state rebuilt by replay, and the turn it stands after.

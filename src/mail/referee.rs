@@ -171,7 +171,11 @@ impl Referee {
         game: &dyn OpenGame,
         name: &str,
     ) -> Result<(String, String), MailError> {
-        let board = game.board(Some(name), None)?;
+        let mut board = game.board(Some(name), None)?;
+        let legend = game.legend();
+        if !legend.trim().is_empty() {
+            board = format!("{}\n\n{}", board.trim_end(), legend.trim_end());
+        }
         let example = game.example(name)?.unwrap_or_default();
         Ok((board, example))
     }

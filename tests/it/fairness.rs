@@ -16,8 +16,8 @@ use pbem::engine::file::FileText;
 use pbem::engine::keyring::Keyring;
 use pbem::engine::session::{parse_player, Game, NewGame};
 use pbem::engine::{
-    index_from_stream, Chance, DrawStream, GameView, LegalMove, Options, RuleError, Rules, Seat,
-    Viewer, Visibility,
+    index_from_stream, BoardContext, Chance, DrawStream, GameView, LegalMove, Options, RuleError,
+    Rules, Seat, Viewer, Visibility,
 };
 use serde::{Deserialize, Serialize};
 
@@ -613,7 +613,7 @@ impl Rules for Janken {
         GameView::default()
     }
 
-    fn board(&self, state: &Table, _viewer: Viewer, _names: &[String]) -> String {
+    fn board(&self, state: &Table, _context: &BoardContext<'_>) -> String {
         format!("round {}\n", state.round)
     }
 }

@@ -6,7 +6,7 @@ use pbem::engine::fairness::Seed;
 use pbem::engine::keyring::Keyring;
 use pbem::engine::session::{parse_player, Game, NewGame};
 use pbem::engine::{
-    Chance, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer, Visibility,
+    BoardContext, Chance, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer, Visibility,
 };
 use serde::{Deserialize, Serialize};
 
@@ -132,8 +132,9 @@ impl Rules for HighCard {
         GameView::default()
     }
 
-    fn board(&self, state: &Hands, _viewer: Viewer, names: &[String]) -> String {
-        names
+    fn board(&self, state: &Hands, context: &BoardContext<'_>) -> String {
+        context
+            .names
             .iter()
             .zip(&state.drawn)
             .map(|(name, card)| match card {

@@ -14,7 +14,7 @@ mod view;
 use serde::Deserialize;
 
 use crate::engine::rules::{
-    Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer,
+    BoardContext, Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer,
 };
 
 pub use board::{spiral, Square, SIDE};
@@ -368,7 +368,7 @@ impl Rules for DesertKingdom {
         self.game_view(state, viewer, names)
     }
 
-    fn board(&self, state: &State, viewer: Viewer, names: &[String]) -> String {
-        self.ascii(state, viewer, names)
+    fn board(&self, state: &State, context: &BoardContext<'_>) -> String {
+        self.ascii(state, context.viewer, context.names)
     }
 }

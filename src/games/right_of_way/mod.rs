@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::engine::rules::{
-    Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer,
+    BoardContext, Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer,
 };
 use crate::grid::hex::{hexagon, Hex};
 
@@ -522,8 +522,8 @@ impl Rules for RightOfWay {
         self.game_view(state, viewer, names)
     }
 
-    fn board(&self, state: &State, viewer: Viewer, names: &[String]) -> String {
-        self.draw_board(state, viewer, names)
+    fn board(&self, state: &State, context: &BoardContext<'_>) -> String {
+        self.draw_board(state, context.viewer, context.names)
     }
 }
 

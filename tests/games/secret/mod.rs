@@ -18,7 +18,8 @@
 //! nobody anything, while `keep 9` in the log would tell everyone a card of their hand.
 
 use pbem::engine::{
-    Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer, Visibility,
+    BoardContext, Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer,
+    Visibility,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -525,7 +526,8 @@ impl Rules for SecretDraft {
         }
     }
 
-    fn board(&self, state: &Table, viewer: Viewer, names: &[String]) -> String {
+    fn board(&self, state: &Table, context: &BoardContext<'_>) -> String {
+        let (viewer, names) = (context.viewer, context.names);
         let mut out = match state.phase {
             Phase::Over => format!("Secret draft: over after {} rounds.\n", self.rounds),
             Phase::Choose => format!(
