@@ -235,9 +235,9 @@ pub struct BoardContext<'a> {
 
 /// The heading of the player's summary in a game's rules page (`Rules::RULES_PAGE`),
 /// quoted in every welcome.
-pub const SUMMARY_HEADING: &str = "## In short";
+pub const SUMMARY_HEADING: &str = "## The game in brief";
 /// The heading of the move language in a game's rules page, quoted in every welcome.
-pub const MOVES_HEADING: &str = "## Writing moves";
+pub const MOVES_HEADING: &str = "## Move language";
 
 /// The text of the section under `heading` (a `## ` line) in a rules page, up to the
 /// next `## ` heading, trimmed; empty when the page has no such section.
