@@ -6,9 +6,9 @@ use std::path::Path;
 use crate::engine::driver::{open_with, GameDriver, MoveOutcome, OpenGame};
 use crate::engine::invitation::{is_invitation, Invitation, Joined};
 use crate::engine::keyring::Keyring;
-use crate::engine::session::{AuditReport, EngineError, NewGame};
+use crate::engine::session::{AuditReport, EngineError, NewGame, Preview};
 use crate::engine::store::{self, StoreError};
-use crate::engine::LegalMove;
+use crate::engine::{LegalMove, MoveFilter};
 use crate::games;
 
 /// Anything a referee's command can run into.
@@ -291,6 +291,60 @@ pub fn board(
 /// referee's keyring.
 pub fn legal(path: &Path, player: &str, keyring: Option<&Keyring>) -> Result<Vec<LegalMove>> {
     Ok(open(path, keyring)?.legal(player)?)
+}
+
+/// `pbem legal` as text: the moves `player` may make now as a person reads them,
+/// narrowed by `filter`; `None` when it is not their turn.
+///
+/// # Errors
+/// As for [`legal`].
+pub fn moves_text(
+    path: &Path,
+    player: &str,
+    filter: &MoveFilter,
+    keyring: Option<&Keyring>,
+) -> Result<Option<String>> {
+    Ok(open(path, keyring)?.moves_text(player, filter)?)
+}
+
+/// `pbem apply --preview`: what a move would do, with nothing written and no draw made.
+///
+/// # Errors
+/// As for [`legal`], and a move the rules refuse.
+pub fn preview(
+    path: &Path,
+    player: &str,
+    move_text: &str,
+    keyring: Option<&Keyring>,
+) -> Result<Preview> {
+    Ok(open(path, keyring)?.preview(player, move_text)?)
+}
+
+/// What a preview says, in the same words by command line and by mail.
+pub fn preview_text(preview: &Preview) -> String {
+    let mut text = format!("Understood as:\n\n    {}\n\n", preview.understood);
+    if preview.report.is_empty() {
+        text.push_str("It would change nothing anyone scores.\n");
+    } else {
+        text.push_str("It would:\n");
+        for line in &preview.report {
+            text.push_str(&format!("  - {line}\n"));
+        }
+    }
+    if preview.draws > 0 {
+        text.push_str(&format!(
+            "It would then make {} draw(s), whose outcome nobody knows until the move is made.\n",
+            preview.draws
+        ));
+    }
+    if let Some(reason) = &preview.confirm {
+        text.push_str(&format!(
+            "\nIt would be sent back for your confirmation: {reason}. To make it as it stands, start it with `confirm`:\n\n    confirm {}\n",
+            preview.understood
+        ));
+    }
+    text.push_str("\nNothing was recorded and no draw was made.\n");
+    text
 }
 
 /// `pbem log`: what anyone may read, whoever runs it.

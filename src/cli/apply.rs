@@ -3,6 +3,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
+use crate::engine::Viewer;
 use crate::ops;
 
 #[derive(Debug, clap::Args)]
@@ -16,8 +17,11 @@ pub struct Args {
     #[arg(long = "move", value_name = "TEXT")]
     move_text: String,
     /// Mail the notices this move causes (through the outbox)
-    #[arg(long)]
+    #[arg(long, conflicts_with = "preview")]
     mail: bool,
+    /// Only say what the move would do: nothing is written and no draw is made
+    #[arg(long)]
+    preview: bool,
     #[command(flatten)]
     mail_args: super::mail::MailArgs,
 }
@@ -32,6 +36,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         args.move_text
     };
+    if args.preview {
+        let keyring = super::keyring_if_any();
+        let preview = ops::preview(&args.file.file, &args.player, &move_text, keyring.as_ref())?;
+        outln!("{}", ops::preview_text(&preview).trim_end());
+        return Ok(ExitCode::SUCCESS);
+    }
     let outcome = if args.mail {
         let referee = args.mail_args.referee()?;
         let outcome = referee.apply(&args.file.file, &args.player, &move_text)?;
@@ -43,6 +53,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     if outcome.understood != move_text.trim() {
         outln!("understood as: {}", outcome.understood);
+    }
+    let mover = Viewer::Player(outcome.seat);
+    for line in outcome.report.iter().filter(|line| line.seen_by(mover)) {
+        outln!("  {}", line.text);
     }
     if outcome.over {
         outln!(
