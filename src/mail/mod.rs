@@ -4,6 +4,7 @@
 
 pub mod archive;
 pub mod capability;
+pub mod commands;
 pub mod compose;
 mod deadlines;
 pub mod intake;

@@ -1,0 +1,300 @@
+//! What a player's message asks for: a move, or one of the words the referee answers
+//! without touching the game (`preview`, `moves`), the words of an undo (`undo`,
+//! `agree`, `decline`), an absence (`away until DATE`, `back`), and the notes to relay
+//! (`note: ...` lines). Pure: the text in, the request out.
+
+use crate::engine::MoveFilter;
+
+/// The longest note relayed, in characters: a note is a line to the table, not a
+/// letter, and a stranger's flood must not reach every player.
+pub const MAX_NOTE_CHARS: usize = 500;
+/// How far ahead an absence may run, in days: a longer one is a game abandoned, which
+/// is the referee's call, not a reply's.
+pub const MAX_AWAY_DAYS: u64 = 92;
+
+/// What a message asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Request {
+    /// A whole turn, as written (perhaps starting with `confirm`).
+    Move(String),
+    /// What this move would do, with nothing recorded.
+    Preview(String),
+    /// The moves the player may make now, narrowed.
+    Moves(MoveFilter),
+    /// Take back the player's last move.
+    Undo,
+    /// Agree to another player's undo.
+    Agree,
+    /// Decline another player's undo.
+    Decline,
+    /// No reminders and no deadline until the end of this day (days since 1970-01-01).
+    Away { until_day: u64 },
+    /// Back before the day an absence named.
+    Back,
+    /// Only notes: nothing else to do.
+    Nothing,
+}
+
+/// A message read: the request and the notes for the other players.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub request: Request,
+    pub notes: Vec<String>,
+}
+
+/// What was wrong with a message that names one of the referee's words but does not
+/// use it as it must be used, and what would be accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Misused {
+    pub problem: String,
+    pub accepted: String,
+}
+
+/// Reads a player's text (the intake's `move_text`): `note:` lines are taken out, then
+/// the first word says what the rest is. `today` is the day number of now (UTC).
+///
+/// # Errors
+/// A referee's word used wrongly (`away` without a date, a date past or too far).
+pub fn read(text: &str, today: u64) -> Result<Message, Misused> {
+    let mut notes = Vec::new();
+    let mut kept = Vec::new();
+    for line in text.lines() {
+        match note_of(line) {
+            Some(note) if !note.is_empty() => notes.push(note),
+            Some(_) => {}
+            None => kept.push(line),
+        }
+    }
+    let rest = kept.join("\n");
+    let rest = rest.trim();
+    let (word, after) = first_word(rest);
+    let request = match word.to_ascii_lowercase().as_str() {
+        "" => Request::Nothing,
+        "preview" => {
+            if after.is_empty() {
+                return Err(Misused {
+                    problem: "`preview` needs the move to preview after it".into(),
+                    accepted: "Write `preview` and then your whole turn, as you would send it."
+                        .into(),
+                });
+            }
+            Request::Preview(after.to_string())
+        }
+        "moves" => Request::Moves(filter_of(after)),
+        "undo" if after.is_empty() => Request::Undo,
+        "agree" if after.is_empty() => Request::Agree,
+        "decline" if after.is_empty() => Request::Decline,
+        "back" if after.is_empty() => Request::Back,
+        "away" => Request::Away {
+            until_day: away_until(after, today)?,
+        },
+        _ => Request::Move(rest.to_string()),
+    };
+    Ok(Message { request, notes })
+}
+
+/// The note of a `note: ...` line, squeezed and cut to [`MAX_NOTE_CHARS`]; `None` for
+/// any other line.
+fn note_of(line: &str) -> Option<String> {
+    let trimmed = line.trim_start();
+    let head = trimmed.get(..5)?;
+    if !head.eq_ignore_ascii_case("note:") {
+        return None;
+    }
+    let words: Vec<&str> = trimmed[5..].split_whitespace().collect();
+    Some(
+        words
+            .join(" ")
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(MAX_NOTE_CHARS)
+            .collect(),
+    )
+}
+
+fn first_word(text: &str) -> (&str, &str) {
+    let end = text.find(char::is_whitespace).unwrap_or(text.len());
+    (&text[..end], text[end..].trim())
+}
+
+/// `moves`, `moves C5`, `moves at C5`, `moves tile C`, `moves C5 tile C`.
+fn filter_of(words: &str) -> MoveFilter {
+    let mut filter = MoveFilter::default();
+    let mut words = words.split(|c: char| c.is_whitespace() || c == ',');
+    while let Some(word) = words.next() {
+        match word.to_ascii_lowercase().as_str() {
+            "" => {}
+            "at" | "on" => filter.at = words.next().map(str::to_string),
+            "tile" | "card" | "piece" => filter.tile = words.next().map(str::to_string),
+            _ if filter.at.is_none() => filter.at = Some(word.to_string()),
+            _ => filter.tile = Some(word.to_string()),
+        }
+    }
+    filter
+}
+
+/// The day of `away until 2026-12-01` (also `away till`, `away to`, or the date
+/// alone), checked to lie from today to [`MAX_AWAY_DAYS`] ahead.
+fn away_until(words: &str, today: u64) -> Result<u64, Misused> {
+    let accepted = format!(
+        "Write `away until YYYY-MM-DD`, a date from today to {MAX_AWAY_DAYS} days ahead, e.g. `away until {}`.",
+        date_text(today + 14)
+    );
+    let date = words
+        .split_whitespace()
+        .find(|word| !["until", "till", "to"].contains(&word.to_ascii_lowercase().as_str()));
+    let Some(day) = date.and_then(day_of) else {
+        return Err(Misused {
+            problem: "`away` needs the date you will be back".into(),
+            accepted,
+        });
+    };
+    if day < today {
+        return Err(Misused {
+            problem: format!("{} has passed", date_text(day)),
+            accepted,
+        });
+    }
+    if day > today + MAX_AWAY_DAYS {
+        return Err(Misused {
+            problem: format!(
+                "{} is more than {MAX_AWAY_DAYS} days ahead",
+                date_text(day)
+            ),
+            accepted,
+        });
+    }
+    Ok(day)
+}
+
+/// The day number (days since 1970-01-01) of a `YYYY-MM-DD` date; `None` for anything
+/// else or a day the calendar does not have.
+pub fn day_of(text: &str) -> Option<u64> {
+    let mut parts = text.trim().trim_end_matches(['.', ',']).split('-');
+    let year: i64 = parts.next()?.parse().ok()?;
+    let month: i64 = parts.next()?.parse().ok()?;
+    let day: i64 = parts.next()?.parse().ok()?;
+    if parts.next().is_some() || !(1970..=9999).contains(&year) || !(1..=12).contains(&month) {
+        return None;
+    }
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    if day < 1 || day > month_days[(month - 1) as usize] {
+        return None;
+    }
+    // Days from the civil date (the proleptic Gregorian calendar), counted from
+    // 0000-03-01 so that the leap day ends a year.
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let year_of_era = y - era * 400;
+    let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    u64::try_from(era * 146_097 + day_of_era - 719_468).ok()
+}
+
+/// `YYYY-MM-DD` of a day number.
+pub fn date_text(day: u64) -> String {
+    let z = i64::try_from(day).unwrap_or(0) + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z - era * 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TODAY: u64 = 20_415; // 2025-11-23
+
+    #[test]
+    fn dates_read_and_write_back_across_leap_years() {
+        assert_eq!(day_of("1970-01-01"), Some(0));
+        assert_eq!(date_text(TODAY), "2025-11-23");
+        assert_eq!(day_of("2025-11-23"), Some(TODAY));
+        assert_eq!(day_of("2024-02-29").map(date_text).as_deref(), Some("2024-02-29"));
+        for bad in ["2025-02-29", "2025-13-01", "2025-00-10", "25-11-23", "tomorrow", ""] {
+            assert_eq!(day_of(bad), None, "{bad}");
+        }
+        for day in (0..40_000).step_by(7) {
+            assert_eq!(day_of(&date_text(day)), Some(day));
+        }
+    }
+
+    #[test]
+    fn the_first_word_says_what_a_message_asks() {
+        let read = |text: &str| read(text, TODAY).expect(text).request;
+        assert_eq!(read("place E,W at A7"), Request::Move("place E,W at A7".into()));
+        assert_eq!(
+            read("Preview place E,W at A7"),
+            Request::Preview("place E,W at A7".into())
+        );
+        assert_eq!(read("moves"), Request::Moves(MoveFilter::default()));
+        assert_eq!(
+            read("moves c5 tile C"),
+            Request::Moves(MoveFilter {
+                at: Some("c5".into()),
+                tile: Some("C".into())
+            })
+        );
+        assert_eq!(
+            read("moves tile V"),
+            Request::Moves(MoveFilter {
+                at: None,
+                tile: Some("V".into())
+            })
+        );
+        assert_eq!(read("UNDO"), Request::Undo);
+        assert_eq!(read("agree"), Request::Agree);
+        assert_eq!(read(" decline "), Request::Decline);
+        assert_eq!(read("back"), Request::Back);
+        assert_eq!(
+            read("away until 2025-12-01"),
+            Request::Away {
+                until_day: TODAY + 8
+            }
+        );
+        // A move that happens to start with one of the words is still a move.
+        assert_eq!(read("undo me; pass"), Request::Move("undo me; pass".into()));
+    }
+
+    #[test]
+    fn notes_are_taken_out_of_the_move_and_cut_to_size() {
+        let message = read(
+            "place E,W at A7\nnote: nice try, Bob!\nNOTE:   second   line ",
+            TODAY,
+        )
+        .expect("reads");
+        assert_eq!(message.request, Request::Move("place E,W at A7".into()));
+        assert_eq!(message.notes, ["nice try, Bob!", "second line"]);
+        let long = format!("note: {}", "x".repeat(2 * MAX_NOTE_CHARS));
+        let message = read(&long, TODAY).expect("reads");
+        assert_eq!(message.request, Request::Nothing);
+        assert_eq!(message.notes[0].chars().count(), MAX_NOTE_CHARS);
+    }
+
+    #[test]
+    fn an_absence_needs_a_date_from_today_to_the_limit() {
+        for (text, problem) in [
+            ("away", "needs the date"),
+            ("away until soon", "needs the date"),
+            ("away until 2025-11-01", "has passed"),
+            ("away until 2027-01-01", "days ahead"),
+        ] {
+            let error = read(text, TODAY).expect_err(text);
+            assert!(error.problem.contains(problem), "{text}: {error:?}");
+            assert!(error.accepted.contains("away until 20"), "{error:?}");
+        }
+        assert!(read("preview", TODAY).is_err());
+    }
+}
