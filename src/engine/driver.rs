@@ -166,6 +166,12 @@ pub trait OpenGame {
     /// # Errors
     /// As for [`OpenGame::legal`].
     fn example(&self, player: &str) -> Result<Option<String>>;
+    /// One move `player` could make were it their turn now (the welcome's example for
+    /// a player who does not move first); `None` once the game is over.
+    ///
+    /// # Errors
+    /// As for [`OpenGame::legal`].
+    fn example_any(&self, player: &str) -> Result<Option<String>>;
     /// The move text the referee submits for `player` when a deadline passes, if the
     /// rules allow that choice now.
     ///
@@ -739,6 +745,19 @@ impl<R: Rules> OpenGame for Opened<R> {
         Ok(self
             .on_turn(player)?
             .and_then(|(seat, state)| self.game.rules.example_move(state, seat)))
+    }
+
+    fn example_any(&self, player: &str) -> Result<Option<String>> {
+        let seat = self.game.seat_of(player)?;
+        let what = format!(
+            "an example for {} in a game with hidden information",
+            self.game.names[seat]
+        );
+        let state = self.full(&what)?;
+        if self.game.is_closed(state) || self.game.rules.is_over(state) {
+            return Ok(None);
+        }
+        Ok(self.game.rules.example_move(state, seat))
     }
 
     fn deadline_move(&self, player: &str, choice: Deadline) -> Result<Option<String>> {

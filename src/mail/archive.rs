@@ -223,6 +223,10 @@ fn write_json(archive: &Archive, path: &Path, value: &impl Serialize) -> Result<
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Waiting {
     pub seats: BTreeMap<usize, Wait>,
+    /// Seats away (`away until DATE`), to the Unix second their absence ends: no
+    /// reminder before it, and their deadline counts from it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub away: BTreeMap<usize, u64>,
 }
 
 /// One player's wait.
@@ -264,6 +268,18 @@ impl Waiting {
             }
         }
         notify
+    }
+
+    /// When the clock of `seat`'s wait started, for the deadline: the notice, or the
+    /// end of an absence after it.
+    pub fn clock_start(&self, seat: usize) -> Option<u64> {
+        let since = self.seats.get(&seat)?.since;
+        Some(self.away.get(&seat).map_or(since, |&back| since.max(back)))
+    }
+
+    /// Whether `seat` is away at `now`.
+    pub fn is_away(&self, seat: usize, now: u64) -> bool {
+        self.away.get(&seat).is_some_and(|&back| now < back)
     }
 
     fn path(archive: &Archive) -> PathBuf {
@@ -318,5 +334,78 @@ mod tests {
         // The next seat in a sequential game: a new notice, a new clock.
         assert_eq!(waiting.advance(&[0], Some(2), 5, 1200), vec![0]);
         assert_eq!(waiting.seats.len(), 1);
+    }
+}
+
+/// Notes players wrote (`note: ...`), kept until the next notices carry them to the
+/// other players. Not part of the signed record: table talk, not moves.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Notes {
+    pub notes: Vec<Note>,
+}
+
+/// One player's note.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Note {
+    /// The message it came in (its archive key), so a retried message adds it once.
+    pub message: String,
+    pub player: String,
+    pub text: String,
+}
+
+impl Notes {
+    fn path(archive: &Archive) -> PathBuf {
+        archive.dir.join("notes.json")
+    }
+
+    /// # Errors
+    /// The file exists but cannot be read.
+    pub fn load(archive: &Archive) -> Result<Notes, MailError> {
+        read_json(&Notes::path(archive))
+    }
+
+    /// Keeps `texts` of `player` from message `message`, once.
+    ///
+    /// # Errors
+    /// The file cannot be read or written.
+    pub fn add(
+        archive: &Archive,
+        message: &str,
+        player: &str,
+        texts: &[String],
+    ) -> Result<(), MailError> {
+        let mut notes = Notes::load(archive)?;
+        if notes.notes.iter().any(|note| note.message == message) {
+            return Ok(());
+        }
+        notes.notes.extend(texts.iter().map(|text| Note {
+            message: message.to_string(),
+            player: player.to_string(),
+            text: text.clone(),
+        }));
+        write_json(archive, &Notes::path(archive), &notes)
+    }
+
+    /// The notes for `reader`: everyone else's, as "Name: text".
+    pub fn for_reader(&self, reader: &str) -> Vec<String> {
+        self.notes
+            .iter()
+            .filter(|note| note.player != reader)
+            .map(|note| format!("{}: {}", note.player, note.text))
+            .collect()
+    }
+
+    /// Forgets the notes once the notices that carry them are staged.
+    ///
+    /// # Errors
+    /// The file cannot be removed.
+    pub fn clear(archive: &Archive) -> Result<(), MailError> {
+        let path = Notes::path(archive);
+        match fs::remove_file(&path) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                Err(MailError::io(path)(error))
+            }
+            _ => Ok(()),
+        }
     }
 }

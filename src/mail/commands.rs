@@ -157,10 +157,7 @@ fn away_until(words: &str, today: u64) -> Result<u64, Misused> {
     }
     if day > today + MAX_AWAY_DAYS {
         return Err(Misused {
-            problem: format!(
-                "{} is more than {MAX_AWAY_DAYS} days ahead",
-                date_text(day)
-            ),
+            problem: format!("{} is more than {MAX_AWAY_DAYS} days ahead", date_text(day)),
             accepted,
         });
     }
@@ -178,7 +175,20 @@ pub fn day_of(text: &str) -> Option<u64> {
         return None;
     }
     let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let month_days = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
     if day < 1 || day > month_days[(month - 1) as usize] {
         return None;
     }
@@ -222,8 +232,18 @@ mod tests {
         assert_eq!(day_of("1970-01-01"), Some(0));
         assert_eq!(date_text(TODAY), "2025-11-23");
         assert_eq!(day_of("2025-11-23"), Some(TODAY));
-        assert_eq!(day_of("2024-02-29").map(date_text).as_deref(), Some("2024-02-29"));
-        for bad in ["2025-02-29", "2025-13-01", "2025-00-10", "25-11-23", "tomorrow", ""] {
+        assert_eq!(
+            day_of("2024-02-29").map(date_text).as_deref(),
+            Some("2024-02-29")
+        );
+        for bad in [
+            "2025-02-29",
+            "2025-13-01",
+            "2025-00-10",
+            "25-11-23",
+            "tomorrow",
+            "",
+        ] {
             assert_eq!(day_of(bad), None, "{bad}");
         }
         for day in (0..40_000).step_by(7) {
@@ -234,7 +254,10 @@ mod tests {
     #[test]
     fn the_first_word_says_what_a_message_asks() {
         let read = |text: &str| read(text, TODAY).expect(text).request;
-        assert_eq!(read("place E,W at A7"), Request::Move("place E,W at A7".into()));
+        assert_eq!(
+            read("place E,W at A7"),
+            Request::Move("place E,W at A7".into())
+        );
         assert_eq!(
             read("Preview place E,W at A7"),
             Request::Preview("place E,W at A7".into())

@@ -42,6 +42,13 @@ const BUILT_IN: &[(&str, &str)] = &[
         include_str!("../../templates/invitation.txt"),
     ),
     ("joined.txt", include_str!("../../templates/joined.txt")),
+    ("preview.txt", include_str!("../../templates/preview.txt")),
+    ("moves.txt", include_str!("../../templates/moves.txt")),
+    ("away.txt", include_str!("../../templates/away.txt")),
+    (
+        "note-kept.txt",
+        include_str!("../../templates/note-kept.txt"),
+    ),
     ("forum.bbcode", include_str!("../../templates/forum.bbcode")),
     ("forum.md", include_str!("../../templates/forum.md")),
 ];
@@ -161,7 +168,9 @@ fn tidy(text: &str) -> String {
 pub fn wrap(text: &str, width: usize) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     for line in text.lines() {
-        if line.chars().count() <= width {
+        // A line indented by four spaces is a move, a code or a board line: cut, it
+        // would no longer be what the player must send back.
+        if line.chars().count() <= width || line.starts_with("    ") {
             out.push_str(line);
             out.push('\n');
             continue;

@@ -70,10 +70,15 @@ impl Referee {
         // the waits as they were.
         let to_move = seats_to_move(&view, &roster);
         if let Some((limit, choice)) = deadline {
-            let overdue = waiting.seats.iter().find(|(seat, wait)| {
-                now.saturating_sub(wait.since) >= limit && to_move.contains(seat)
+            // An absence pauses the clock: it runs from the notice or the absence's
+            // end, whichever is later.
+            let overdue = waiting.seats.keys().copied().find(|&seat| {
+                to_move.contains(&seat)
+                    && waiting
+                        .clock_start(seat)
+                        .is_some_and(|start| now.saturating_sub(start) >= limit)
             });
-            if let Some((&seat, _)) = overdue {
+            if let Some(seat) = overdue {
                 let name = roster
                     .players
                     .get(seat)
@@ -89,13 +94,22 @@ impl Referee {
                     ));
                     return Ok(reminded);
                 }
+                let what = match choice {
+                    Deadline::Skip => "skip",
+                    Deadline::Forfeit => "forfeit",
+                };
+                reminded.push(format!(
+                    "{name}: past the deadline, but the rules allow no {what} now; reminded instead"
+                ));
             }
         }
         let mut mail = Vec::new();
         let base = self.context(&view, &roster);
+        let away = waiting.away.clone();
         for (&seat, wait) in waiting.seats.iter_mut() {
-            let last = wait.reminded.unwrap_or(wait.since);
-            if now.saturating_sub(last) < after || !to_move.contains(&seat) {
+            let back = away.get(&seat).copied().unwrap_or(0);
+            let last = wait.reminded.unwrap_or(wait.since).max(back);
+            if now < back || now.saturating_sub(last) < after || !to_move.contains(&seat) {
                 continue;
             }
             let Some(player) = roster.players.get(seat) else {
@@ -107,7 +121,7 @@ impl Referee {
             context["board"] = json!(board.trim_end());
             context["example"] = json!(example);
             context["code"] = json!(self.secret.reply_code(&roster.id, seat, wait.turn));
-            context["waiting_days"] = json!(now.saturating_sub(wait.since) / 86_400);
+            context["waiting_for"] = json!(how_long(now.saturating_sub(wait.since)));
             let id = NoticeId {
                 game_id: roster.id.clone(),
                 turn: wait.turn,
@@ -128,5 +142,29 @@ impl Referee {
             waiting.save(&archive)?;
         }
         Ok(reminded)
+    }
+}
+
+/// A wait in words: "3 days", "1 day", "5 hours", "less than an hour".
+fn how_long(seconds: u64) -> String {
+    let plural = |n: u64, unit: &str| format!("{n} {unit}{}", if n == 1 { "" } else { "s" });
+    match seconds {
+        0..3_600 => "less than an hour".to_string(),
+        3_600..86_400 => plural(seconds / 3_600, "hour"),
+        _ => plural(seconds / 86_400, "day"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::how_long;
+
+    #[test]
+    fn a_wait_is_told_in_the_largest_whole_unit() {
+        assert_eq!(how_long(59), "less than an hour");
+        assert_eq!(how_long(3_600), "1 hour");
+        assert_eq!(how_long(7 * 3_600 + 5), "7 hours");
+        assert_eq!(how_long(86_400), "1 day");
+        assert_eq!(how_long(3 * 86_400 + 100), "3 days");
     }
 }

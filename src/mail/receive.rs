@@ -17,8 +17,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use super::archive::{self, message_key, Archive, Entry, Throttle};
+use super::archive::{self, message_key, Archive, Entry, Notes, Throttle};
 use super::capability::NoticeId;
+use super::commands::{self, Request};
 use super::intake::{self, Incoming};
 use super::outbox::{Outbox, Outgoing};
 use super::referee::{game_id_of, roster, Referee, Roster};
@@ -75,7 +76,30 @@ fn is_about_the_move(error: &EngineError) -> bool {
             | EngineError::GameOver
             | EngineError::Closed
             | EngineError::Usage(_)
+            | EngineError::NeedsConfirmation { .. }
     )
+}
+
+/// What was wrong with a move and what would be accepted, in a player's words.
+fn problem_and_remedy(error: &EngineError) -> (String, String) {
+    match error {
+        EngineError::Refused(rule) => (rule.problem.clone(), rule.accepted.clone()),
+        EngineError::NeedsConfirmation { reason, understood } => (
+            reason.clone(),
+            format!("To make the move as it stands, reply with:\n\n    confirm {understood}"),
+        ),
+        other => (other.to_string(), String::new()),
+    }
+}
+
+/// A player's text as a refusal quotes it: every line indented, so that no line of
+/// it is wrapped or read as the refusal's own words.
+fn quoted(text: &str) -> String {
+    text.trim()
+        .lines()
+        .map(|line| format!("    {}", line.trim_end()))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A move's words, for telling a resend from a new move: case, spacing and the choice
@@ -164,6 +188,9 @@ impl Referee {
         Ok(None)
     }
 
+    /// An answer to `incoming`. With `reply_to` (the seat and the turn a reply would
+    /// answer), the answer carries that seat's reply code in its subject and id, so
+    /// the player can answer it with a move (a refusal, a preview, a list of moves).
     fn reply_mail(
         &self,
         template: &str,
@@ -171,8 +198,8 @@ impl Referee {
         address: &str,
         incoming: &Incoming,
         kind: &str,
+        reply_to: Option<(usize, u64)>,
     ) -> Result<Outgoing, MailError> {
-        let (subject, body) = self.templates.render_mail(template, context)?;
         let game_id = context["id"].as_str().unwrap_or("none");
         // A reply's id is unique per incoming message: derived from its id (or hash).
         let seed = incoming
@@ -180,7 +207,23 @@ impl Referee {
             .clone()
             .unwrap_or_else(|| incoming.subject.clone());
         let tag = crate::engine::digest::to_hex(&crate::engine::digest::sha256(seed.as_bytes()));
-        let message_id = format!("pbem.{game_id}.re.{kind}.{}@{}", &tag[..16], self.domain());
+        let mut context = context.clone();
+        let message_id = match reply_to {
+            Some((seat, turn)) => {
+                let code = self.secret.reply_code(game_id, seat, turn);
+                context["code"] = json!(code);
+                NoticeId {
+                    game_id: game_id.to_string(),
+                    turn,
+                    seat,
+                    kind: format!("{kind}-{}", &tag[..12]),
+                    code,
+                }
+                .render(&self.domain())
+            }
+            None => format!("pbem.{game_id}.re.{kind}.{}@{}", &tag[..16], self.domain()),
+        };
+        let (subject, body) = self.templates.render_mail(template, &context)?;
         compose::build(
             &self.settings,
             compose::Draft {
@@ -244,20 +287,32 @@ impl Referee {
                 archive.finish_pending(&key)?;
                 Ok(handled(outcome, detail))
             };
+        // A refusal quotes what was sent and, to a player, carries their reply code
+        // for the next turn, so that replying to it with a better move works.
         let refusal = |seat_name: &str,
                        address: &str,
                        headline: &str,
                        problem: &str,
                        accepted: &str,
                        example: &str,
-                       kind: &str| {
+                       kind: &str,
+                       seat: Option<usize>| {
             let mut context = base.clone();
             context["player"] = json!(seat_name);
             context["headline"] = json!(headline);
             context["problem"] = json!(problem);
             context["accepted"] = json!(accepted);
             context["example"] = json!(example);
-            self.reply_mail("move-refused.txt", &context, address, incoming, kind)
+            context["sent"] = json!(quoted(&incoming.move_text));
+            let reply_to = seat.map(|seat| (seat, records + 1));
+            self.reply_mail(
+                "move-refused.txt",
+                &context,
+                address,
+                incoming,
+                kind,
+                reply_to,
+            )
         };
 
         let sender = incoming.from_address.clone().unwrap_or_default();
@@ -289,6 +344,7 @@ impl Referee {
                             address,
                             incoming,
                             "tried",
+                            None,
                         )?);
                         throttle.save(&archive)?;
                     }
@@ -312,6 +368,7 @@ impl Referee {
                         "Only the players' own replies to their turn notices are accepted.",
                         "",
                         "notplayer",
+                        None,
                     )?);
                     throttle.save(&archive)?;
                 }
@@ -341,6 +398,7 @@ impl Referee {
                 accepted,
                 &example(game)?,
                 kind,
+                Some(seat),
             )?;
             finish(outcome, problem.to_string(), vec![reply])
         };
@@ -357,6 +415,121 @@ impl Referee {
             // finish its archive entry; its notices were staged with it.
             return applied(done, format!("turn {done}: {recorded}"));
         }
+        let today = archive::now() / 86_400;
+        let message = match commands::read(text, today) {
+            Ok(message) => message,
+            Err(misused) => {
+                return refuse(
+                    game.as_ref(),
+                    "Not understood",
+                    &misused.problem,
+                    &misused.accepted,
+                    "refused",
+                    "refused",
+                )
+            }
+        };
+        if !message.notes.is_empty() {
+            // Kept before anything else happens, so the notices of this very move
+            // carry them; once per message, whatever retries.
+            Notes::add(&archive, &key, &player.name, &message.notes)?;
+        }
+        let answer = |template: &str, kind: &str, context: serde_json::Value| {
+            self.reply_mail(
+                template,
+                &context,
+                &address,
+                incoming,
+                kind,
+                Some((seat, records + 1)),
+            )
+        };
+        let mut context = base.clone();
+        context["player"] = json!(player.name);
+        let text = match message.request {
+            Request::Move(text) => text,
+            Request::Nothing if !message.notes.is_empty() => {
+                context["notes"] = json!(message.notes);
+                let reply = answer("note-kept.txt", "note", context)?;
+                return finish("noted", "a note for the next notice".into(), vec![reply]);
+            }
+            Request::Nothing => {
+                let reply = refusal(
+                    &player.name,
+                    &address,
+                    "No move found",
+                    "no move was found at the top of your message",
+                    "Write your whole turn above the quoted text.",
+                    &example(game.as_ref())?,
+                    "empty",
+                    Some(seat),
+                )?;
+                return finish("refused", "no move in the message".into(), vec![reply]);
+            }
+            Request::Preview(text) => {
+                return match game.preview(&player.name, &text) {
+                    Ok(preview) => {
+                        context["understood"] = json!(preview.understood);
+                        context["preview"] = json!(crate::ops::preview_text(&preview).trim_end());
+                        let (board, _) = self.personal(game.as_ref(), &player.name)?;
+                        context["board"] = json!(board.trim_end());
+                        let reply = answer("preview.txt", "preview", context)?;
+                        finish("previewed", preview.understood.clone(), vec![reply])
+                    }
+                    Err(error) if is_about_the_move(&error) => {
+                        let (problem, accepted) = problem_and_remedy(&error);
+                        refuse(
+                            game.as_ref(),
+                            "Preview refused",
+                            &problem,
+                            &accepted,
+                            "refused",
+                            "refused",
+                        )
+                    }
+                    Err(error) => Err(crate::ops::OpsError::from(error).into()),
+                };
+            }
+            Request::Moves(filter) => {
+                let moves = game
+                    .moves_text(&player.name, &filter)
+                    .map_err(crate::ops::OpsError::from)?;
+                let words: Vec<String> = filter
+                    .at
+                    .iter()
+                    .map(|at| format!("at {at}"))
+                    .chain(filter.tile.iter().map(|tile| format!("tile {tile}")))
+                    .collect();
+                context["filter"] = json!(words.join(", "));
+                context["moves"] = json!(moves.map(|text| text.trim_end().to_string()));
+                let reply = answer("moves.txt", "moves", context)?;
+                return finish("moves", "the list of moves".into(), vec![reply]);
+            }
+            Request::Away { until_day } => {
+                return self
+                    .absence(path, &roster, seat, Some(until_day), &base, incoming)
+                    .and_then(|replies| {
+                        let detail = format!("away until {}", commands::date_text(until_day));
+                        finish("away", detail, replies)
+                    });
+            }
+            Request::Back => {
+                return self
+                    .absence(path, &roster, seat, None, &base, incoming)
+                    .and_then(|replies| finish("back", "back".into(), replies));
+            }
+            Request::Undo | Request::Agree | Request::Decline => {
+                return refuse(
+                    game.as_ref(),
+                    "Not understood",
+                    "taking back moves is not possible in this game",
+                    "Send your move.",
+                    "refused",
+                    "refused",
+                );
+            }
+        };
+        let text = text.as_str();
         // Moves this player made since the notice the message answers.
         let since = roster
             .records
@@ -395,18 +568,6 @@ impl Referee {
                 )
             };
         }
-        if text.is_empty() {
-            let reply = refusal(
-                &player.name,
-                &address,
-                "No move found",
-                "no move was found at the top of your message",
-                "Write your whole turn above the quoted text.",
-                &example(game.as_ref())?,
-                "empty",
-            )?;
-            return finish("refused", "no move in the message".into(), vec![reply]);
-        }
         if incoming.truncated {
             // Reading stopped at a limit while the player's text went on: applying what
             // was read could apply part of a turn.
@@ -430,13 +591,14 @@ impl Referee {
                 format!("turn {}: {}", outcome.turn, outcome.understood),
             ),
             Err(MailError::Ops(OpsError::Engine(error))) if is_about_the_move(&error) => {
-                let (problem, accepted) = match &error {
-                    EngineError::Refused(rule) => (rule.problem.clone(), rule.accepted.clone()),
-                    other => (other.to_string(), String::new()),
+                let (problem, accepted) = problem_and_remedy(&error);
+                let headline = match error {
+                    EngineError::NeedsConfirmation { .. } => "Please confirm",
+                    _ => "Move refused",
                 };
                 refuse(
                     game.as_ref(),
-                    "Move refused",
+                    headline,
                     &problem,
                     &accepted,
                     "refused",
@@ -567,6 +729,50 @@ impl Referee {
             }
             Err(other) => Err(other),
         }
+    }
+
+    /// Marks `seat` away until the end of day `until_day` (or back, with `None`), and
+    /// tells every player: the absent one that it is noted, the others that
+    /// reminders and the deadline wait for them.
+    fn absence(
+        &self,
+        path: &Path,
+        roster: &Roster,
+        seat: usize,
+        until_day: Option<u64>,
+        base: &serde_json::Value,
+        incoming: &Incoming,
+    ) -> Result<Vec<Outgoing>, MailError> {
+        let archive = Archive::beside(path);
+        let mut waiting = archive::Waiting::load(&archive)?;
+        match until_day {
+            Some(day) => waiting.away.insert(seat, (day + 1) * 86_400),
+            None => waiting.away.remove(&seat),
+        };
+        waiting.save(&archive)?;
+        let absent = &roster.players[seat].name;
+        let records = roster.records.len() as u64;
+        let mut replies = Vec::new();
+        for (reader, player) in roster.players.iter().enumerate() {
+            let mut context = base.clone();
+            context["player"] = json!(player.name);
+            context["absent"] = json!(absent);
+            context["back"] = json!(until_day.is_none());
+            context["until"] = json!(until_day.map(commands::date_text));
+            let code = self.secret.reply_code(&roster.id, reader, records + 1);
+            let id = NoticeId {
+                game_id: roster.id.clone(),
+                turn: records + 1,
+                seat: reader,
+                kind: format!("away{}", archive::now()),
+                code,
+            };
+            let answers = (reader == seat)
+                .then_some(incoming.message_id.as_deref())
+                .flatten();
+            replies.extend(self.draft("away.txt", &context, player, id, answers, None)?);
+        }
+        Ok(replies)
     }
 
     /// The record this message's own move became, when a run that began handling it

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::archive::{Archive, Waiting};
+use super::archive::{Archive, Notes, Waiting};
 use super::capability::{thread_root, MailSecret, NoticeId};
 use super::compose::{self, Draft, Templates};
 use super::outbox::{Flushed, Outbox, Outgoing};
@@ -21,6 +21,7 @@ use crate::engine::invitation::Invitation;
 use crate::engine::keyring::Keyring;
 use crate::engine::session::{EngineError, NewGame};
 use crate::engine::store;
+use crate::engine::{page_section, Viewer, MOVES_HEADING, SUMMARY_HEADING};
 use crate::ops::{self, JoinDone};
 
 /// The players and log of a game file, read without its state.
@@ -165,7 +166,8 @@ impl Referee {
         })
     }
 
-    /// The board and a legal example for one player.
+    /// The board (with its legend) and an example move for one player: a move legal
+    /// now when it is their turn, else one they could make were it their turn.
     pub(super) fn personal(
         &self,
         game: &dyn OpenGame,
@@ -176,7 +178,10 @@ impl Referee {
         if !legend.trim().is_empty() {
             board = format!("{}\n\n{}", board.trim_end(), legend.trim_end());
         }
-        let example = game.example(name)?.unwrap_or_default();
+        let example = match game.example(name)? {
+            Some(example) => example,
+            None => game.example_any(name)?.unwrap_or_default(),
+        };
         Ok((board, example))
     }
 
@@ -211,13 +216,18 @@ impl Referee {
         .map(Some)
     }
 
+    /// The signed game file as an attachment, if the referee attaches it to notices.
     fn attachment(&self, path: &Path, bytes: &[u8]) -> Option<(String, Vec<u8>)> {
-        self.settings.attach_game.then(|| {
-            let name = path
-                .file_name()
-                .map_or("game.json".into(), |n| n.to_string_lossy().into_owned());
-            (name, bytes.to_vec())
-        })
+        self.settings
+            .attach_game
+            .then(|| self.game_file_attachment(path, bytes))
+    }
+
+    fn game_file_attachment(&self, path: &Path, bytes: &[u8]) -> (String, Vec<u8>) {
+        let name = path
+            .file_name()
+            .map_or("game.json".into(), |n| n.to_string_lossy().into_owned());
+        (name, bytes.to_vec())
     }
 
     /// The notices after a move (or at the start): your-turn to whoever is to move,
@@ -250,6 +260,13 @@ impl Referee {
             Waiting::load(&Archive::beside(path))?
         };
         let notify = waiting.advance(&to_move, mover, records + 1, super::archive::now());
+        let notes = if welcome {
+            Notes::default()
+        } else {
+            Notes::load(&Archive::beside(path))?
+        };
+        let game_end = game.game_end()?;
+        let page = game.rules_page();
         let mut out = Vec::new();
         for (seat, player) in roster.players.iter().enumerate() {
             let (board, example) = self.personal(game, &player.name)?;
@@ -264,7 +281,17 @@ impl Referee {
             context["others"] = json!(others.join(", "));
             context["board"] = json!(board.trim_end());
             context["example"] = json!(example);
+            context["notes"] = json!(notes.for_reader(&player.name));
             if let Some((outcome, sent, ignored)) = last {
+                let reader = Viewer::Player(seat);
+                let report: Vec<&str> = outcome
+                    .report
+                    .iter()
+                    .filter(|line| line.seen_by(reader))
+                    .map(|line| line.text.as_str())
+                    .collect();
+                context["report"] = json!(report);
+                context["made_turn"] = json!(outcome.turn);
                 context["mover"] = json!(outcome.player);
                 context["sealed"] = json!(outcome.sealed);
                 if player.name == outcome.player {
@@ -292,6 +319,9 @@ impl Referee {
             };
             if welcome {
                 context["token"] = json!(self.secret.token(&roster.id, seat));
+                context["summary"] = json!(page_section(page, SUMMARY_HEADING));
+                context["syntax"] = json!(page_section(page, MOVES_HEADING));
+                context["example_now"] = json!(to_move.contains(&seat));
                 out.extend(self.draft(
                     "welcome.txt",
                     &context,
@@ -303,7 +333,17 @@ impl Referee {
             }
             if over {
                 context["turn"] = json!(records);
-                let attachment = self.attachment(path, bytes);
+                if let Some(end) = &game_end {
+                    context["reason"] = json!(end.reason);
+                    if let Some(list) = context["players"].as_array_mut() {
+                        for (entry, lines) in list.iter_mut().zip(&end.breakdown) {
+                            entry["breakdown"] = json!(lines);
+                        }
+                    }
+                }
+                // The end of a game always carries the signed file: with its seed
+                // revealed, anyone can now audit every draw.
+                let attachment = Some(self.game_file_attachment(path, bytes));
                 out.extend(self.draft(
                     "game-over.txt",
                     &context,
@@ -549,6 +589,8 @@ impl Referee {
         ops::write_game(path, game, &self.keyring)?;
         outbox.commit(&staged)?;
         self.record_waits(path, &waiting)?;
+        // The notes went out with these notices.
+        Notes::clear(&Archive::beside(path))?;
         Ok(outcome)
     }
 
