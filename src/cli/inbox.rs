@@ -6,6 +6,7 @@ use anyhow::Context;
 
 use crate::mail::intake::MAX_MESSAGE_BYTES;
 use crate::mail::maildir;
+use crate::mail::outbox::Outbox;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -32,10 +33,13 @@ fn receive(args: &Args) -> anyhow::Result<()> {
     match &args.maildir {
         Some(dir) => {
             let referee = args.mail.referee()?;
+            let mut games = std::collections::BTreeSet::new();
             let count = maildir::process(&referee, &args.games, dir, &mut |name, handled| {
                 outln!("{name}: {}: {}", handled.outcome, handled.detail);
+                games.extend(handled.game.clone());
             })?;
             outln!("{count} message(s) processed");
+            say_what_waits(games.iter())?;
         }
         None => {
             // The message is read before anything else, so a mail server piping it in
@@ -44,6 +48,7 @@ fn receive(args: &Args) -> anyhow::Result<()> {
             let referee = args.mail.referee()?;
             let handled = referee.receive(&args.games, &raw)?;
             outln!("{}: {}", handled.outcome, handled.detail);
+            say_what_waits(handled.game.iter())?;
         }
     }
     Ok(())
@@ -61,4 +66,19 @@ fn read_message() -> anyhow::Result<Vec<u8>> {
     std::io::copy(&mut stdin, &mut std::io::sink())
         .context("cannot read the message from standard input")?;
     Ok(raw)
+}
+
+/// Says, once, how many answers and notices still wait in the outboxes of the games a
+/// run touched (the mail server refused them or could not be reached).
+fn say_what_waits<'a>(games: impl Iterator<Item = &'a PathBuf>) -> anyhow::Result<()> {
+    let mut waiting = 0;
+    for game in games {
+        waiting += Outbox::beside(game).waiting()?.len();
+    }
+    if waiting > 0 {
+        outln!(
+            "{waiting} message(s) wait in the outbox, not sent yet; `pbem outbox flush --games DIR` retries"
+        );
+    }
+    Ok(())
 }

@@ -39,8 +39,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for file in &files {
         let flushed = referee.flush(file)?;
         waiting += flushed.waiting;
+        let superseded = match flushed.superseded {
+            0 => String::new(),
+            n => format!(", {n} turn notice(s) not sent: a later notice replaced them"),
+        };
         outln!(
-            "{}: {} sent, {} waiting{}",
+            "{}: {} sent, {} waiting{superseded}{}",
             file.display(),
             flushed.sent,
             flushed.waiting,

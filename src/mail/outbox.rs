@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::capability::NoticeId;
 use super::transport::Transport;
 use super::MailError;
 use crate::engine::store::{self, Access};
@@ -43,6 +44,9 @@ pub struct Outbox {
 pub struct Flushed {
     pub sent: usize,
     pub waiting: usize,
+    /// Turn notices and reminders dropped unsent because a later notice to the same
+    /// player replaced them (the turn they asked for was over before they could go).
+    pub superseded: usize,
     /// Why sending stopped, when it did.
     pub error: Option<String>,
 }
@@ -205,7 +209,17 @@ impl Outbox {
             waiting: waiting.len(),
             ..Flushed::default()
         };
-        for (path, message) in waiting {
+        let notices: Vec<Option<NoticeId>> = waiting
+            .iter()
+            .map(|(_, message)| notice_of(&message.message))
+            .collect();
+        for (index, (path, message)) in waiting.into_iter().enumerate() {
+            if is_superseded(&notices, index) {
+                fs::remove_file(&path).map_err(MailError::io(&path))?;
+                flushed.superseded += 1;
+                flushed.waiting -= 1;
+                continue;
+            }
             if let Err(error) =
                 transport.send_raw(&message.from, &message.to, message.message.as_bytes())
             {
@@ -218,6 +232,32 @@ impl Outbox {
         }
         Ok(flushed)
     }
+}
+
+/// Our notice id of a composed message, read from its Message-ID header.
+fn notice_of(message: &str) -> Option<NoticeId> {
+    let headers = message.split("\r\n\r\n").next()?;
+    headers.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.trim()
+            .eq_ignore_ascii_case("message-id")
+            .then(|| NoticeId::parse(value.trim().trim_matches(['<', '>'])))
+            .flatten()
+    })
+}
+
+/// Whether the message at `index` asks a player to move (a turn notice or a reminder)
+/// for a turn a later message to the same player in the same outbox has moved past.
+fn is_superseded(notices: &[Option<NoticeId>], index: usize) -> bool {
+    let Some(Some(notice)) = notices.get(index) else {
+        return false;
+    };
+    if notice.kind != "turn" && !notice.kind.starts_with("remind") {
+        return false;
+    }
+    notices[index + 1..].iter().flatten().any(|later| {
+        later.game_id == notice.game_id && later.seat == notice.seat && later.turn > notice.turn
+    })
 }
 
 /// The sequence number in an outbox file's name (`00000003-000012.mail` has 12).
@@ -236,6 +276,44 @@ mod tests {
             to: vec!["ann@example.org".into()],
             message: format!("Subject: {n}\r\n\r\nbody {n}\r\n"),
         }
+    }
+
+    fn notice(kind: &str, seat: usize, turn: u64) -> Outgoing {
+        let id = NoticeId {
+            game_id: "row-1".into(),
+            turn,
+            seat,
+            kind: kind.into(),
+            code: "abc123".into(),
+        };
+        Outgoing {
+            from: "referee@example.org".into(),
+            to: vec!["ann@example.org".into()],
+            message: format!(
+                "Subject: x\r\nMessage-ID: <{}>\r\n\r\nbody\r\n",
+                id.render("example.org")
+            ),
+        }
+    }
+
+    #[test]
+    fn a_turn_notice_a_later_notice_replaced_is_not_sent() {
+        let list = [
+            notice("turn", 0, 3),
+            notice("made", 1, 3),
+            notice("remind99", 1, 2),
+            notice("made", 0, 4),
+            notice("turn", 1, 5),
+            notice("turn", 0, 5),
+        ];
+        let notices: Vec<Option<NoticeId>> = list.iter().map(|m| notice_of(&m.message)).collect();
+        assert!(notices.iter().all(Option::is_some));
+        let dropped: Vec<usize> = (0..list.len())
+            .filter(|&i| is_superseded(&notices, i))
+            .collect();
+        // Ann's turn-3 notice (a later notice to Ann follows) and Bob's reminder for
+        // turn 2; never a move-made notice, never the latest turn notices.
+        assert_eq!(dropped, [0, 2]);
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Right of Way: the rulebook's worked examples, refusals, the move language, random
 //! whole games (proptest) and board snapshots.
 
-use pbem::engine::{Chance, Deadline, DrawStream, Options, Rules, Viewer, Visibility};
+use pbem::engine::{
+    BoardContext, Chance, Deadline, DrawStream, Options, Rules, Viewer, Visibility,
+};
 use pbem::games::right_of_way::{Cell, City, FaceDown, Highway, Move, RightOfWay, State};
 use pbem::grid::hex::{opposite, rotate_mask, Hex, DIRS};
 use proptest::prelude::*;
@@ -909,7 +911,15 @@ fn data_and_options() {
         s.cells.iter().filter(|c| c.city == City::Dollar).count(),
         31
     );
-    let board = m.board(&s, Viewer::Public, &names());
+    let board = m.board(
+        &s,
+        &BoardContext {
+            viewer: Viewer::Public,
+            names: &names(),
+            turn: 0,
+            last_move: None,
+        },
+    );
     assert_fits(&board);
     assert!(
         board.contains("F11"),
@@ -1298,7 +1308,15 @@ fn board_opening() {
     let s = r
         .setup(&names(), &mut DrawStream::for_testing(2026))
         .unwrap();
-    let board = r.board(&s, Viewer::Player(0), &names());
+    let board = r.board(
+        &s,
+        &BoardContext {
+            viewer: Viewer::Player(0),
+            names: &names(),
+            turn: 0,
+            last_move: None,
+        },
+    );
     assert_fits(&board);
     insta::assert_snapshot!(board);
 }
@@ -1328,7 +1346,15 @@ fn board_mid_game_with_right_of_way() {
             .row
             .push(pbem::games::right_of_way::FaceDown { owner, kind });
     }
-    let board = r.board(&s, Viewer::Public, &names());
+    let board = r.board(
+        &s,
+        &BoardContext {
+            viewer: Viewer::Public,
+            names: &names(),
+            turn: 0,
+            last_move: None,
+        },
+    );
     assert_fits(&board);
     assert!(board.contains("#A1") && board.contains("#A2"), "{board}");
     insta::assert_snapshot!(board);
@@ -1354,7 +1380,15 @@ fn board_draft_in_progress() {
         let mv = r.sample_move(&s, seat, &mut chance).unwrap();
         s = r.apply(&s, seat, &mv, &mut chance).unwrap();
     }
-    let board = r.board(&s, Viewer::Public, &names());
+    let board = r.board(
+        &s,
+        &BoardContext {
+            viewer: Viewer::Public,
+            names: &names(),
+            turn: 0,
+            last_move: None,
+        },
+    );
     assert_fits(&board);
     insta::assert_snapshot!(board);
 }
