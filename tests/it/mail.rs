@@ -1381,3 +1381,252 @@ fn players_join_by_replying_to_the_invitation_and_the_last_starts_the_game() {
         "{report}"
     );
 }
+
+/// A mail as a snapshot keeps it: subject and text, with every player's secret (the
+/// token) and reply code replaced, so no snapshot holds a capability.
+fn snapshot_text(mail: &Mail) -> String {
+    let mut text = format!("Subject: {}\n\n{}", mail.subject, mail.text);
+    for line in mail.text.lines() {
+        if let Some(token) = line.trim().strip_prefix("pbem-token: ") {
+            text = text.replace(token, "[token]");
+        }
+    }
+    if let Some(code) = mail
+        .subject
+        .split("(ref ")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+    {
+        text = text.replace(code, "[code]");
+    }
+    text
+}
+
+impl Host {
+    /// The mail delivered since `before` mails had been.
+    fn mails_since(&self, before: usize) -> Vec<Mail> {
+        self.mails().into_iter().skip(before).collect()
+    }
+
+    fn file_bytes(&self) -> Vec<u8> {
+        std::fs::read(self.file()).expect("game file")
+    }
+}
+
+#[test]
+fn players_preview_list_moves_correct_refusals_and_pass_notes_by_reply() {
+    let host = Host::new();
+    host.start_game();
+    let welcomes: Vec<Mail> = host
+        .mails()
+        .into_iter()
+        .filter(|m| m.subject.contains("Welcome"))
+        .collect();
+    assert_eq!(welcomes.len(), 2);
+    for welcome in &welcomes {
+        // Every player's welcome: the rules in brief, the move language, an example,
+        // the tag and token for a new message, and every reply word.
+        for part in [
+            "THE GAME IN BRIEF",
+            "WRITING MOVES",
+            "pbem-token: ",
+            "[pbem row-",
+            "preview MOVE",
+            "undo",
+            "away until DATE",
+            "note: TEXT",
+        ] {
+            assert!(welcome.text.contains(part), "{part}: {}", welcome.text);
+        }
+        let example = welcome
+            .text
+            .split("could be:\n\n    ")
+            .chain(welcome.text.split("could look like:\n\n    "))
+            .nth(1)
+            .and_then(|rest| rest.lines().next())
+            .unwrap_or_default();
+        assert!(example.starts_with("place "), "{}", welcome.text);
+    }
+    let (player, _) = host.first_move();
+    let other = if player == "Ann" { "Bob" } else { "Ann" };
+    let from = address(&player);
+    let second = welcomes
+        .iter()
+        .find(|m| m.to == address(other))
+        .expect("the second player's welcome");
+    insta::assert_snapshot!("welcome_of_the_second_player", snapshot_text(second));
+
+    // `moves`: a short list, by reply to the turn notice; nothing changes.
+    let notice = host.notice_for(&from);
+    let before = host.file_bytes();
+    let sent = host.mails().len();
+    let report = host.inbox(&gmail_reply(&notice, &from, "moves", "moves-1"));
+    assert!(report.starts_with("moves"), "{report}");
+    let answer = host.mails_since(sent).pop().expect("an answer");
+    assert!(answer.subject.contains("Your moves"), "{}", answer.subject);
+    assert!(answer.subject.contains("(ref "), "{}", answer.subject);
+    assert!(answer.text.lines().count() < 60, "{}", answer.text);
+    assert_eq!(host.file_bytes(), before);
+
+    // `moves CELL`: only the moves at that cell.
+    let legal = host.legal(&player);
+    let cell = legal[0]
+        .split(" at ")
+        .nth(1)
+        .and_then(|rest| rest.split([';', ' ']).next())
+        .expect("a cell")
+        .to_string();
+    let sent = host.mails().len();
+    host.inbox(&gmail_reply(
+        &notice,
+        &from,
+        &format!("moves {cell}"),
+        "moves-2",
+    ));
+    let answer = host.mails_since(sent).pop().expect("an answer");
+    assert!(
+        answer.subject.contains(&format!("at {cell}")),
+        "{}",
+        answer.subject
+    );
+    assert!(answer.text.contains(&cell), "{}", answer.text);
+
+    // `preview MOVE`: what it would do, nothing recorded, no draw made.
+    let chosen = legal[0].clone();
+    let sent = host.mails().len();
+    let report = host.inbox(&gmail_reply(
+        &notice,
+        &from,
+        &format!("preview {chosen}"),
+        "preview-1",
+    ));
+    assert!(report.starts_with("previewed"), "{report}");
+    let answer = host.mails_since(sent).pop().expect("an answer");
+    assert!(
+        answer.text.contains("Nothing was recorded"),
+        "{}",
+        answer.text
+    );
+    assert!(
+        answer.text.contains(&format!("    {chosen}")),
+        "{}",
+        answer.text
+    );
+    assert_eq!(host.file_bytes(), before, "a preview changes nothing");
+    insta::assert_snapshot!("preview", snapshot_text(&answer));
+
+    // A refused move is quoted, and the refusal carries a reply code: answering it
+    // with a better move (and a note for the table) is the turn.
+    let sent = host.mails().len();
+    let report = host.inbox(&gmail_reply(&notice, &from, "place E,W at Z99", "bad-1"));
+    assert!(report.starts_with("refused"), "{report}");
+    let refusal = host.mails_since(sent).pop().expect("a refusal");
+    assert!(refusal.subject.contains("(ref "), "{}", refusal.subject);
+    assert!(
+        refusal.text.contains("You sent:\n\n    place E,W at Z99"),
+        "{}",
+        refusal.text
+    );
+    assert!(!refusal.text.contains("pbem legal"), "{}", refusal.text);
+    insta::assert_snapshot!("refusal", snapshot_text(&refusal));
+    assert_eq!(host.file_bytes(), before);
+    let sent = host.mails().len();
+    let report = host.inbox(&gmail_reply(
+        &refusal,
+        &from,
+        &format!("{chosen}\nnote: good luck, {other}!"),
+        "fixed-1",
+    ));
+    assert!(report.starts_with("applied"), "{report}");
+    assert!(
+        !host.archive_index().contains("\"forged\""),
+        "{}",
+        host.archive_index()
+    );
+    let after = host.mails_since(sent);
+    let to_other = after
+        .iter()
+        .find(|m| m.to == address(other))
+        .expect("the other player's notice");
+    assert!(
+        to_other.text.contains(&format!(
+            "Notes from the table:\n  {player}: good luck, {other}!"
+        )),
+        "{}",
+        to_other.text
+    );
+    let own = after
+        .iter()
+        .find(|m| m.to == from)
+        .expect("the mover's confirmation");
+    assert!(!own.text.contains("Notes from the table"), "{}", own.text);
+    // The note went with that notice, and only once.
+    let (player2, text2) = host.first_move();
+    let notice2 = host.notice_for(&address(&player2));
+    let sent = host.mails().len();
+    host.inbox(&gmail_reply(&notice2, &address(&player2), &text2, "move-2"));
+    assert!(host
+        .mails_since(sent)
+        .iter()
+        .all(|m| !m.text.contains("good luck")));
+}
+
+#[test]
+fn an_absent_player_is_not_reminded_and_their_deadline_waits() {
+    let host = Host::new();
+    host.start_game();
+    let (player, _) = host.first_move();
+    let from = address(&player);
+    let notice = host.notice_for(&from);
+    let start = 1_795_000_000_u64; // 2026-11-18
+    let at = |days: u64| (start + days * 86_400).to_string();
+    let today = start / 86_400;
+    let back = pbem_date(today + 10);
+    let sent = host.mails().len();
+    let (code, report) = host.inbox_with(
+        &gmail_reply(&notice, &from, &format!("away until {back}"), "away-1"),
+        &[("PBEM_NOW", &at(0))],
+    );
+    assert_eq!(code, Some(0), "{report}");
+    assert!(report.starts_with("away"), "{report}");
+    let told = host.mails_since(sent);
+    assert_eq!(told.len(), 2, "both players are told");
+    for mail in &told {
+        assert!(
+            mail.subject
+                .contains(&format!("{player} is away until {back}")),
+            "{}",
+            mail.subject
+        );
+    }
+    let remind = |days: u64, then: &[&str]| {
+        let (ok, out) = host.run(
+            host.pbem()
+                .env("PBEM_NOW", at(days))
+                .args(["remind", "--games"])
+                .arg(host.games())
+                .args(["--after", "1d"])
+                .args(then),
+        );
+        assert!(ok, "{out}");
+        out
+    };
+    let before = host.file_bytes();
+    // Away: neither a reminder nor the deadline, however long the wait.
+    let out = remind(5, &["--limit", "3d", "--then", "forfeit"]);
+    assert!(out.contains("nobody to remind"), "{out}");
+    assert_eq!(host.file_bytes(), before);
+    // Back after the date: reminded, and the deadline counts from the return.
+    let out = remind(12, &["--limit", "3d", "--then", "forfeit"]);
+    assert!(out.contains(&format!("reminded {player}")), "{out}");
+    assert_eq!(
+        host.file_bytes(),
+        before,
+        "the clock restarted at the return"
+    );
+}
+
+/// `YYYY-MM-DD` of a day number.
+fn pbem_date(day: u64) -> String {
+    pbem::mail::commands::date_text(day)
+}
