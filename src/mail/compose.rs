@@ -49,6 +49,7 @@ const BUILT_IN: &[(&str, &str)] = &[
         "note-kept.txt",
         include_str!("../../templates/note-kept.txt"),
     ),
+    ("undo.txt", include_str!("../../templates/undo.txt")),
     ("forum.bbcode", include_str!("../../templates/forum.bbcode")),
     ("forum.md", include_str!("../../templates/forum.md")),
 ];
