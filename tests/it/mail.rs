@@ -1630,3 +1630,87 @@ fn an_absent_player_is_not_reminded_and_their_deadline_waits() {
 fn pbem_date(day: u64) -> String {
     pbem::mail::commands::date_text(day)
 }
+
+/// Text with its white space squeezed, so a line wrapped in a mail still matches.
+fn squeezed(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The report of turn `turn` as `viewer` may read it, from `pbem show --format json`.
+fn report_as(sent: &super::support::Sent<'_>, viewer: &str, turn: u64) -> Vec<String> {
+    let output = Command::new(assert_cmd::cargo::cargo_bin("pbem"))
+        .env("PBEM_HOME", sent.home)
+        .arg("show")
+        .arg(sent.file)
+        .args([
+            "--format",
+            "json",
+            "--as",
+            viewer,
+            "--turn",
+            &turn.to_string(),
+        ])
+        .output()
+        .expect("runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let view: Value = serde_json::from_slice(&output.stdout).expect("json");
+    view["report"]
+        .as_array()
+        .expect("a report")
+        .iter()
+        .map(|line| line.as_str().expect("a line").to_string())
+        .collect()
+}
+
+#[test]
+fn every_turn_report_reaches_exactly_the_players_who_may_see_it() {
+    for (game, names, seed) in [
+        ("right-of-way", &["Ann", "Bob"][..], SEED),
+        ("triangle-auction", &["Ann", "Bob", "Cat"][..], SEED),
+        ("desert-kingdom", &["Ann", "Bob"][..], SEED),
+    ] {
+        let mut reports = 0;
+        let mut private = 0;
+        super::support::play_by_mail(game, names, seed, 11, |sent| {
+            if sent.subject.contains("Reminder") {
+                return;
+            }
+            let turn = sent.after["turn"].as_u64().expect("turn");
+            let reader = names
+                .iter()
+                .find(|name| address(name) == sent.to)
+                .expect("a player's mail");
+            let seen = report_as(sent, reader, turn);
+            let body = squeezed(sent.body);
+            for line in &seen {
+                assert!(
+                    body.contains(&squeezed(line)),
+                    "{game} turn {turn}: {reader} may read {line:?}, missing from:\n{}",
+                    sent.body
+                );
+                reports += 1;
+            }
+            for line in report_as(sent, "referee", turn) {
+                if !seen.contains(&line) {
+                    private += 1;
+                    assert!(
+                        !body.contains(&squeezed(&line)),
+                        "{game} turn {turn}: {reader} may not read {line:?}:\n{}",
+                        sent.body
+                    );
+                }
+            }
+        });
+        assert!(reports > 0, "{game}: no report reached anyone");
+        if game == "desert-kingdom" {
+            assert!(
+                private > 0,
+                "{game}: a hidden draw is reported to its drawer only"
+            );
+        }
+    }
+}

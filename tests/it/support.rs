@@ -289,6 +289,9 @@ pub struct Sent<'a> {
     pub to: &'a str,
     pub subject: &'a str,
     pub body: &'a str,
+    /// The game file and the referee's keyring, to ask pbem about the game.
+    pub file: &'a Path,
+    pub home: &'a Path,
 }
 
 /// Plays a whole game of `game` by mail: a real SMTP server on loopback, `pbem new
@@ -413,6 +416,8 @@ pub fn play_by_mail(
                 to: &to,
                 subject: &subject,
                 body: &body,
+                file: &file,
+                home: &dir.path().join("keyring"),
             });
         }
         moves += 1;
