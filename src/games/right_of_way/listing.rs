@@ -24,7 +24,7 @@ fn wrapped(head: &str, words: &[String], indent: usize) -> String {
     let mut out = String::new();
     let mut line = head.to_string();
     for word in words {
-        if line.len() + 1 + word.len() > WIDTH && line.trim().len() > head.trim().len() {
+        if !line.trim().is_empty() && line.len() + 1 + word.len() > WIDTH {
             out.push_str(line.trim_end());
             out.push('\n');
             line = " ".repeat(indent);
@@ -334,14 +334,11 @@ impl RightOfWay {
                     .max();
                 let price = c.row.len() + 1;
                 match best {
-                    Some(net) => format!("{} ({} tiles, then {net:+})", self.label(cell), price),
+                    Some(net) => format!("{} ({price}, then {net:+})", self.label(cell)),
                     None if hand >= c.row.len() + 2 => {
-                        format!("{} ({price} tiles)", self.label(cell))
+                        format!("{} ({price})", self.label(cell))
                     }
-                    None => format!(
-                        "{} ({price} tiles, and one kept: too dear)",
-                        self.label(cell)
-                    ),
+                    None => format!("{} ({price}: too dear)", self.label(cell)),
                 }
             })
             .collect();
@@ -360,7 +357,7 @@ impl RightOfWay {
         }
         if !stacks.is_empty() {
             out.push_str(&wrapped(
-                "  others' stacks (price in hand tiles):",
+                "  others' stacks, bought for (height + 1) hand tiles, one kept; best net:",
                 &stacks
                     .iter()
                     .enumerate()
@@ -569,84 +566,211 @@ impl RightOfWay {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::rules::{BoardContext, LastMove, Rules, Viewer};
+    use crate::engine::rules::Rules;
     use crate::engine::DrawStream;
 
-    #[test]
-    fn explore() {
-        let rules = RightOfWay::standard().expect("built-in data");
-        let names = vec!["Ann".to_string(), "Bob".to_string()];
-        let mut chance = DrawStream::for_testing(5);
-        let mut state = rules.setup(&names, &mut chance).expect("setup");
-        let mut last = None;
-        for turn in 0..30 {
+    fn names() -> Vec<String> {
+        vec!["Ann".to_string(), "Bob".to_string()]
+    }
+
+    /// A position after `turns` random turns from the setup of `seed`.
+    fn position(rules: &RightOfWay, seed: u64, turns: usize) -> State {
+        let mut chance = DrawStream::for_testing(seed);
+        let mut state = rules.setup(&names(), &mut chance).expect("setup");
+        for _ in 0..turns {
+            if state.over {
+                break;
+            }
             let seat = state.to_move as usize;
             let mv = rules
                 .sample_move(&state, seat, &mut chance)
                 .expect("a move");
-            let mv = rules.resolve(&state, seat, mv).expect("resolves");
-            let next = rules
+            state = rules
                 .apply(&state, seat, &mv, &mut chance)
                 .expect("applies");
-            if turn > 20 {
-                for line in rules.report(&state, seat, &mv, &next, &names) {
-                    println!("REPORT {turn}: {} {}", line.text, line.tells_draw);
-                }
-            }
-            last = Some(LastMove {
-                seat,
-                text: Some(rules.canonical_text(&mv)),
-            });
-            state = next;
         }
+        state
+    }
+
+    fn check_width(text: &str) {
+        for line in text.lines() {
+            assert!(line.len() <= WIDTH, "too wide: {line:?}\n{text}");
+        }
+    }
+
+    #[test]
+    fn the_unfiltered_list_is_short_and_ends_with_how_to_narrow() {
+        let rules = RightOfWay::standard().expect("built-in data");
+        for (seed, turns) in [(1, 0), (2, 0), (5, 10), (5, 30), (9, 45), (11, 60)] {
+            let state = position(&rules, seed, turns);
+            if state.over {
+                continue;
+            }
+            let seat = state.to_move as usize;
+            let text = rules.moves_text(&state, seat, &MoveFilter::default());
+            check_width(&text);
+            assert!(
+                text.lines().count() <= 30,
+                "{} lines:\n{text}",
+                text.lines().count()
+            );
+            let last = text.lines().last().unwrap_or_default();
+            if !rules.must_pass(&state, seat) {
+                assert!(last.starts_with("Narrow: `moves "), "{text}");
+                // Every cell that can take a tile directly (its result settled, R15)
+                // is named.
+                let mut direct: Vec<u16> = rules
+                    .settled_options(&state, seat)
+                    .iter()
+                    .filter(|o| o.placement.reach == Reach::Direct)
+                    .map(|o| o.placement.cell)
+                    .collect();
+                direct.sort_unstable();
+                direct.dedup();
+                let direct = direct.len();
+                let named = (0..state.cells.len())
+                    .filter(|&i| {
+                        rules.reach(&state, seat as u8, i) == Some(Reach::Direct)
+                            && text
+                                .split(|c: char| !c.is_ascii_alphanumeric())
+                                .any(|w| w == rules.label(i as u16))
+                    })
+                    .count();
+                assert_eq!(named, direct, "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_list_at_a_cell_gives_every_turn_there_ready_to_send() {
+        let rules = RightOfWay::standard().expect("built-in data");
+        let state = position(&rules, 5, 20);
         let seat = state.to_move as usize;
-        println!(
-            "{}",
-            rules.board(
-                &state,
-                &BoardContext {
-                    viewer: Viewer::Player(seat),
-                    names: &names,
-                    turn: 30,
-                    last_move: last
-                }
-            )
+        // An unmarked city tile costs nothing, so every turn there can be made.
+        let cell = (0..state.cells.len())
+            .find(|&i| {
+                rules.reach(&state, seat as u8, i) == Some(Reach::Direct)
+                    && !state.cells[i].is_dollar()
+            })
+            .expect("a free unmarked cell") as u16;
+        let label = rules.label(cell).to_ascii_lowercase();
+        let filter = MoveFilter {
+            at: Some(label),
+            tile: None,
+        };
+        let text = rules.moves_text(&state, seat, &filter);
+        check_width(&text);
+        let sent: Vec<&str> = text
+            .lines()
+            .filter_map(|line| line.split_once(":  ").map(|(_, text)| text.trim()))
+            .collect();
+        let turns = rules
+            .placements(&state, seat as u8)
+            .filter(|p| p.cell == cell)
+            .count();
+        assert_eq!(sent.len(), turns, "every rotation of every tile:\n{text}");
+        for move_text in sent {
+            let mv = rules.parse_move(&state, seat, move_text).expect(move_text);
+            rules
+                .apply(&state, seat, &mv, &mut DrawStream::for_testing(3))
+                .expect(move_text);
+        }
+        // Narrowed to a tile as well: only that tile's rotations.
+        let kind = state.players[seat].hand[0];
+        let name = rules.kinds[kind as usize].name.clone();
+        let filter = MoveFilter {
+            at: Some(rules.label(cell).to_string()),
+            tile: Some(name),
+        };
+        let text = rules.moves_text(&state, seat, &filter);
+        let shown = text.lines().filter(|line| line.contains(":  ")).count();
+        assert_eq!(shown, rules.rotations(kind).len(), "{text}");
+    }
+
+    #[test]
+    fn the_list_of_a_tile_gives_each_cell_its_best_turn() {
+        let rules = RightOfWay::standard().expect("built-in data");
+        let state = position(&rules, 7, 12);
+        let seat = state.to_move as usize;
+        let kind = state.players[seat].hand[0];
+        let name = rules.kinds[kind as usize].name.clone();
+        let filter = MoveFilter {
+            at: None,
+            tile: Some(name.to_ascii_lowercase()),
+        };
+        let text = rules.moves_text(&state, seat, &filter);
+        check_width(&text);
+        let turns: Vec<(i64, &str)> = text
+            .lines()
+            .filter_map(|line| {
+                let (head, text) = line.split_once(":  ")?;
+                let net = head.split_whitespace().next()?.parse().ok()?;
+                Some((net, text.trim()))
+            })
+            .collect();
+        assert!(!turns.is_empty(), "{text}");
+        assert!(
+            turns.windows(2).all(|w| w[0].0 >= w[1].0),
+            "best first:\n{text}"
         );
-        println!("{}", rules.legend());
-        println!("{}", rules.moves_text(&state, seat, &MoveFilter::default()));
-        println!(
-            "{}",
-            rules.moves_text(
-                &state,
-                seat,
-                &MoveFilter {
-                    at: Some("E9".into()),
-                    tile: None
-                }
-            )
-        );
-        println!(
-            "{}",
-            rules.moves_text(
-                &state,
-                seat,
-                &MoveFilter {
-                    at: None,
-                    tile: Some("C".into())
-                }
-            )
-        );
-        println!(
-            "{}",
-            rules.moves_text(
-                &state,
-                seat,
-                &MoveFilter {
-                    at: Some("Z9".into()),
-                    tile: None
-                }
-            )
-        );
-        println!("EXAMPLE {:?}", rules.example_move(&state, seat));
+        for (net, move_text) in turns {
+            let mv = rules.parse_move(&state, seat, move_text).expect(move_text);
+            let Move::Turn(actions) = mv else {
+                panic!("a placement: {move_text}");
+            };
+            let Some((cell, edges)) = actions.iter().find_map(|a| match a {
+                Action::Place { cell, edges } => Some((*cell, *edges)),
+                _ => None,
+            }) else {
+                panic!("a placement: {move_text}");
+            };
+            assert_eq!(rules.kind_of_edges(edges), Some(kind), "{move_text}");
+            let best = rules
+                .rotations(kind)
+                .into_iter()
+                .map(|e| {
+                    let (cost, profit) = rules.cost_profit(&state, cell, e);
+                    profit - cost
+                })
+                .max();
+            assert_eq!(Some(net), best, "the best turn at the cell: {move_text}");
+        }
+    }
+
+    #[test]
+    fn a_filter_that_names_nothing_of_the_game_says_what_is_accepted() {
+        let rules = RightOfWay::standard().expect("built-in data");
+        let state = position(&rules, 5, 4);
+        let seat = state.to_move as usize;
+        for (at, tile) in [(Some("Z9"), None), (Some("Q"), None), (None, Some("zz"))] {
+            let filter = MoveFilter {
+                at: at.map(str::to_string),
+                tile: tile.map(str::to_string),
+            };
+            let text = rules.moves_text(&state, seat, &filter);
+            check_width(&text);
+            assert!(text.contains("is neither a cell"), "{text}");
+            assert!(text.contains("like E9") && text.contains("FL"), "{text}");
+            assert!(text.trim_end().ends_with("(a tile, every cell)."), "{text}");
+        }
+        // A tile not in hand, and a cell with a highway on it.
+        let missing = (0..rules.kinds.len())
+            .find(|&k| !state.players[seat].hand.contains(&(k as u8)))
+            .expect("a kind not in hand");
+        let filter = MoveFilter {
+            at: None,
+            tile: Some(rules.kinds[missing].name.clone()),
+        };
+        let text = rules.moves_text(&state, seat, &filter);
+        assert!(text.contains("You have no"), "{text}");
+        let built = (0..state.cells.len())
+            .find(|&i| state.cells[i].highway.is_some())
+            .expect("a highway after four turns");
+        let filter = MoveFilter {
+            at: Some(rules.label(built as u16).to_string()),
+            tile: None,
+        };
+        let text = rules.moves_text(&state, seat, &filter);
+        assert!(text.contains("has a highway already"), "{text}");
     }
 }

@@ -538,3 +538,70 @@ impl RightOfWay {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::rules::Rules;
+    use crate::engine::DrawStream;
+
+    #[test]
+    fn removed_tiles_are_the_difference_of_two_sorted_lists() {
+        assert_eq!(removed(&[0, 0, 1, 3, 3, 5], &[0, 3, 5]), vec![0, 1, 3]);
+        assert_eq!(removed(&[2, 4], &[2, 4]), Vec::<u8>::new());
+    }
+
+    /// Over whole random games, every turn's report comes from playing it again (never
+    /// the fallback), a line that tells a draw is marked so, and the victory points
+    /// line appears exactly when a score changed.
+    #[test]
+    fn every_turn_of_random_games_reports_what_it_did() {
+        let rules = RightOfWay::standard().expect("built-in data");
+        let names = vec!["Ann".to_string(), "Bob".to_string(), "Cy".to_string()];
+        for seed in 0..6 {
+            let mut chance = DrawStream::for_testing(seed);
+            let mut state = rules.setup(&names, &mut chance).expect("setup");
+            while !state.over {
+                let seat = state.to_move as usize;
+                let mv = rules
+                    .sample_move(&state, seat, &mut chance)
+                    .expect("a move");
+                let mv = rules.resolve(&state, seat, mv).expect("resolves");
+                let next = rules
+                    .apply(&state, seat, &mv, &mut chance)
+                    .expect("applies");
+                assert!(rules.replayed_turn(&state, seat, &mv, &next).is_some());
+                let lines = rules.report(&state, seat, &mv, &next, &names);
+                for line in &lines {
+                    assert_eq!(
+                        line.tells_draw,
+                        line.text.contains(" drew ") || line.text.contains("hand was empty"),
+                        "{}",
+                        line.text
+                    );
+                }
+                let changed = rules.scores(&state) != rules.scores(&next);
+                let told = lines.iter().any(|l| l.text.starts_with("Victory points:"));
+                assert_eq!(changed, told, "{lines:?}");
+                state = next;
+            }
+            let end = rules.game_end(&state, &names);
+            assert!(!end.reason.is_empty());
+            for (seat, lines) in end.breakdown.iter().enumerate() {
+                let parts: i64 = lines
+                    .iter()
+                    .filter(|l| !l.starts_with("Total"))
+                    .filter_map(|l| {
+                        l.rsplit_once(": ")?
+                            .1
+                            .split(' ')
+                            .next()?
+                            .parse::<i64>()
+                            .ok()
+                    })
+                    .sum();
+                assert_eq!(parts, rules.scores(&state)[seat], "{lines:?}");
+            }
+        }
+    }
+}
