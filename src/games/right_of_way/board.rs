@@ -4,11 +4,15 @@
 //! shows its owner's letter in the middle (`$A$` on a $ tile, ` A ` on an unmarked one)
 //! and a spoke towards each edge that carries road (`-` E and W, `/` NE and SW, `\` NW
 //! and SE). Rows are 3 lines apart and offset by 3 columns, so the spokes of connected
-//! neighbours join into continuous lines. A right-of-way stack shows as `#B2`.
+//! neighbours join into continuous lines. A right-of-way stack shows as `[2B]`: height
+//! first, so it never reads as a cell label (a letter, then a number). The highway
+//! the last move placed has a `*` above and below its owner's letter.
 
+use super::moves::{Action, Move};
+use super::report::name_of;
 use super::state::{City, State};
 use super::RightOfWay;
-use crate::engine::rules::Viewer;
+use crate::engine::rules::{BoardContext, LastMove, Viewer};
 use crate::grid::canvas::Canvas;
 
 const LEFT: usize = 3;
@@ -26,7 +30,56 @@ impl RightOfWay {
         (LEFT + 3 * col, TOP + 3 * row)
     }
 
-    pub(crate) fn draw_board(&self, state: &State, viewer: Viewer, names: &[String]) -> String {
+    /// The cell the last move placed a highway on, read from its canonical text.
+    fn placed_by(&self, state: &State, last: &LastMove) -> Option<u16> {
+        let text = last.text.as_deref()?;
+        match self.parse_text(state, last.seat, text).ok()? {
+            Move::Turn(actions) => actions.iter().find_map(|a| match a {
+                Action::Place { cell, .. } => Some(*cell),
+                _ => None,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The right-of-way mark of a stack: its height, then the letter of its top tile.
+    pub(crate) fn stack_mark(height: usize, owner: u8) -> String {
+        format!("[{height}{}]", letter(owner))
+    }
+
+    /// `Rules::legend`: what the board's marks mean.
+    pub(crate) fn board_legend(&self) -> String {
+        let mut lines: Vec<String> = [
+            "Cells: row letter + column number, on the margins; $ / . = city tile with /",
+            "without a $. Highway: its owner's letter in the middle ($A$ on a $ tile) and",
+            "a road towards each edge: - E,W  / NE,SW  \\ NW,SE. A * above and below the",
+            "letter: the highway the last move placed. [2B] = right-of-way, a stack of 2",
+            "face-down tiles with B's on top (height first, so it is never a cell label).",
+        ]
+        .iter()
+        .map(|line| (*line).to_string())
+        .collect();
+        let mut text = String::from("Tiles:");
+        for k in &self.kinds {
+            let entry = format!("{}={}", k.name, Self::edges_text(k.mask));
+            if text.len() + entry.len() + 1 > 78 {
+                lines.push(text);
+                text = String::from("      ");
+            }
+            text.push(' ');
+            text.push_str(&entry);
+        }
+        lines.push(text);
+        lines.join("\n")
+    }
+
+    pub(crate) fn draw_board(&self, state: &State, context: &BoardContext<'_>) -> String {
+        let viewer = context.viewer;
+        let names = context.names;
+        let marked = context
+            .last_move
+            .as_ref()
+            .and_then(|last| self.placed_by(state, last));
         let mut cv = Canvas::new();
         let radius = self.radius as usize;
         let cols = 4 * radius + 1;
@@ -61,11 +114,7 @@ impl RightOfWay {
                     cv.put(x + 1, y, label);
                     cv.put(x + 2, y + 1, if c.is_dollar() { "$" } else { "." });
                     if let Some(top) = c.row.last() {
-                        cv.put(
-                            x + 1,
-                            y + 2,
-                            &format!("#{}{}", letter(top.owner), c.row.len()),
-                        );
+                        cv.put(x + 1, y + 2, &Self::stack_mark(c.row.len(), top.owner));
                     }
                 }
                 (_, Some(h)) => {
@@ -74,6 +123,12 @@ impl RightOfWay {
                     cv.put(x + 1, y + 1, side);
                     cv.put(x + 3, y + 1, side);
                     cv.put(x + 2, y + 1, &letter(h.owner).to_string());
+                    if marked == Some(i as u16) {
+                        // Between the NW and NE spokes and the SW and SE ones: the
+                        // places no spoke takes.
+                        cv.put(x + 2, y, "*");
+                        cv.put(x + 2, y + 2, "*");
+                    }
                     let spokes = [
                         (0, 4, 1, '-'),
                         (1, 3, 0, '/'),
@@ -107,34 +162,6 @@ impl RightOfWay {
             cv.put(0, y, text);
             y += 1;
         };
-        line(
-            &mut cv,
-            "Cells: row letter + column number; $ / . = city tile with / without $.",
-        );
-        line(
-            &mut cv,
-            "Highway: owner letter in the middle ($A$ on a $ tile), road towards each edge:",
-        );
-        line(
-            &mut cv,
-            "  - E,W  / NE,SW  \\ NW,SE.   #B2 = right-of-way stack of 2 tiles, B's on top.",
-        );
-        let kinds: Vec<String> = self
-            .kinds
-            .iter()
-            .map(|k| format!("{}={}", k.name, Self::edges_text(k.mask)))
-            .collect();
-        let mut text = String::from("Tiles:");
-        for k in kinds {
-            if text.len() + k.len() + 1 > 78 {
-                line(&mut cv, &text);
-                text = String::from("      ");
-            }
-            text.push(' ');
-            text.push_str(&k);
-        }
-        line(&mut cv, &text);
-        line(&mut cv, "");
         for (seat, p) in state.players.iter().enumerate() {
             let s = seat as u8;
             let name = names
@@ -166,12 +193,22 @@ impl RightOfWay {
             let hand = format!("  hand ({}): {}", p.hand.len(), self.hand_text(&p.hand));
             line(&mut cv, &hand);
         }
-        let who = |s: u8| {
-            names
-                .get(s as usize)
-                .cloned()
-                .unwrap_or_else(|| format!("seat {s}"))
-        };
+        let who = |s: u8| name_of(names, s as usize);
+        if let Some(last) = &context.last_move {
+            let text = match &last.text {
+                Some(text) => text.clone(),
+                None => "(sealed)".to_string(),
+            };
+            let head = format!(
+                "Last move{}: {}: ",
+                if marked.is_some() { " (*)" } else { "" },
+                who(last.seat as u8)
+            );
+            for part in wrap_move(&head, &text) {
+                line(&mut cv, &part);
+            }
+        }
+        let turn = context.turn;
         if state.setup {
             let tile = if state.drawn_city == Some(true) {
                 "a $"
@@ -179,7 +216,7 @@ impl RightOfWay {
                 "an unmarked"
             };
             let status = format!(
-                "City setup: {} places {} city tile on a + cell ({} left to draw).",
+                "After turn {turn}, city setup: {} places {} city tile on a + cell ({} left).",
                 who(state.to_move),
                 tile,
                 state.city_stack.len()
@@ -188,26 +225,50 @@ impl RightOfWay {
         } else if let (true, Some(quitter)) = (state.over, state.resigned) {
             line(
                 &mut cv,
-                &format!(
-                    "Game over after {} turns: {} resigned.",
-                    state.turn,
-                    who(quitter)
-                ),
+                &format!("Game over after turn {turn}: {} gave up.", who(quitter)),
             );
         } else if state.over {
-            line(&mut cv, &format!("Game over after {} turns.", state.turn));
+            line(&mut cv, &format!("Game over after turn {turn}."));
         } else {
-            let mut status = format!(
-                "Turn {}: {} to move; {} moved first.",
-                state.turn + 1,
-                who(state.to_move),
-                who(state.first)
-            );
+            let mut status = format!("After turn {turn}: {} to move.", who(state.to_move));
+            if state.turn == 0 {
+                status = format!(
+                    "After turn {turn}: {} to move, the first highway turn (R7).",
+                    who(state.to_move)
+                );
+            }
             if let Some(e) = state.ended_by {
-                status = format!("{} used up all tiles: final turns. {status}", who(e));
+                line(
+                    &mut cv,
+                    &format!("{} used up all tiles: these are the final turns.", who(e)),
+                );
             }
             line(&mut cv, &status);
         }
         cv.render()
     }
+}
+
+/// A move's text after `head`, broken at its `; ` into lines of at most 78 columns.
+fn wrap_move(head: &str, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut line = head.to_string();
+    let parts: Vec<&str> = text.split("; ").collect();
+    for (i, part) in parts.iter().enumerate() {
+        let piece = if i + 1 < parts.len() {
+            format!("{part};")
+        } else {
+            (*part).to_string()
+        };
+        if line.len() + piece.len() + 1 > 78 && line.len() > head.len() {
+            out.push(line.trim_end().to_string());
+            line = "  ".to_string();
+        }
+        if !line.ends_with(' ') {
+            line.push(' ');
+        }
+        line.push_str(&piece);
+    }
+    out.push(line.trim_end().to_string());
+    out
 }

@@ -6,8 +6,10 @@
 
 mod board;
 mod legal;
+mod listing;
 mod moves;
 mod play;
+mod report;
 mod state;
 mod tiles;
 mod turns;
@@ -18,7 +20,8 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::engine::rules::{
-    BoardContext, Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer,
+    BoardContext, Chance, Deadline, GameEnd, GameView, LegalMove, MoveFilter, Options, ReportLine,
+    RuleError, Rules, Seat, Viewer,
 };
 use crate::grid::hex::{hexagon, Hex};
 
@@ -61,6 +64,9 @@ pub struct RightOfWay {
     pub(crate) centre_dollar: bool,
     pub(crate) city_tiles: u32,
     pub(crate) dollar_tiles: u32,
+    /// `confirm=losses`: a loss paid with tiles the player did not name is sent back
+    /// for confirmation before it is made.
+    pub(crate) confirm_losses: bool,
     options: Options,
 }
 
@@ -115,7 +121,7 @@ struct MapData {
     rows: Vec<String>,
 }
 
-const KNOWN_OPTIONS: [&str; 3] = ["setup", "map", "centre"];
+const KNOWN_OPTIONS: [&str; 4] = ["setup", "map", "centre", "confirm"];
 
 const BUILT_IN_DATA: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -296,7 +302,7 @@ impl Rules for RightOfWay {
         {
             return Err(RuleError::new(
                 format!("right-of-way has no option `{unknown}`"),
-                "the options setup (hexagon, draft or map), map (a map name) and centre (plain or dollar), e.g. `--option setup=draft`",
+                "the options setup (hexagon, draft or map), map (a map name), centre (plain or dollar) and confirm (none or losses), e.g. `--option setup=draft`",
             ));
         }
         let mut effective: Options = data.options.clone();
@@ -307,6 +313,19 @@ impl Rules for RightOfWay {
         let setup_name = get("setup", "hexagon");
         let map_name = get("map", "");
         let centre = get("centre", "plain");
+        // A game whose genesis has no `confirm` was played before the option existed,
+        // when every move was made as sent: `none`.
+        let confirm = get("confirm", "none");
+        let confirm_losses = match confirm.as_str() {
+            "none" => false,
+            "losses" => true,
+            other => {
+                return Err(RuleError::new(
+                    format!("confirm `{other}` is not a choice"),
+                    "confirm=none (every move is made as sent, the default) or confirm=losses (a loss paid with tiles you did not name is sent back to be confirmed)",
+                ))
+            }
+        };
         let centre_dollar = match centre.as_str() {
             "plain" | "unmarked" => false,
             "dollar" | "$" => true,
@@ -386,6 +405,7 @@ impl Rules for RightOfWay {
             centre_dollar,
             city_tiles: data.city.tiles,
             dollar_tiles: data.city.dollar,
+            confirm_losses,
             options: Options::new(),
         };
         rules.neighbours = rules
@@ -440,6 +460,7 @@ impl Rules for RightOfWay {
             effective.remove("map");
         }
         effective.insert("centre".into(), centre);
+        effective.insert("confirm".into(), confirm);
         rules.options = effective;
         Ok(rules)
     }
@@ -523,8 +544,40 @@ impl Rules for RightOfWay {
     }
 
     fn board(&self, state: &State, context: &BoardContext<'_>) -> String {
-        self.draw_board(state, context.viewer, context.names)
+        self.draw_board(state, context)
     }
+
+    fn legend(&self) -> String {
+        self.board_legend()
+    }
+
+    fn report(
+        &self,
+        before: &State,
+        seat: Seat,
+        mv: &Move,
+        after: &State,
+        names: &[String],
+    ) -> Vec<ReportLine> {
+        self.turn_report(before, seat, mv, after, names)
+    }
+
+    fn moves_text(&self, state: &State, seat: Seat, filter: &MoveFilter) -> String {
+        self.moves_listing(state, seat, filter)
+    }
+
+    fn needs_confirmation(&self, state: &State, seat: Seat, mv: &Move) -> Option<String> {
+        self.confirmation(state, seat, mv)
+    }
+
+    fn game_end(&self, state: &State, names: &[String]) -> GameEnd {
+        self.end_of_game(state, names)
+    }
+
+    const RULES_PAGE: &'static str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/rules/right-of-way.md"
+    ));
 }
 
 #[cfg(test)]

@@ -38,6 +38,11 @@ pub enum Action {
     },
     /// Tiles given up to cover a loss; missing ones are filled in by the default order.
     Discard(Vec<DiscardItem>),
+    /// Every tile given up to cover a loss, written out, when the player named fewer
+    /// than the loss and the default order chose the rest. Its text is a `discard`
+    /// like any other (read back, it is a [`Action::Discard`] naming them all); kept
+    /// apart so that `confirm=losses` can ask before tiles nobody named go.
+    DefaultDiscard(Vec<DiscardItem>),
 }
 
 /// One tile given up to cover a loss.
@@ -157,7 +162,7 @@ impl RightOfWay {
                 }
                 text
             }
-            Action::Discard(items) => {
+            Action::Discard(items) | Action::DefaultDiscard(items) => {
                 let parts: Vec<String> = items
                     .iter()
                     .map(|item| match item {

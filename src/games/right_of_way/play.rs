@@ -60,6 +60,19 @@ fn draw_tile(player: &mut PlayerState, chance: &mut dyn Chance) -> bool {
     true
 }
 
+/// The discards a turn names, in order: those the player wrote, and those a resolved
+/// move carries written out.
+pub(crate) fn discards_named(actions: &[Action]) -> Vec<DiscardItem> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Discard(items) | Action::DefaultDiscard(items) => Some(items.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
 /// The topmost face-down tile of `me` on a cell that may be discarded: the tile bought
 /// this turn (the top of the bought cell's stack) may not.
 fn row_position(c: &Cell, me: u8, cell: u16, bought: Option<u16>) -> Option<usize> {
@@ -281,7 +294,10 @@ impl RightOfWay {
         if self.must_pass(state, s) {
             return "pass".into();
         }
-        match self.first_turn(state, s as u8) {
+        match self
+            .best_turn(state, s as u8)
+            .or_else(|| self.first_turn(state, s as u8))
+        {
             Some(mv) => self.move_text(&mv),
             None => "pass".into(),
         }
@@ -306,11 +322,12 @@ impl RightOfWay {
         let Move::Turn(actions) = mv else {
             return Ok(mv);
         };
+        let named = discards_named(&actions).len();
         let mut out = Vec::new();
         let mut placed = false;
         for a in actions {
             match a {
-                Action::Discard(_) => {}
+                Action::Discard(_) | Action::DefaultDiscard(_) => {}
                 Action::Buy { cell, .. } => {
                     if placed && report.drew_before_buy {
                         out.push(a);
@@ -325,7 +342,9 @@ impl RightOfWay {
                 Action::Place { .. } => {
                     placed = true;
                     out.push(a);
-                    if !report.discards.is_empty() {
+                    if report.discards.len() > named {
+                        out.push(Action::DefaultDiscard(report.discards.clone()));
+                    } else if !report.discards.is_empty() {
                         out.push(Action::Discard(report.discards.clone()));
                     }
                 }
@@ -508,14 +527,7 @@ impl RightOfWay {
                 format!("one purchase, e.g. {}", self.example_buy(before, seat)),
             ));
         }
-        let wanted: Vec<DiscardItem> = actions
-            .iter()
-            .filter_map(|a| match a {
-                Action::Discard(items) => Some(items.clone()),
-                _ => None,
-            })
-            .flatten()
-            .collect();
+        let wanted = discards_named(actions);
         // R15 asks whether every placement loses as the turn begins; only a loss the
         // hand cannot pay needs the answer.
         let every_loses = || known_loses.unwrap_or_else(|| self.every_placement_loses(before, me));
@@ -567,7 +579,7 @@ impl RightOfWay {
                         if !wanted.is_empty() {
                             return Err(RuleError::new(
                                 format!("this placement has no loss (result ${net}), so nothing is discarded"),
-                                format!("the same turn without `discard`: `{}`", self.move_text(&Move::Turn(actions.iter().filter(|a| !matches!(a, Action::Discard(_))).cloned().collect()))),
+                                format!("the same turn without `discard`: `{}`", self.move_text(&Move::Turn(actions.iter().filter(|a| !matches!(a, Action::Discard(_) | Action::DefaultDiscard(_))).cloned().collect()))),
                             ));
                         }
                         for _ in 0..net {
@@ -577,7 +589,7 @@ impl RightOfWay {
                         }
                     }
                 }
-                Action::Discard(_) => {}
+                Action::Discard(_) | Action::DefaultDiscard(_) => {}
             }
         }
         Ok(report)

@@ -10,8 +10,9 @@ use std::rc::Rc;
 
 use super::moves::{Action, Move};
 use super::state::State;
-use super::RightOfWay;
+use super::{RightOfWay, NO_CELL};
 use crate::engine::rules::Seat;
+use crate::grid::hex::opposite;
 
 /// How a player can build on a cell this turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,6 +171,106 @@ impl RightOfWay {
         };
         let mv = Move::Turn(actions);
         Some(self.resolve(state, seat as Seat, mv.clone()).unwrap_or(mv))
+    }
+}
+
+impl RightOfWay {
+    /// The tiles a placement costs besides the one placed: the price and the face-down
+    /// tile of another player's right-of-way bought first (R13).
+    pub(crate) fn purchase_tiles(&self, state: &State, p: &Placement) -> i64 {
+        match p.reach {
+            Reach::Direct => 0,
+            Reach::AfterBuying => state.cells[p.cell as usize].row.len() as i64 + 1,
+        }
+    }
+
+    /// What a placement does to victory points before anything is discarded: the
+    /// points it brings its owner (its own tile and the owner's neighbours it
+    /// completes) less those it brings other players. Placing never breaks a full
+    /// connection; only discards do.
+    pub(crate) fn points_swing(&self, state: &State, seat: u8, cell: u16, edges: u8) -> i64 {
+        let neighbours = &self.neighbours[cell as usize];
+        let meets = |at: u16, dir: usize| {
+            let n = self.neighbours[at as usize][dir];
+            if n == cell {
+                return edges & (1 << opposite(dir)) != 0;
+            }
+            n != NO_CELL
+                && state.cells[n as usize]
+                    .highway
+                    .is_some_and(|h| h.edges & (1 << opposite(dir)) != 0)
+        };
+        let mut swing = 0;
+        if (0..6).all(|d| edges & (1 << d) == 0 || meets(cell, d)) {
+            swing += i64::from(edges.count_ones());
+        }
+        for (dir, &n) in neighbours.iter().enumerate() {
+            if n == NO_CELL || edges & (1 << dir) == 0 {
+                continue;
+            }
+            let Some(h) = state.cells[n as usize].highway else {
+                continue;
+            };
+            if h.edges & (1 << opposite(dir)) == 0 {
+                continue;
+            }
+            if (0..6).all(|d| h.edges & (1 << d) == 0 || meets(n, d)) {
+                let points = i64::from(h.edges.count_ones());
+                swing += if h.owner == seat { points } else { -points };
+            }
+        }
+        swing
+    }
+
+    /// The turn the rules suggest (`Rules::example_move`): the placement with the best
+    /// net, less the tiles a purchase needed for it costs, among those whose result
+    /// can be settled (R15); so never a loss while a placement without one exists.
+    /// Ties go to the most victory points for the mover over the others, then to the
+    /// tile with the fewest connections (the stronger tiles stay in hand), then to the
+    /// first in the order of [`RightOfWay::placements`]. `None` only when `seat` must
+    /// pass.
+    pub(crate) fn best_turn(&self, state: &State, seat: u8) -> Option<Move> {
+        let hand = state.players.get(seat as usize)?.hand.len();
+        let loses = std::cell::OnceCell::new();
+        let every_loses = || *loses.get_or_init(|| self.every_placement_loses(state, seat));
+        let mut best: Option<((i64, i64, i64), Placement)> = None;
+        for p in self.placements(state, seat) {
+            let paid = self.purchase_tiles(state, &p);
+            let hand_after = (hand as i64 - 1 - paid).max(0) as usize;
+            if !Self::settles(p.net(), hand_after, every_loses) {
+                continue;
+            }
+            let gain = p.net() - paid;
+            if best.is_some_and(|((top, _, _), _)| gain < top) {
+                continue;
+            }
+            let key = (
+                gain,
+                self.points_swing(state, seat, p.cell, p.edges),
+                -i64::from(p.edges.count_ones()),
+            );
+            if best.is_none_or(|(top, _)| key > top) {
+                best = Some((key, p));
+            }
+        }
+        let (_, p) = best?;
+        let place = Action::Place {
+            cell: p.cell,
+            edges: p.edges,
+        };
+        let actions = match p.reach {
+            Reach::Direct => vec![place],
+            Reach::AfterBuying => vec![
+                Action::Buy {
+                    cell: p.cell,
+                    tile: None,
+                    paying: None,
+                },
+                place,
+            ],
+        };
+        let mv = Move::Turn(actions);
+        self.resolve(state, seat as Seat, mv).ok()
     }
 }
 
