@@ -54,6 +54,13 @@ enum Wanted {
     Tile(u8),
 }
 
+/// A cell a tile can be built on directly: the best net there, and each tile kind's.
+struct CellBest {
+    cell: u16,
+    best: i64,
+    kinds: Vec<(u8, i64)>,
+}
+
 /// One placement that can be made this turn, with its complete move text.
 struct PlacingTurn {
     placement: Placement,
@@ -236,27 +243,31 @@ impl RightOfWay {
     fn overview(&self, state: &State, seat: Seat, options: &[PlacingTurn]) -> String {
         let mut out = self.hand_line(state, seat);
         // Per cell built on directly: each kind's best net there.
-        let mut cells: Vec<(u16, i64, Vec<(u8, i64)>)> = Vec::new();
+        let mut cells: Vec<CellBest> = Vec::new();
         for option in options
             .iter()
             .filter(|o| o.placement.reach == Reach::Direct)
         {
             let p = option.placement;
-            let at = match cells.iter().position(|(c, _, _)| *c == p.cell) {
+            let at = match cells.iter().position(|c| c.cell == p.cell) {
                 Some(at) => at,
                 None => {
-                    cells.push((p.cell, i64::MIN, Vec::new()));
+                    cells.push(CellBest {
+                        cell: p.cell,
+                        best: i64::MIN,
+                        kinds: Vec::new(),
+                    });
                     cells.len() - 1
                 }
             };
             let entry = &mut cells[at];
-            entry.1 = entry.1.max(p.net());
-            match entry.2.iter_mut().find(|(k, _)| *k == p.kind) {
+            entry.best = entry.best.max(p.net());
+            match entry.kinds.iter_mut().find(|(k, _)| *k == p.kind) {
                 Some(best) => best.1 = best.1.max(p.net()),
-                None => entry.2.push((p.kind, p.net())),
+                None => entry.kinds.push((p.kind, p.net())),
             }
         }
-        cells.sort_by_key(|(cell, best, _)| (-best, *cell));
+        cells.sort_by_key(|c| (-c.best, c.cell));
         if cells.is_empty() {
             out.push_str("No free city tile takes a tile directly now.\n");
         } else {
@@ -265,7 +276,7 @@ impl RightOfWay {
                 "Cells you can build on, best net first (each tile's best net there):"
             );
         }
-        for (cell, best, kinds) in cells.iter().take(CELLS_SHOWN) {
+        for CellBest { cell, best, kinds } in cells.iter().take(CELLS_SHOWN) {
             let mut kinds = kinds.clone();
             kinds.sort_by_key(|(k, net)| (-net, *k));
             let count = kinds.len();
@@ -289,13 +300,13 @@ impl RightOfWay {
             ));
         }
         let rest = cells.get(CELLS_SHOWN..).unwrap_or_default();
-        let mut nets: Vec<i64> = rest.iter().map(|(_, best, _)| *best).collect();
+        let mut nets: Vec<i64> = rest.iter().map(|c| c.best).collect();
         nets.dedup();
         for net in nets {
             let labels: Vec<String> = rest
                 .iter()
-                .filter(|(_, best, _)| *best == net)
-                .map(|(cell, _, _)| self.label(*cell).to_string())
+                .filter(|c| c.best == net)
+                .map(|c| self.label(c.cell).to_string())
                 .collect();
             out.push_str(&wrapped(
                 &format!("  best {net:+} at {} more:", labels.len()),
@@ -304,7 +315,7 @@ impl RightOfWay {
             ));
         }
         out.push_str(&self.purchases_summary(state, seat, options));
-        out.push_str(&self.narrow_line(state, seat, cells.first().map(|(cell, _, _)| *cell)));
+        out.push_str(&self.narrow_line(state, seat, cells.first().map(|c| c.cell)));
         out
     }
 
