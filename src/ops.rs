@@ -219,6 +219,63 @@ pub fn apply_move(
     Ok(outcome)
 }
 
+/// `pbem undo`: `player`'s word about taking back moves, written to the file.
+///
+/// # Errors
+/// A word the game does not allow now, or anything that refuses a move; the file is
+/// then byte-for-byte unchanged.
+pub fn take_back(
+    path: &Path,
+    keyring: &Keyring,
+    player: &str,
+    word: crate::engine::file::UndoStep,
+) -> Result<crate::engine::driver::UndoOutcome> {
+    let _lock = store::lock(path)?;
+    let mut game = open_bytes(&store::read(path)?, Some(keyring), true)?;
+    let outcome = game.take_back(keyring, player, word)?;
+    write_game(path, game.as_ref(), keyring)?;
+    Ok(outcome)
+}
+
+/// What a step of taking back did, in a few lines for the command line and mail.
+pub fn undo_text(outcome: &crate::engine::driver::UndoOutcome) -> String {
+    use crate::engine::file::UndoStep;
+    let mut out = String::new();
+    for (turn, player, step) in &outcome.added {
+        let line = crate::engine::session::undo_line(
+            player,
+            crate::engine::file::UndoRecord {
+                step: *step,
+                turn: outcome.from,
+            },
+        );
+        out.push_str(&format!("turn {turn}: {line}\n"));
+    }
+    let asking = outcome
+        .added
+        .iter()
+        .all(|(_, _, step)| *step != UndoStep::Undo && *step != UndoStep::Decline);
+    if asking {
+        for (turn, player, text) in &outcome.moves {
+            out.push_str(&format!(
+                "  would take back turn {turn}, {player}: {text}\n"
+            ));
+        }
+        if !outcome.waiting_for.is_empty() {
+            out.push_str(&format!(
+                "waiting for {} to agree\n",
+                outcome.waiting_for.join(", ")
+            ));
+        }
+    } else if outcome.done {
+        for (turn, player, text) in &outcome.moves {
+            out.push_str(&format!("  took back turn {turn}, {player}: {text}\n"));
+        }
+        out.push_str(&format!("to move: {}\n", outcome.to_move.join(", ")));
+    }
+    out
+}
+
 /// `pbem reveal`: writes the seed into the file.
 ///
 /// # Errors

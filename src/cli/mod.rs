@@ -17,6 +17,7 @@ mod outbox;
 mod remind;
 mod reveal;
 mod show;
+mod undo;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -54,6 +55,9 @@ enum Command {
     Log(log::Args),
     /// Check signatures, the hash chain, the seed and every draw, and replay every move
     Audit(audit::Args),
+    /// Take back a player's last move (at once, or once every other player agrees),
+    /// or answer such a request
+    Undo(undo::Args),
     /// Reveal the game's seed in the file (the end of a game does this by itself)
     Reveal(reveal::Args),
     /// Play a complete demo game between two built-in players, then audit it
@@ -125,6 +129,7 @@ where
         Command::Log(args) => log::run(args),
         Command::Audit(args) => audit::run(args),
         Command::Reveal(args) => reveal::run(args),
+        Command::Undo(args) => undo::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Inbox(args) => inbox::run(args),
         Command::Outbox(args) => outbox::run(args),

@@ -10,10 +10,11 @@ use super::digest::{hash_from_hex, to_hex, Hash};
 use super::fairness::{
     sealed_commitment, RecordingChance, ReplayChance, ReplayMismatch, Seed, TurnDraws,
 };
-use super::file::{hashes, Draw};
+use super::file::{hashes, Draw, UndoStep};
 use super::keyring::Keyring;
 use super::rules::{Chance, Rules};
-use super::session::{setup_key, signatures_hold, state_hash_of, EngineError, Game};
+use super::session::{setup_key, signatures_hold, state_hash_of, undo_line, EngineError, Game};
+use super::undo::{Effect, Ledger};
 
 /// The outcome of an audit.
 #[derive(Debug, Clone, Default)]
@@ -291,6 +292,17 @@ fn audit_into<R: Rules>(
         problems,
     );
 
+    // Steps of taking back moves are checked from the records alone; an undo returns
+    // to the position after an earlier record, so positions are kept where one does.
+    let mut ledger = Ledger::new(game.names.len());
+    let restores = file
+        .records
+        .iter()
+        .any(|r| r.undo.is_some_and(|u| u.step == UndoStep::Undo));
+    let mut positions: Vec<Option<R::State>> = Vec::new();
+    if restores {
+        positions.push(state.clone());
+    }
     for (index, (expected_turn, record)) in (1..).zip(&file.records).enumerate() {
         let mut problems = Vec::new();
         let label = format!("turn {expected_turn} ({})", record.player);
@@ -305,6 +317,58 @@ fn audit_into<R: Rules>(
         }
         if !holds[index + 1] {
             problems.push("the referee's signature does not verify".into());
+        }
+        let seat = game.seat_of(&record.player)?;
+        let effect = match ledger.step(record.turn, seat, record) {
+            Ok(effect) => effect,
+            Err(refused) => {
+                problems.push(format!(
+                    "it takes back moves as the game did not allow: {}",
+                    refused.problem
+                ));
+                Effect::Unchanged
+            }
+        };
+        if let Some(undo) = record.undo {
+            // The position it leaves: the one before it, or the one it returns to.
+            let (expected_hash, restored) = match effect {
+                Effect::Restore { after } => (
+                    match after {
+                        0 => Some(genesis.state_hash.as_str()),
+                        n => file
+                            .records
+                            .get(n as usize - 1)
+                            .map(|r| r.state_hash.as_str()),
+                    },
+                    positions.get(after as usize).cloned().flatten(),
+                ),
+                _ => (
+                    match index {
+                        0 => Some(genesis.state_hash.as_str()),
+                        i => file.records.get(i - 1).map(|r| r.state_hash.as_str()),
+                    },
+                    state.clone(),
+                ),
+            };
+            if expected_hash != Some(record.state_hash.as_str()) {
+                problems.push("it does not leave the position it names".into());
+            }
+            if state
+                .as_ref()
+                .filter(|_| pending.is_none())
+                .is_some_and(|s| game.rules.is_over(s))
+            {
+                problems.push("it comes after the end of the game".into());
+            }
+            if pending.is_none() {
+                state = restored;
+            }
+            if restores {
+                positions.push(state.clone());
+            }
+            conclude(report, &label, &undo_line(&record.player, undo), problems);
+            prev = computed;
+            continue;
         }
         problems.extend(check_openings(game, seed.as_ref(), index, &mut opened));
         // The move: in clear, or sealed and opened by the seed or a later record. Its
@@ -382,6 +446,9 @@ fn audit_into<R: Rules>(
                     Err(error) => problems.push(format!("the move does not replay: {error}")),
                 }
             }
+        }
+        if restores {
+            positions.push(state.clone().filter(|_| pending.is_none()));
         }
         conclude(report, &label, &detail, problems);
         prev = computed;

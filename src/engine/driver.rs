@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 use super::chance::DrawStream;
 use super::digest::sha256;
 use super::fairness::Seed;
-use super::file::{draws_text, FileText, GameFile, Genesis};
+use super::file::{draws_text, FileText, GameFile, Genesis, UndoRecord, UndoStep};
 use super::invitation::{is_invitation, Invitation};
 use super::keyring::Keyring;
 use super::rules::{
@@ -58,8 +58,31 @@ pub struct MoveOutcome {
 pub struct PublicRecord {
     pub turn: u64,
     pub player: String,
-    /// The move's text; `None` for a sealed move not yet opened.
+    /// The move's text; `None` for a sealed move not yet opened, or a step of taking
+    /// back moves.
     pub move_text: Option<String>,
+    /// A step of taking back moves, in place of a move.
+    pub undo: Option<UndoRecord>,
+    /// Whether a later record took this move back.
+    pub taken_back: bool,
+}
+
+/// What a player's word about taking back moves did, for messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UndoOutcome {
+    /// The records written: turn, the player each was written for, the step.
+    pub added: Vec<(u64, String, UndoStep)>,
+    /// Who asked, and the first turn the request takes back.
+    pub asked_by: String,
+    pub from: u64,
+    /// The moves it takes back (or took back): turn, player, text.
+    pub moves: Vec<(u64, String, String)>,
+    /// Who agreed so far, and whose answer is still awaited.
+    pub agreed: Vec<String>,
+    pub waiting_for: Vec<String>,
+    /// Whether the moves were taken back.
+    pub done: bool,
+    pub to_move: Vec<String>,
 }
 
 /// Every operation on a game, for any game.
@@ -200,6 +223,10 @@ pub trait OpenGame {
     ///
     /// # Errors
     /// A tampered file, or no matching seed in the keyring.
+    /// `player`'s word about taking back moves (`Undo`: their last move, at once or by
+    /// asking; `Agree` or `Decline`: an answer to a request), written as signed records.
+    fn take_back(&mut self, keyring: &Keyring, player: &str, word: UndoStep)
+        -> Result<UndoOutcome>;
     fn reveal(&mut self, keyring: &Keyring) -> Result<()>;
     /// The file's bytes as they stand: as read, or as a move or reveal left them.
     fn bytes(&self) -> &[u8];
@@ -330,6 +357,10 @@ impl<R: Rules> Opened<R> {
         let Some(record) = record else {
             return Ok(None);
         };
+        if record.undo.is_some() {
+            // Asking, answering or taking back moves changes nothing on the board.
+            return Ok(None);
+        }
         let seat = self.game.seat_of(&record.player)?;
         let text = match &record.sealed {
             None => Some(record.move_text.clone()),
@@ -426,6 +457,17 @@ impl<R: Rules> Opened<R> {
             seat: applied.seat,
             report: applied.report.clone(),
         }
+    }
+
+    /// Reads the whole file where only its head was read (the fast path): revealing
+    /// and taking back moves rewrite it whole.
+    fn read_all(&mut self) -> Result<()> {
+        if self.earlier > 0 {
+            self.game = Game::<R>::from_file(FileText::parse(&self.bytes)?.game_file()?)?;
+            self.earlier = 0;
+            self.append = None;
+        }
+        Ok(())
     }
 
     /// After a move or a reveal: the new bytes, and everything derived from the old
@@ -582,6 +624,8 @@ impl<R: Rules> OpenGame for Opened<R> {
             Some(_) => game.seed(None)?,
             None => None,
         };
+        let taken_back = game.ledger()?;
+        let taken_back = taken_back.taken_back();
         game.file
             .records
             .iter()
@@ -589,7 +633,12 @@ impl<R: Rules> OpenGame for Opened<R> {
                 Ok(PublicRecord {
                     turn: record.turn,
                     player: record.player.clone(),
-                    move_text: game.move_of(revealed.as_ref(), record)?,
+                    move_text: match record.undo {
+                        Some(_) => None,
+                        None => game.move_of(revealed.as_ref(), record)?,
+                    },
+                    undo: record.undo,
+                    taken_back: taken_back.contains(&record.turn),
                 })
             })
             .collect()
@@ -803,6 +852,7 @@ impl<R: Rules> OpenGame for Opened<R> {
             .enumerate()
         {
             let shown = match (&record.sealed, public.move_text) {
+                _ if record.undo.is_some() => String::new(),
                 (None, _) => record.move_text.replace('\n', "; "),
                 (Some(_), None) => format!("(sealed: {} has chosen)", record.player),
                 (Some(_), Some(text)) => format!("(sealed, opened: {})", text.replace('\n', "; ")),
@@ -813,13 +863,28 @@ impl<R: Rules> OpenGame for Opened<R> {
                 let turns: Vec<String> = record.opens.iter().map(|o| o.turn.to_string()).collect();
                 format!("  opens turn {}", turns.join(", "))
             };
+            let hash = &record.hash[..16.min(record.hash.len())];
+            if let Some(undo) = record.undo {
+                let _ = writeln!(
+                    out,
+                    "turn {:>3}  {:<12} ({})  hash {hash}",
+                    record.turn,
+                    record.player,
+                    super::session::undo_line(&record.player, undo)
+                );
+                continue;
+            }
+            let taken = if public.taken_back {
+                "  (taken back)"
+            } else {
+                ""
+            };
             let _ = writeln!(
                 out,
-                "turn {:>3}  {:<12} {shown}{opens}  draws {}  hash {}",
+                "turn {:>3}  {:<12} {shown}{opens}{taken}  draws {}  hash {hash}",
                 record.turn,
                 record.player,
                 draws_text(&record.draws),
-                &record.hash[..16.min(record.hash.len())]
             );
             let lines = reports.and_then(|all| all.get(index)).into_iter().flatten();
             for line in lines.filter(|line| line.seen_by(Viewer::Public)) {
@@ -900,13 +965,72 @@ impl<R: Rules> OpenGame for Opened<R> {
         Ok(outcome)
     }
 
-    fn reveal(&mut self, keyring: &Keyring) -> Result<()> {
-        if self.earlier > 0 {
-            // Revealing rewrites the file whole: read it whole first.
-            let game = Game::<R>::from_file(FileText::parse(&self.bytes)?.game_file()?)?;
-            self.game = game;
-            self.earlier = 0;
+    fn take_back(
+        &mut self,
+        keyring: &Keyring,
+        player: &str,
+        word: UndoStep,
+    ) -> Result<UndoOutcome> {
+        self.read_all()?;
+        if !self.checked {
+            self.game.check_chain()?;
+            self.checked = true;
         }
+        self.keyring = Some(keyring.clone());
+        let taken = self.game.take_back(keyring, player, word)?;
+        let game = &self.game;
+        let names = &game.names;
+        // The request the words concern: the one waiting before them, or the one they
+        // made.
+        let request = taken.before.pending().or(taken.after.pending()).cloned();
+        let added: Vec<(u64, String, UndoStep)> = taken
+            .added
+            .iter()
+            .map(|(turn, seat, undo)| (*turn, names[*seat].clone(), undo.step))
+            .collect();
+        let done = taken.added.iter().any(|(_, _, u)| u.step == UndoStep::Undo);
+        let from = taken.added.first().map_or(0, |(_, _, u)| u.turn);
+        let asked_by = match &request {
+            Some(p) => names[p.asker].clone(),
+            None => added.first().map(|a| a.1.clone()).unwrap_or_default(),
+        };
+        let moves = game.moves_from(&taken.before, from);
+        // Who agreed: those of the request still waiting, or, once it is done, every
+        // agreement including the one just written.
+        let agreed: Vec<String> = match (taken.after.pending(), &request) {
+            (Some(pending), _) => pending.agreed.iter().map(|&s| names[s].clone()).collect(),
+            (None, Some(pending)) if done => pending
+                .agreed
+                .iter()
+                .map(|&s| names[s].clone())
+                .chain(
+                    added
+                        .iter()
+                        .filter(|(_, _, step)| *step == UndoStep::Agree)
+                        .map(|(_, name, _)| name.clone()),
+                )
+                .collect(),
+            _ => Vec::new(),
+        };
+        let outcome = UndoOutcome {
+            added,
+            asked_by,
+            from,
+            moves,
+            agreed,
+            waiting_for: super::driver::names(names, &taken.after.waiting_for()),
+            done,
+            to_move: super::driver::names(names, &game.rules.to_move(&taken.state)),
+        };
+        let bytes = self.game.file.to_bytes()?;
+        let digest = sha256(&bytes);
+        self.replace_bytes(bytes, digest);
+        self.full = OnceCell::from(taken.state);
+        Ok(outcome)
+    }
+
+    fn reveal(&mut self, keyring: &Keyring) -> Result<()> {
+        self.read_all()?;
         self.game.reveal(keyring)?;
         let bytes = self.game.file.to_bytes()?;
         let digest = sha256(&bytes);

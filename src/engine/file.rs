@@ -435,6 +435,10 @@ pub struct Record {
     /// `move`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sealed: Option<SealedMove>,
+    /// A step of taking back moves (format 2), in place of a move: asked, agreed,
+    /// declined or done (docs/FAIRNESS.md, "Taking back moves").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undo: Option<UndoRecord>,
     /// Sealed moves of earlier records this record opens (format 2).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub opens: Vec<Opening>,
@@ -455,6 +459,11 @@ impl Record {
         self.sealed.is_some()
     }
 
+    /// Whether the record is a move (in clear or sealed), not a step of taking back.
+    pub fn is_move(&self) -> bool {
+        self.undo.is_none()
+    }
+
     /// Checks the fields the format allows: in format 1 every move is in clear; in
     /// format 2 a record holds a move in clear or a sealed one, never both or neither.
     ///
@@ -462,6 +471,15 @@ impl Record {
     /// A record of a shape its format does not have.
     pub fn check_shape(&self, version: Version) -> Result<()> {
         let problem = match (version, &self.sealed, self.move_text.is_empty()) {
+            (Version::V1, _, _) if self.undo.is_some() => {
+                Some("takes back moves, which format 1 cannot")
+            }
+            (Version::V2, None, true) if self.undo.is_some() => (!self.opens.is_empty()
+                || !self.draws.is_empty())
+            .then_some("takes back moves but also opens or draws"),
+            (Version::V2, _, _) if self.undo.is_some() => {
+                Some("takes back moves but also holds a move")
+            }
             (Version::V1, Some(_), _) => Some("holds a sealed move, which format 1 has not"),
             (Version::V1, None, _) if !self.opens.is_empty() => {
                 Some("opens sealed moves, which format 1 has not")
@@ -479,6 +497,41 @@ impl Record {
             None => Ok(()),
         }
     }
+}
+
+/// What a record that takes back moves does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UndoStep {
+    /// The player asks to take back their last move standing and the moves after it.
+    Ask,
+    /// Another player agrees to the request.
+    Agree,
+    /// Another player declines it: the request ends.
+    Decline,
+    /// The moves are taken back: the game stands as it did before them.
+    Undo,
+}
+
+impl UndoStep {
+    /// The step's name as the file writes it and its hash binds it.
+    pub fn name(self) -> &'static str {
+        match self {
+            UndoStep::Ask => "ask",
+            UndoStep::Agree => "agree",
+            UndoStep::Decline => "decline",
+            UndoStep::Undo => "undo",
+        }
+    }
+}
+
+/// A step of taking back moves as the file holds it: `{"step": "ask", "turn": 12}`,
+/// `turn` being the first record taken back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UndoRecord {
+    pub step: UndoStep,
+    pub turn: u64,
 }
 
 /// A sealed move as the file holds it (docs/FAIRNESS.md, "Sealed moves").
@@ -632,9 +685,13 @@ pub mod hashes {
             .fixed(prev)
             .text(&record.player);
         fields = match (version, &record.sealed) {
+            (Version::V1, _) if record.undo.is_some() => return None,
             (Version::V1, None) if record.opens.is_empty() => fields.text(&record.move_text),
             (Version::V1, _) => return None,
-            (Version::V2, None) => fields.u8(0).text(&record.move_text),
+            (Version::V2, None) => match record.undo {
+                Some(undo) => fields.u8(2).text(undo.step.name()).u64(undo.turn),
+                None => fields.u8(0).text(&record.move_text),
+            },
             (Version::V2, Some(sealed)) => {
                 use base64::Engine as _;
                 let sealed_box = base64::engine::general_purpose::STANDARD
@@ -725,6 +782,7 @@ mod tests {
             player: "Ann".into(),
             move_text: format!("move {turn}\nsecond line \"quoted\""),
             sealed: None,
+            undo: None,
             opens: Vec::new(),
             draws: vec![Draw::Hidden {
                 of: 9,

@@ -12,6 +12,7 @@ pub mod keyring;
 pub mod rules;
 pub mod session;
 pub mod store;
+pub mod undo;
 
 pub use chance::{index_from_stream, DrawStream};
 pub use rules::{

@@ -18,6 +18,7 @@ use super::file::{
 use super::invitation::Invitation;
 use super::keyring::{random_bytes, Keyring, KeyringError};
 use super::rules::{Chance, Options, ReportLine, RuleError, Rules, Seat, Visibility};
+use super::undo::{Effect, Ledger, UndoRefused};
 
 /// Why an operation on a game file failed. Messages say what was wrong and what would
 /// be accepted; none carries a secret.
@@ -47,6 +48,9 @@ pub enum EngineError {
     NeedsKeyring(String),
     #[error("{0}")]
     Usage(String),
+    /// A step of taking back moves the game does not allow now.
+    #[error(transparent)]
+    Undo(UndoRefused),
     /// The rules ask the player to confirm the move before it is made.
     #[error("{reason}; to make it as it stands, send it again starting with `confirm`: confirm {understood}")]
     NeedsConfirmation { reason: String, understood: String },
@@ -766,6 +770,7 @@ impl<R: Rules> Game<R> {
             player: name,
             move_text: understood.clone(),
             sealed: None,
+            undo: None,
             opens: openings,
             draws,
             prev: to_hex(&prev),
@@ -892,9 +897,19 @@ impl<R: Rules> Game<R> {
     /// # Errors
     /// As for [`Game::replay`].
     pub fn reports(&self, seed: Option<&Seed>) -> Result<Vec<Vec<ReportLine>>> {
-        let mut reports = Vec::with_capacity(self.file.records.len());
-        self.replay_visiting(seed, None, |_, seat, before, mv, after| {
-            reports.push(self.rules.report(before, seat, mv, after, &self.names));
+        let mut reports: Vec<Vec<ReportLine>> = self
+            .file
+            .records
+            .iter()
+            .map(|record| match record.undo {
+                Some(undo) => vec![ReportLine::everyone(undo_line(&record.player, undo))],
+                None => Vec::new(),
+            })
+            .collect();
+        self.replay_visiting(seed, None, |record, seat, before, mv, after| {
+            if let Some(lines) = reports.get_mut(record.turn as usize - 1) {
+                *lines = self.rules.report(before, seat, mv, after, &self.names);
+            }
         })?;
         Ok(reports)
     }
@@ -917,8 +932,39 @@ impl<R: Rules> Game<R> {
         chance.finish().map_err(|m| replay_error(0, &m))?;
         let limit = upto.unwrap_or(u64::MAX);
         let mut turn = 0;
+        let mut ledger = Ledger::new(names.len());
+        // The position after every record, kept only where an undo may return to one.
+        let restores = self.file.records.iter().any(|r| {
+            r.undo
+                .is_some_and(|u| u.step == crate::engine::file::UndoStep::Undo)
+        });
+        let mut positions = Vec::new();
+        if restores {
+            positions.push(state.clone());
+        }
         for record in self.file.records.iter().take_while(|r| r.turn <= limit) {
             let seat = self.seat_of(&record.player)?;
+            let effect = ledger
+                .step(record.turn, seat, record)
+                .map_err(|refused| unallowed_step(record, &refused))?;
+            if let Effect::Restore { after } = effect {
+                state = positions.get(after as usize).cloned().ok_or_else(|| {
+                    unallowed_step(
+                        record,
+                        &UndoRefused {
+                            problem: format!("there is no position after turn {after}"),
+                            accepted: String::new(),
+                        },
+                    )
+                })?;
+            }
+            if effect != Effect::Move {
+                if restores {
+                    positions.push(state.clone());
+                }
+                turn = record.turn;
+                continue;
+            }
             let text = self.move_of(seed, record)?.ok_or_else(|| {
                 EngineError::NeedsKeyring(format!(
                     "the position after turn {}, which follows {}'s sealed move of turn {},",
@@ -933,9 +979,134 @@ impl<R: Rules> Game<R> {
             chance.finish().map_err(|m| replay_error(record.turn, &m))?;
             visit(record, seat, &state, &mv, &next);
             state = next;
+            if restores {
+                positions.push(state.clone());
+            }
             turn = record.turn;
         }
         Ok(Replayed { state, turn })
+    }
+
+    /// The ledger of taking back moves after every record of the file (which must be
+    /// read whole).
+    ///
+    /// # Errors
+    /// A step of taking back the records before it do not allow.
+    pub fn ledger(&self) -> Result<Ledger> {
+        let mut ledger = Ledger::new(self.names.len());
+        for record in &self.file.records {
+            let seat = self.seat_of(&record.player)?;
+            ledger
+                .step(record.turn, seat, record)
+                .map_err(|refused| unallowed_step(record, &refused))?;
+        }
+        Ok(ledger)
+    }
+
+    /// `player`'s word `word` about taking back moves (`Undo` to take back their last
+    /// move, at once or by asking; `Agree` or `Decline` to answer a request), written
+    /// as signed records: one, or two when the last agreement completes the undo. The
+    /// file must be read whole. On any error nothing in `self` has changed.
+    ///
+    /// # Errors
+    /// A tampered file, an unknown player, a game that is over, format 1, a word the
+    /// game does not allow now ([`EngineError::Undo`]), or a keyring that is not the
+    /// game's.
+    pub fn take_back(
+        &mut self,
+        keyring: &Keyring,
+        player: &str,
+        word: crate::engine::file::UndoStep,
+    ) -> Result<TakenBack<R::State>> {
+        let seat = self.seat_of(player)?;
+        let key_pair = keyring.signing_key()?;
+        if key_pair.verifying_key().to_bytes() != self.referee_key_bytes()? {
+            return Err(EngineError::WrongKey);
+        }
+        if self.version == Version::V1 {
+            return Err(EngineError::Undo(UndoRefused {
+                problem: "this game's file is format 1, which cannot record taking back moves"
+                    .into(),
+                accepted: "send your move".into(),
+            }));
+        }
+        let seed = self.seed(Some(keyring))?.ok_or_else(|| {
+            EngineError::Keyring(KeyringError::NoSeed {
+                game_id: self.file.genesis.id.clone(),
+                home: keyring.home().to_path_buf(),
+            })
+        })?;
+        let mut state = self.current_state(Some(&seed))?;
+        if self.rules.is_over(&state) {
+            return Err(EngineError::GameOver);
+        }
+        if self.is_closed(&state) {
+            return Err(EngineError::Closed);
+        }
+        let mut ledger = self.ledger()?;
+        let plan = ledger.plan(seat, word).map_err(EngineError::Undo)?;
+        let before = ledger.clone();
+        let id = self.file.genesis.id.clone();
+        let mut added = Vec::new();
+        for (writer, undo) in plan {
+            let turn = self.file.records.len() as u64 + 1;
+            let prev = self.head_hash()?;
+            let mut record = Record {
+                turn,
+                player: self.names[writer].clone(),
+                move_text: String::new(),
+                sealed: None,
+                undo: Some(undo),
+                opens: Vec::new(),
+                draws: Vec::new(),
+                prev: to_hex(&prev),
+                state_hash: String::new(),
+                hash: String::new(),
+                signature: String::new(),
+            };
+            if let Effect::Restore { after } = ledger
+                .step(turn, writer, &record)
+                .map_err(EngineError::Undo)?
+            {
+                state = self.replay(Some(&seed), Some(after))?.state;
+            }
+            let public = self.rules.public_state(&state);
+            let after = state_hash(&public)?;
+            record.state_hash = to_hex(&after);
+            let hash =
+                hashes::record(self.version, &id, &record, &prev, &after).ok_or_else(|| {
+                    EngineError::Malformed("a step of taking back is malformed".into())
+                })?;
+            record.hash = to_hex(&hash);
+            record.signature = sign(&key_pair, &hash);
+            added.push((turn, writer, undo));
+            self.file.records.push(record);
+            self.file.state = public;
+        }
+        Ok(TakenBack {
+            added,
+            before,
+            after: ledger,
+            state,
+        })
+    }
+
+    /// The moves a step of taking back concerns: (turn, player, text) of every move
+    /// standing from `from` on, in `ledger`.
+    pub fn moves_from(&self, ledger: &Ledger, from: u64) -> Vec<(u64, String, String)> {
+        ledger
+            .standing_from(from)
+            .into_iter()
+            .map(|(turn, seat)| {
+                let text = self
+                    .file
+                    .records
+                    .get(turn as usize - 1)
+                    .map(|r| r.move_text.clone())
+                    .unwrap_or_default();
+                (turn, self.names[seat].clone(), text)
+            })
+            .collect()
     }
 
     /// The state after `turn` records (all when `None`), as `viewer` may need it.
@@ -977,6 +1148,39 @@ impl<R: Rules> Game<R> {
     pub fn audit(&self, keyring: Option<&Keyring>) -> AuditReport {
         super::audit::audit(self, keyring)
     }
+}
+
+/// What a step of taking back wrote.
+pub struct TakenBack<S> {
+    /// The records written: turn, the seat each was written for, the step.
+    pub added: Vec<(u64, Seat, crate::engine::file::UndoRecord)>,
+    /// The ledger before them (what a request asked for) and after them.
+    pub before: Ledger,
+    pub after: Ledger,
+    /// The full state after them.
+    pub state: S,
+}
+
+/// A step of taking back in a sentence, as the log and the reports say it.
+pub fn undo_line(player: &str, undo: crate::engine::file::UndoRecord) -> String {
+    use crate::engine::file::UndoStep;
+    let turn = undo.turn;
+    match undo.step {
+        UndoStep::Ask => format!("{player} asks to take back turn {turn} and the moves after it"),
+        UndoStep::Agree => format!("{player} agrees to take back turn {turn}"),
+        UndoStep::Decline => format!("{player} declines to take back turn {turn}"),
+        UndoStep::Undo => format!(
+            "turn {turn} and any moves after it taken back at {player}'s request: the game stands as after turn {}",
+            turn - 1
+        ),
+    }
+}
+
+fn unallowed_step(record: &Record, refused: &UndoRefused) -> EngineError {
+    EngineError::Tampered(format!(
+        "record {} ({}) takes back moves as the game did not allow: {}",
+        record.turn, record.player, refused.problem
+    ))
 }
 
 /// The result of a move that was applied.

@@ -282,13 +282,21 @@ mod tests {
 
     #[test]
     fn long_lines_wrap_at_spaces_and_keep_indentation() {
-        let line = format!("    {}", "word ".repeat(30));
+        let line = format!("  {}", "word ".repeat(30));
         let wrapped = wrap(&line, 40);
         assert!(wrapped
             .lines()
-            .all(|l| l.chars().count() <= 40 && l.starts_with("    ")));
+            .all(|l| l.chars().count() <= 40 && l.starts_with("  ")));
         assert_eq!(wrapped.split_whitespace().count(), 30);
         assert_eq!(wrap("short\n", 40), "short\n");
+    }
+
+    #[test]
+    fn a_line_indented_four_spaces_is_never_wrapped() {
+        // A move to send back, a reply code or a board line: cut in two, it would no
+        // longer be what the player must copy.
+        let line = format!("    place {}", "E,W at A7; ".repeat(8));
+        assert_eq!(wrap(&line, 40), format!("{line}\n"));
     }
 
     #[test]
@@ -326,7 +334,10 @@ mod tests {
         assert_eq!(subject, "[pbem dk-1] The game is over: nobody won");
         assert!(body.contains("Nobody won."), "{body}");
         let (subject, body) = render("Ann, Eve", 2);
-        assert_eq!(subject, "[pbem dk-1] The game is over: Ann, Eve won");
+        assert_eq!(
+            subject,
+            "[pbem dk-1] The game is over: Ann, Eve share the win"
+        );
         assert!(
             body.contains("Winners, sharing the win: Ann, Eve"),
             "{body}"
@@ -348,6 +359,15 @@ mod tests {
             "head": "ab".repeat(32), "head_turn": 3, "commitment": "cd".repeat(32),
             "invitation": "ef".repeat(32), "waiting": "Bob", "words": "blue heron"
         });
+        // The words of taking back a move (undo.txt).
+        let undo = serde_json::json!({
+            "step": "asked", "asked_by": "Ann", "by": "Ann", "takes_back": 2, "asked": true,
+            "moves": [{"turn": 2, "player": "Ann", "text": "pass"}], "waiting_for": "Bob"
+        });
+        let mut context = context;
+        if let (Some(all), Some(more)) = (context.as_object_mut(), undo.as_object()) {
+            all.extend(more.clone());
+        }
         for (name, _) in BUILT_IN {
             let text = templates.render(name, &context).expect(name);
             assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{name}");

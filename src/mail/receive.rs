@@ -26,6 +26,7 @@ use super::referee::{game_id_of, roster, Referee, Roster};
 use super::transport::address_of;
 use super::{compose, MailError};
 use crate::engine::driver::OpenGame;
+use crate::engine::file::UndoStep;
 use crate::engine::invitation::{is_invitation, Invitation, Joined, MAX_ENTROPY_CHARS};
 use crate::engine::session::EngineError;
 use crate::engine::store;
@@ -77,6 +78,7 @@ fn is_about_the_move(error: &EngineError) -> bool {
             | EngineError::Closed
             | EngineError::Usage(_)
             | EngineError::NeedsConfirmation { .. }
+            | EngineError::Undo(_)
     )
 }
 
@@ -84,12 +86,27 @@ fn is_about_the_move(error: &EngineError) -> bool {
 fn problem_and_remedy(error: &EngineError) -> (String, String) {
     match error {
         EngineError::Refused(rule) => (rule.problem.clone(), rule.accepted.clone()),
+        EngineError::Undo(refused) => (refused.problem.clone(), capitalised(&refused.accepted)),
         EngineError::NeedsConfirmation { reason, understood } => (
             reason.clone(),
             format!("To make the move as it stands, reply with:\n\n    confirm {understood}"),
         ),
         other => (other.to_string(), String::new()),
     }
+}
+
+/// A sentence's first letter in capitals, and a full stop at its end.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    let first: String = chars
+        .next()
+        .map(|c| c.to_uppercase().collect())
+        .unwrap_or_default();
+    let mut out = format!("{first}{}", chars.as_str());
+    if !out.ends_with('.') {
+        out.push('.');
+    }
+    out
 }
 
 /// A player's text as a refusal quotes it: every line indented, so that no line of
@@ -519,22 +536,44 @@ impl Referee {
                     .and_then(|replies| finish("back", "back".into(), replies));
             }
             Request::Undo | Request::Agree | Request::Decline => {
-                return refuse(
-                    game.as_ref(),
-                    "Not understood",
-                    "taking back moves is not possible in this game",
-                    "Send your move.",
-                    "refused",
-                    "refused",
-                );
+                let word = match message.request {
+                    Request::Agree => UndoStep::Agree,
+                    Request::Decline => UndoStep::Decline,
+                    _ => UndoStep::Undo,
+                };
+                let answers = incoming.message_id.as_deref();
+                return match self.take_back_opened(path, game.as_mut(), &player.name, word, answers)
+                {
+                    Ok(outcome) => {
+                        let detail = crate::ops::undo_text(&outcome)
+                            .trim_end()
+                            .replace('\n', "; ");
+                        let mut kept = entry(Some(incoming), "undo", &detail);
+                        kept.turn = outcome.added.last().map(|(turn, _, _)| *turn);
+                        archive.keep(raw, kept)?;
+                        archive.finish_pending(&key)?;
+                        Ok(handled("undo", detail))
+                    }
+                    Err(MailError::Ops(OpsError::Engine(error))) if is_about_the_move(&error) => {
+                        let (problem, accepted) = problem_and_remedy(&error);
+                        refuse(
+                            game.as_ref(),
+                            "Cannot take back",
+                            &problem,
+                            &accepted,
+                            "refused",
+                            "refused",
+                        )
+                    }
+                    Err(error) => Err(error),
+                };
             }
         };
         let text = text.as_str();
         // Moves this player made since the notice the message answers.
-        let since = roster
-            .records
-            .iter()
-            .find(|(t, name, _)| *t >= turn && name.eq_ignore_ascii_case(&player.name));
+        let since = roster.records.iter().find(|(t, name, _)| {
+            *t >= turn && name.eq_ignore_ascii_case(&player.name) && !roster.not_moves.contains(t)
+        });
         if let Some((done, _, recorded)) = since {
             let resent = same_words(recorded, text)
                 || archive.entries()?.iter().any(|e| {

@@ -15,7 +15,8 @@ use super::compose::{self, Draft, Templates};
 use super::outbox::{Flushed, Outbox, Outgoing};
 use super::transport::MailSettings;
 use super::MailError;
-use crate::engine::driver::{MoveOutcome, OpenGame};
+use crate::engine::driver::{MoveOutcome, OpenGame, UndoOutcome};
+use crate::engine::file::UndoStep;
 use crate::engine::file::{FileText, PlayerEntry};
 use crate::engine::invitation::Invitation;
 use crate::engine::keyring::Keyring;
@@ -32,6 +33,9 @@ pub(super) struct Roster {
     /// Turn, player and move text of every record (empty for a sealed move not yet
     /// opened).
     pub(super) records: Vec<(u64, String, String)>,
+    /// Turns of the records that are no move standing: steps of taking back moves, and
+    /// the moves they took back. A player's reply is never "already moved" for these.
+    pub(super) not_moves: Vec<u64>,
     pub(super) seed: Option<String>,
     /// The public key that signed the game, as in the file.
     pub(super) referee_key: String,
@@ -50,8 +54,13 @@ pub(super) fn seats_to_move(view: &Value, roster: &Roster) -> Vec<usize> {
 
 pub(super) fn roster(game: &dyn OpenGame) -> Result<Roster, MailError> {
     let genesis = game.genesis();
-    let records = game
-        .public_records()?
+    let public = game.public_records()?;
+    let not_moves = public
+        .iter()
+        .filter(|r| r.undo.is_some() || r.taken_back)
+        .map(|r| r.turn)
+        .collect();
+    let records = public
         .into_iter()
         .map(|r| (r.turn, r.player, r.move_text.unwrap_or_default()))
         .collect();
@@ -60,6 +69,7 @@ pub(super) fn roster(game: &dyn OpenGame) -> Result<Roster, MailError> {
         game: genesis.game.clone(),
         players: genesis.players.clone(),
         records,
+        not_moves,
         seed: game.seed_revealed().map(str::to_string),
         referee_key: genesis.referee_key.clone(),
     })
@@ -592,6 +602,110 @@ impl Referee {
         // The notes went out with these notices.
         Notes::clear(&Archive::beside(path))?;
         Ok(outcome)
+    }
+
+    /// `player`'s word about taking back moves, with its mail: every player is told of
+    /// a request, each answer and the undo; those whose agreement is awaited are asked
+    /// for it; after an undo whoever is to move gets their turn notice. Staged and
+    /// written as a move is ([`Referee::apply`]).
+    ///
+    /// # Errors
+    /// A word the game does not allow now (nothing changes), or a file that cannot be
+    /// written.
+    pub fn take_back(
+        &self,
+        path: &Path,
+        player: &str,
+        word: UndoStep,
+    ) -> Result<UndoOutcome, MailError> {
+        let _lock = store::lock(path)?;
+        let mut game = ops::open_bytes(&store::read(path)?, Some(&self.keyring), true)?;
+        self.take_back_opened(path, game.as_mut(), player, word, None)
+    }
+
+    /// [`Referee::take_back`] on the game file at `path` as the caller opened it, under
+    /// the lock it holds; `answers` is the Message-ID of the player's mail, if any.
+    pub(super) fn take_back_opened(
+        &self,
+        path: &Path,
+        game: &mut dyn OpenGame,
+        player: &str,
+        word: UndoStep,
+        answers: Option<&str>,
+    ) -> Result<UndoOutcome, MailError> {
+        let outbox = Outbox::beside(path);
+        outbox.recover(game.turns())?;
+        let outcome = game.take_back(&self.keyring, player, word)?;
+        let mut mail = self.undo_mail(game, &outcome, answers)?;
+        let waiting = if outcome.done {
+            let (notices, waiting) = self.notices(path, game, None, false)?;
+            mail.extend(notices);
+            Some(waiting)
+        } else {
+            None
+        };
+        let staged = outbox.stage(game.turns(), &mail)?;
+        ops::write_game(path, game, &self.keyring)?;
+        outbox.commit(&staged)?;
+        if let Some(waiting) = waiting {
+            self.record_waits(path, &waiting)?;
+            Notes::clear(&Archive::beside(path))?;
+        }
+        Ok(outcome)
+    }
+
+    /// The mail of a step of taking back, one to every player.
+    fn undo_mail(
+        &self,
+        game: &dyn OpenGame,
+        outcome: &UndoOutcome,
+        answers: Option<&str>,
+    ) -> Result<Vec<Outgoing>, MailError> {
+        let roster = roster(game)?;
+        let base = self.context(&game.view(None, None)?, &roster);
+        let records = roster.records.len() as u64;
+        let (by, step) = match outcome.added.first() {
+            Some((_, by, step)) => (by.clone(), *step),
+            None => return Ok(Vec::new()),
+        };
+        let step = match (step, outcome.done) {
+            (_, true) => "done",
+            (UndoStep::Ask, _) => "asked",
+            (UndoStep::Agree, _) => "agreed",
+            (UndoStep::Decline, _) => "declined",
+            (UndoStep::Undo, _) => "done",
+        };
+        let moves: Vec<Value> = outcome
+            .moves
+            .iter()
+            .map(|(turn, player, text)| json!({"turn": turn, "player": player, "text": text}))
+            .collect();
+        let mut out = Vec::new();
+        for (seat, player) in roster.players.iter().enumerate() {
+            let mut context = base.clone();
+            context["player"] = json!(player.name);
+            context["step"] = json!(step);
+            context["by"] = json!(by);
+            context["asked_by"] = json!(outcome.asked_by);
+            context["takes_back"] = json!(outcome.from);
+            context["moves"] = json!(moves);
+            context["agreed"] = json!(outcome.agreed.join(", "));
+            context["waiting_for"] = json!(outcome.waiting_for.join(", "));
+            context["asked"] = json!(outcome.waiting_for.contains(&player.name));
+            context["to_move"] = json!(outcome.to_move.join(", "));
+            let code = self.secret.reply_code(&roster.id, seat, records + 1);
+            context["code"] = json!(code);
+            let id = NoticeId {
+                game_id: roster.id.clone(),
+                turn: records + 1,
+                seat,
+                kind: format!("undo-{step}"),
+                code,
+            };
+            let answering = (player.name == by).then_some(answers).flatten();
+            out.extend(self.draft("undo.txt", &context, player, id, answering, None)?);
+        }
+        Ok(out)
     }
 
     /// Sends what waits in a game's outbox. The game's lock is held only to repair an

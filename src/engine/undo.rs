@@ -1,0 +1,513 @@
+//! Taking back moves with consent: which steps a game file may hold, worked out from
+//! its records alone (no rules, no seed), so that the audit, the referee and a
+//! reimplementation in another language decide alike (docs/FAIRNESS.md, "Taking back
+//! moves").
+//!
+//! A player takes back their last move standing and every move after it. At once, when
+//! nobody has moved since; otherwise they ask, every other player agrees, and the undo
+//! follows. A move that drew anything, a sealed move, or one that opened sealed moves
+//! is never taken back: its draws were seen (or, hidden, would be drawn again from
+//! other words), so taking it back would let its maker fish for a better draw, and a
+//! sealed choice was made knowing what others had chosen. The records of asking,
+//! answering and taking back stay in the chain; a taken-back move stays there too,
+//! marked as such by the undo that follows it.
+
+use super::file::{Record, UndoRecord, UndoStep};
+use super::rules::Seat;
+
+/// Why a step of taking back is refused: what was wrong, and what would be accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{problem}; {accepted}")]
+pub struct UndoRefused {
+    pub problem: String,
+    pub accepted: String,
+}
+
+fn refused(problem: impl Into<String>, accepted: impl Into<String>) -> UndoRefused {
+    UndoRefused {
+        problem: problem.into(),
+        accepted: accepted.into(),
+    }
+}
+
+/// A request to take back moves, waiting for the other players' answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pending {
+    /// Who asked.
+    pub asker: Seat,
+    /// The first record it takes back.
+    pub from: u64,
+    /// Who agreed so far, in the order they did.
+    pub agreed: Vec<Seat>,
+}
+
+/// What a move standing would block of taking it back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fixed {
+    Drew,
+    Sealed,
+    Opened,
+}
+
+/// A move not taken back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Standing {
+    turn: u64,
+    seat: Seat,
+    fixed: Option<Fixed>,
+}
+
+/// What a record does to the position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// A move: the rules say what it does.
+    Move,
+    /// A step that leaves the position as it is (asking, agreeing, declining).
+    Unchanged,
+    /// Moves taken back: the position is the one after record `after` (0: the setup).
+    Restore { after: u64 },
+}
+
+/// The moves standing and the request waiting, after the records read so far.
+#[derive(Debug, Clone)]
+pub struct Ledger {
+    players: usize,
+    standing: Vec<Standing>,
+    pending: Option<Pending>,
+    taken_back: Vec<u64>,
+}
+
+impl Ledger {
+    /// The ledger of a game with `players` seats before its first record.
+    pub fn new(players: usize) -> Ledger {
+        Ledger {
+            players,
+            standing: Vec::new(),
+            pending: None,
+            taken_back: Vec::new(),
+        }
+    }
+
+    /// The request waiting for answers, if any.
+    pub fn pending(&self) -> Option<&Pending> {
+        self.pending.as_ref()
+    }
+
+    /// The turns of every move taken back so far, in the order they were taken back.
+    pub fn taken_back(&self) -> &[u64] {
+        &self.taken_back
+    }
+
+    /// The moves standing from turn `from` on: (turn, seat), oldest first.
+    pub fn standing_from(&self, from: u64) -> Vec<(u64, Seat)> {
+        self.standing
+            .iter()
+            .filter(|m| m.turn >= from)
+            .map(|m| (m.turn, m.seat))
+            .collect()
+    }
+
+    /// The seats whose agreement the waiting request still needs.
+    pub fn waiting_for(&self) -> Vec<Seat> {
+        match &self.pending {
+            Some(p) => (0..self.players)
+                .filter(|&s| s != p.asker && !p.agreed.contains(&s))
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Reads record `turn` of `seat`, checking a step of taking back against what came
+    /// before. On a refusal nothing changes.
+    ///
+    /// # Errors
+    /// A step the records before it do not allow.
+    pub fn step(&mut self, turn: u64, seat: Seat, record: &Record) -> Result<Effect, UndoRefused> {
+        let Some(undo) = record.undo else {
+            let fixed = if record.is_sealed() {
+                Some(Fixed::Sealed)
+            } else if !record.opens.is_empty() {
+                Some(Fixed::Opened)
+            } else if !record.draws.is_empty() {
+                Some(Fixed::Drew)
+            } else {
+                None
+            };
+            self.standing.push(Standing { turn, seat, fixed });
+            // A move made while a request waits changes what it would take back: the
+            // request lapses, and must be asked again if still wanted.
+            self.pending = None;
+            return Ok(Effect::Move);
+        };
+        self.check(seat, undo)?;
+        Ok(self.record(seat, undo))
+    }
+
+    /// What `seat`'s word `word` (`undo`, `agree` or `decline`) becomes as records,
+    /// each with the seat it is written for: `undo` is an undo at once when nobody
+    /// moved since, else a request; the last agreement is followed by the undo
+    /// (written for the player who asked).
+    ///
+    /// # Errors
+    /// A word the game does not allow now, saying why and what would be.
+    pub fn plan(&self, seat: Seat, word: UndoStep) -> Result<Vec<(Seat, UndoRecord)>, UndoRefused> {
+        let mut ledger = self.clone();
+        let first = match word {
+            UndoStep::Ask | UndoStep::Undo => {
+                let from = self.last_of(seat)?;
+                let nobody_since = self.standing.last().map(|m| m.turn) == Some(from);
+                UndoRecord {
+                    step: if nobody_since {
+                        UndoStep::Undo
+                    } else {
+                        UndoStep::Ask
+                    },
+                    turn: from,
+                }
+            }
+            UndoStep::Agree | UndoStep::Decline => {
+                let Some(pending) = &self.pending else {
+                    return Err(refused(
+                        "nobody has asked to take back a move",
+                        "send your move, or `undo` to ask to take back your own last move",
+                    ));
+                };
+                UndoRecord {
+                    step: word,
+                    turn: pending.from,
+                }
+            }
+        };
+        ledger.check(seat, first)?;
+        ledger.record(seat, first);
+        let mut plan = vec![(seat, first)];
+        if first.step == UndoStep::Agree && ledger.waiting_for().is_empty() {
+            if let Some(pending) = ledger.pending.clone() {
+                let undo = UndoRecord {
+                    step: UndoStep::Undo,
+                    turn: pending.from,
+                };
+                ledger.check(pending.asker, undo)?;
+                plan.push((pending.asker, undo));
+            }
+        }
+        Ok(plan)
+    }
+
+    /// The turn of `seat`'s last move standing, when it and every move after it can be
+    /// taken back.
+    fn last_of(&self, seat: Seat) -> Result<u64, UndoRefused> {
+        let Some(at) = self.standing.iter().rposition(|m| m.seat == seat) else {
+            return Err(refused(
+                "you have no move standing to take back",
+                "send your move",
+            ));
+        };
+        let from = self.standing[at].turn;
+        for later in &self.standing[at..] {
+            let why = match later.fixed {
+                None => continue,
+                Some(Fixed::Drew) => "drew from the game's chance: taking it back would hide a draw already made, and the move made again would draw anew",
+                Some(Fixed::Sealed) => "is a sealed choice, made face down beside the others' choices",
+                Some(Fixed::Opened) => "opened sealed choices, which everyone has now seen",
+            };
+            let whose = if later.turn == from {
+                String::new()
+            } else {
+                format!(" (made after your turn {from})")
+            };
+            return Err(refused(
+                format!("turn {}{whose} {why}, so it cannot be taken back", later.turn),
+                "only moves that drew nothing and opened nothing can be taken back; send your next move instead",
+            ));
+        }
+        Ok(from)
+    }
+
+    /// Whether `seat` may write the step `undo` now.
+    fn check(&self, seat: Seat, undo: UndoRecord) -> Result<(), UndoRefused> {
+        let pending = self.pending.as_ref();
+        match undo.step {
+            UndoStep::Ask => {
+                if let Some(p) = pending {
+                    return Err(refused(
+                        format!(
+                            "a request to take back turn {} is waiting for answers",
+                            p.from
+                        ),
+                        "agree or decline it first, or wait for the answers",
+                    ));
+                }
+                let from = self.last_of(seat)?;
+                if from != undo.turn {
+                    return Err(refused(
+                        format!(
+                            "turn {} is not your last move standing (turn {from} is)",
+                            undo.turn
+                        ),
+                        format!("ask to take back turn {from}"),
+                    ));
+                }
+                if self.standing.last().map(|m| m.turn) == Some(from) {
+                    return Err(refused(
+                        "nobody has moved since your last move, so it is taken back at once without asking",
+                        "take it back at once",
+                    ));
+                }
+                Ok(())
+            }
+            UndoStep::Agree | UndoStep::Decline => {
+                let Some(p) = pending.filter(|p| p.from == undo.turn) else {
+                    return Err(refused(
+                        format!("nobody is asking to take back turn {}", undo.turn),
+                        "answer only a request that is waiting",
+                    ));
+                };
+                if p.asker == seat {
+                    return Err(refused(
+                        "you asked to take back the move yourself",
+                        "the other players answer your request",
+                    ));
+                }
+                if p.agreed.contains(&seat) {
+                    return Err(refused(
+                        "you have already agreed",
+                        "wait for the other players' answers",
+                    ));
+                }
+                Ok(())
+            }
+            UndoStep::Undo => {
+                let from = self.last_of(seat)?;
+                if from != undo.turn {
+                    return Err(refused(
+                        format!(
+                            "turn {} is not the last move standing of its player (turn {from} is)",
+                            undo.turn
+                        ),
+                        format!("take back turn {from}"),
+                    ));
+                }
+                let nobody_since = self.standing.last().map(|m| m.turn) == Some(from);
+                let consented = pending.is_some_and(|p| p.asker == seat && p.from == from)
+                    && self.waiting_for().is_empty();
+                match pending {
+                    Some(p) if !consented => Err(refused(
+                        format!(
+                            "the request to take back turn {} is still waiting for answers",
+                            p.from
+                        ),
+                        "wait until every other player has agreed",
+                    )),
+                    None if !nobody_since => Err(refused(
+                        format!("other players have moved since turn {from}"),
+                        "ask them first: every other player must agree",
+                    )),
+                    _ => Ok(()),
+                }
+            }
+        }
+    }
+
+    /// Records a step that [`Ledger::check`] allowed.
+    fn record(&mut self, seat: Seat, undo: UndoRecord) -> Effect {
+        match undo.step {
+            UndoStep::Ask => {
+                self.pending = Some(Pending {
+                    asker: seat,
+                    from: undo.turn,
+                    agreed: Vec::new(),
+                });
+                Effect::Unchanged
+            }
+            UndoStep::Agree => {
+                if let Some(p) = self.pending.as_mut() {
+                    p.agreed.push(seat);
+                }
+                Effect::Unchanged
+            }
+            UndoStep::Decline => {
+                self.pending = None;
+                Effect::Unchanged
+            }
+            UndoStep::Undo => {
+                self.pending = None;
+                let taken: Vec<u64> = self
+                    .standing
+                    .iter()
+                    .filter(|m| m.turn >= undo.turn)
+                    .map(|m| m.turn)
+                    .collect();
+                self.taken_back.extend(taken);
+                self.standing.retain(|m| m.turn < undo.turn);
+                Effect::Restore {
+                    after: undo.turn - 1,
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::file::Draw;
+
+    fn record(turn: u64, undo: Option<UndoRecord>, drew: bool) -> Record {
+        Record {
+            turn,
+            player: String::new(),
+            move_text: if undo.is_some() {
+                String::new()
+            } else {
+                "m".into()
+            },
+            sealed: None,
+            undo,
+            opens: Vec::new(),
+            draws: if drew {
+                vec![Draw::Public { of: 2, pick: 0 }]
+            } else {
+                Vec::new()
+            },
+            prev: String::new(),
+            state_hash: String::new(),
+            hash: String::new(),
+            signature: String::new(),
+        }
+    }
+
+    fn step(
+        ledger: &mut Ledger,
+        turn: u64,
+        seat: Seat,
+        undo: Option<(UndoStep, u64)>,
+    ) -> Result<Effect, UndoRefused> {
+        let undo = undo.map(|(step, turn)| UndoRecord { step, turn });
+        ledger.step(turn, seat, &record(turn, undo, false))
+    }
+
+    #[test]
+    fn the_last_move_is_taken_back_at_once_when_nobody_moved_since() {
+        let mut ledger = Ledger::new(2);
+        step(&mut ledger, 1, 0, None).expect("move");
+        step(&mut ledger, 2, 1, None).expect("move");
+        let plan = ledger.plan(1, UndoStep::Undo).expect("allowed");
+        assert_eq!(
+            plan,
+            vec![(
+                1,
+                UndoRecord {
+                    step: UndoStep::Undo,
+                    turn: 2
+                }
+            )]
+        );
+        assert_eq!(
+            step(&mut ledger, 3, 1, Some((UndoStep::Undo, 2))),
+            Ok(Effect::Restore { after: 1 })
+        );
+        assert_eq!(ledger.taken_back(), &[2]);
+        // Ann's move is now the last standing; Bob has none left.
+        assert!(ledger.plan(1, UndoStep::Undo).is_err());
+        assert_eq!(
+            ledger.plan(0, UndoStep::Undo).expect("allowed")[0].1.turn,
+            1
+        );
+    }
+
+    #[test]
+    fn after_others_moved_every_other_player_must_agree() {
+        let mut ledger = Ledger::new(3);
+        for (turn, seat) in [(1, 0), (2, 1), (3, 2)] {
+            step(&mut ledger, turn, seat, None).expect("move");
+        }
+        // Ann cannot take back turn 1 without asking.
+        assert!(step(&mut ledger, 4, 0, Some((UndoStep::Undo, 1))).is_err());
+        assert_eq!(
+            ledger.plan(0, UndoStep::Undo).expect("ask")[0].1.step,
+            UndoStep::Ask
+        );
+        step(&mut ledger, 4, 0, Some((UndoStep::Ask, 1))).expect("ask");
+        assert_eq!(ledger.waiting_for(), vec![1, 2]);
+        // The asker cannot agree, nor anyone twice.
+        assert!(ledger.plan(0, UndoStep::Agree).is_err());
+        step(&mut ledger, 5, 1, Some((UndoStep::Agree, 1))).expect("agree");
+        assert!(ledger.plan(1, UndoStep::Agree).is_err());
+        // Not yet: Carl has not agreed.
+        assert!(step(&mut ledger, 6, 0, Some((UndoStep::Undo, 1))).is_err());
+        let plan = ledger.plan(2, UndoStep::Agree).expect("agree");
+        assert_eq!(
+            plan,
+            vec![
+                (
+                    2,
+                    UndoRecord {
+                        step: UndoStep::Agree,
+                        turn: 1
+                    }
+                ),
+                (
+                    0,
+                    UndoRecord {
+                        step: UndoStep::Undo,
+                        turn: 1
+                    }
+                ),
+            ]
+        );
+        step(&mut ledger, 6, 2, Some((UndoStep::Agree, 1))).expect("agree");
+        assert_eq!(
+            step(&mut ledger, 7, 0, Some((UndoStep::Undo, 1))),
+            Ok(Effect::Restore { after: 0 })
+        );
+        assert_eq!(ledger.taken_back(), &[1, 2, 3]);
+    }
+
+    #[test]
+    fn a_decline_or_a_move_ends_the_request() {
+        let mut ledger = Ledger::new(2);
+        step(&mut ledger, 1, 0, None).expect("move");
+        step(&mut ledger, 2, 1, None).expect("move");
+        step(&mut ledger, 3, 0, Some((UndoStep::Ask, 1))).expect("ask");
+        step(&mut ledger, 4, 1, Some((UndoStep::Decline, 1))).expect("decline");
+        assert!(ledger.pending().is_none());
+        assert!(step(&mut ledger, 5, 1, Some((UndoStep::Agree, 1))).is_err());
+        step(&mut ledger, 5, 0, Some((UndoStep::Ask, 1))).expect("asked again");
+        step(&mut ledger, 6, 0, None).expect("a move");
+        assert!(
+            ledger.pending().is_none(),
+            "the move made the request lapse"
+        );
+        assert!(ledger.plan(1, UndoStep::Agree).is_err());
+    }
+
+    #[test]
+    fn a_move_that_drew_is_never_taken_back() {
+        let mut ledger = Ledger::new(2);
+        ledger.step(1, 0, &record(1, None, true)).expect("move");
+        let refusal = ledger.plan(0, UndoStep::Undo).expect_err("drew");
+        assert!(refusal.problem.contains("turn 1"), "{refusal}");
+        // Nor one that a later move which drew would take back with it.
+        let mut ledger = Ledger::new(2);
+        step(&mut ledger, 1, 0, None).expect("move");
+        ledger.step(2, 1, &record(2, None, true)).expect("move");
+        let refusal = ledger.plan(0, UndoStep::Undo).expect_err("drew");
+        assert!(refusal.problem.contains("turn 2"), "{refusal}");
+        // And the audit refuses one written all the same.
+        assert!(ledger
+            .step(
+                3,
+                0,
+                &record(
+                    3,
+                    Some(UndoRecord {
+                        step: UndoStep::Ask,
+                        turn: 1
+                    }),
+                    false
+                )
+            )
+            .is_err());
+    }
+}
