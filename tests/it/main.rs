@@ -14,3 +14,4 @@ mod secret_game;
 mod support;
 mod transport;
 mod triangle_auction;
+mod undo;
