@@ -93,6 +93,17 @@ fn records_in(bytes: &[u8]) -> Result<u64, MailError> {
     }
 }
 
+/// Why notices go out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Occasion {
+    /// A new game: every player's welcome.
+    Welcome,
+    /// A move was made.
+    Move,
+    /// Moves were taken back.
+    TakenBack,
+}
+
 /// The referee: keyring, settings and templates.
 pub struct Referee {
     pub(super) keyring: Keyring,
@@ -247,8 +258,9 @@ impl Referee {
         path: &Path,
         game: &dyn OpenGame,
         last: Option<(&MoveOutcome, &str, &[String])>,
-        welcome: bool,
+        occasion: Occasion,
     ) -> Result<(Vec<Outgoing>, Waiting), MailError> {
+        let welcome = occasion == Occasion::Welcome;
         let bytes = game.bytes();
         let roster = roster(game)?;
         let view = game.view(None, None)?;
@@ -269,6 +281,11 @@ impl Referee {
         } else {
             Waiting::load(&Archive::beside(path))?
         };
+        if occasion == Occasion::TakenBack {
+            // The position changed under everyone's feet: whoever is to move now is
+            // sent a notice of it, and their clock starts again.
+            waiting.seats.clear();
+        }
         let notify = waiting.advance(&to_move, mover, records + 1, super::archive::now());
         let notes = if welcome {
             Notes::default()
@@ -406,7 +423,7 @@ impl Referee {
         let _lock = ops::lock_new(out)?;
         let bytes = driver.create(request, &self.keyring)?;
         let game = ops::open_bytes(&bytes, Some(&self.keyring), false)?;
-        let (mail, waiting) = self.notices(out, game.as_ref(), None, true)?;
+        let (mail, waiting) = self.notices(out, game.as_ref(), None, Occasion::Welcome)?;
         let outbox = Outbox::beside(out);
         // Nothing staged can belong to a game that does not exist yet.
         outbox.recover(0)?;
@@ -496,7 +513,7 @@ impl Referee {
         outbox.recover(0)?;
         let (mail, waiting) = if done.started {
             let game = ops::open_bytes(bytes, Some(&self.keyring), false)?;
-            let (mail, waiting) = self.notices(path, game.as_ref(), None, true)?;
+            let (mail, waiting) = self.notices(path, game.as_ref(), None, Occasion::Welcome)?;
             (mail, Some(waiting))
         } else {
             (self.joined_mail(&done, player)?, None)
@@ -593,8 +610,12 @@ impl Referee {
         let outbox = Outbox::beside(path);
         outbox.recover(game.turns())?;
         let outcome = game.apply(&self.keyring, player, move_text)?;
-        let (mail, waiting) =
-            self.notices(path, game, Some((&outcome, move_text, ignored)), false)?;
+        let (mail, waiting) = self.notices(
+            path,
+            game,
+            Some((&outcome, move_text, ignored)),
+            Occasion::Move,
+        )?;
         let staged = outbox.stage(outcome.turn, &mail)?;
         ops::write_game(path, game, &self.keyring)?;
         outbox.commit(&staged)?;
@@ -638,7 +659,7 @@ impl Referee {
         let outcome = game.take_back(&self.keyring, player, word)?;
         let mut mail = self.undo_mail(game, &outcome, answers)?;
         let waiting = if outcome.done {
-            let (notices, waiting) = self.notices(path, game, None, false)?;
+            let (notices, waiting) = self.notices(path, game, None, Occasion::TakenBack)?;
             mail.extend(notices);
             Some(waiting)
         } else {

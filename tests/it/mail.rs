@@ -152,6 +152,8 @@ impl Host {
     fn new() -> Host {
         let dir = tempfile::tempdir().expect("dir");
         std::fs::create_dir_all(dir.path().join("games")).expect("games");
+        // Boards, mail and reply codes repeat, for the snapshots.
+        super::support::test_key(&dir.path().join("keyring"));
         let smtp = Smtp::start(&dir.path().join("delivered"));
         Host { dir, smtp }
     }
@@ -1438,11 +1440,9 @@ fn players_preview_list_moves_correct_refusals_and_pass_notes_by_reply() {
         ] {
             assert!(welcome.text.contains(part), "{part}: {}", welcome.text);
         }
-        let example = welcome
-            .text
-            .split("could be:\n\n    ")
-            .chain(welcome.text.split("could look like:\n\n    "))
-            .nth(1)
+        let example = ["could be:\n\n    ", "could look like:\n\n    "]
+            .iter()
+            .find_map(|marker| welcome.text.split(marker).nth(1))
             .and_then(|rest| rest.lines().next())
             .unwrap_or_default();
         assert!(example.starts_with("place "), "{}", welcome.text);
@@ -1713,4 +1713,143 @@ fn every_turn_report_reaches_exactly_the_players_who_may_see_it() {
             );
         }
     }
+}
+
+impl Host {
+    /// A move of `player`'s that neither draws nor discards (a placement whose profit
+    /// pays exactly its cost): one that can be taken back.
+    fn quiet_move(&self, player: &str) -> String {
+        let output = self
+            .pbem()
+            .arg("legal")
+            .arg(self.file())
+            .args(["--player", player, "--format", "json"])
+            .output()
+            .expect("runs");
+        let list: Value = serde_json::from_slice(&output.stdout).expect("json");
+        list.as_array()
+            .expect("list")
+            .iter()
+            .find(|e| e["kind"] == "place" && e["profit"] == e["cost"])
+            .and_then(|e| e["move"].as_str())
+            .expect("a placement that draws nothing")
+            .to_string()
+    }
+}
+
+#[test]
+fn a_move_is_taken_back_by_reply_once_the_other_player_agrees() {
+    let host = Host::new();
+    host.start_game();
+    let (first, _) = host.first_move();
+    let second = if first == "Ann" { "Bob" } else { "Ann" };
+    let (first_address, second_address) = (address(&first), address(second));
+    let quiet = host.quiet_move(&first);
+    let report = host.inbox(&gmail_reply(
+        &host.notice_for(&first_address),
+        &first_address,
+        &quiet,
+        "undo-m1",
+    ));
+    assert!(report.starts_with("applied"), "{report}");
+    let quiet2 = host.quiet_move(second);
+    let report = host.inbox(&gmail_reply(
+        &host.notice_for(&second_address),
+        &second_address,
+        &quiet2,
+        "undo-m2",
+    ));
+    assert!(report.starts_with("applied"), "{report}");
+
+    // Nobody asked: `agree` is refused, with a reply code, and nothing changes.
+    let before = host.file_bytes();
+    let sent = host.mails().len();
+    let report = host.inbox(&gmail_reply(
+        &host.notice_for(&first_address),
+        &first_address,
+        "agree",
+        "undo-a0",
+    ));
+    assert!(report.starts_with("refused"), "{report}");
+    let refusal = host.mails_since(sent).pop().expect("a refusal");
+    assert!(
+        refusal.text.contains("nobody has asked"),
+        "{}",
+        refusal.text
+    );
+    assert!(refusal.subject.contains("(ref "), "{}", refusal.subject);
+    assert_eq!(host.file_bytes(), before);
+
+    // The first player asks; the other is asked to agree, by a mail they can answer.
+    let sent = host.mails().len();
+    let report = host.inbox(&gmail_reply(
+        &host.notice_for(&first_address),
+        &first_address,
+        "undo",
+        "undo-u1",
+    ));
+    assert!(report.starts_with("undo"), "{report}");
+    let asked = host.mails_since(sent);
+    assert_eq!(asked.len(), 2, "one mail to each player");
+    let to_second = asked
+        .iter()
+        .find(|m| m.to == second_address)
+        .expect("the request to the other player");
+    assert!(
+        to_second
+            .subject
+            .contains(&format!("{first} asks to take back turn 1")),
+        "{}",
+        to_second.subject
+    );
+    assert!(to_second.text.contains("reply to this mail with `agree`"));
+    assert!(to_second
+        .text
+        .contains(&format!("turn 1, {first}: {quiet}")));
+    assert!(to_second
+        .text
+        .contains(&format!("turn 2, {second}: {quiet2}")));
+    insta::assert_snapshot!("undo_asked", snapshot_text(to_second));
+    let to_first = asked.iter().find(|m| m.to == first_address).expect("mail");
+    assert!(to_first
+        .text
+        .contains(&format!("Waiting for {second} to agree")));
+
+    // The other agrees by replying to that mail: both moves are taken back, both
+    // players are told, and the first gets their turn notice again.
+    let sent = host.mails().len();
+    let report = host.inbox(&gmail_reply(to_second, &second_address, "agree", "undo-a1"));
+    assert!(report.starts_with("undo"), "{report}");
+    let done = host.mails_since(sent);
+    assert!(
+        done.iter()
+            .filter(|m| m.subject.contains("Turn 1 was taken back"))
+            .count()
+            == 2,
+        "{:?}",
+        done.iter().map(|m| &m.subject).collect::<Vec<_>>()
+    );
+    assert!(
+        done.iter()
+            .any(|m| m.to == first_address && m.subject.contains("your move")),
+        "{:?}",
+        done.iter().map(|m| (&m.to, &m.subject)).collect::<Vec<_>>()
+    );
+    let view = host.view();
+    assert_eq!(view["to_move"][0], first.as_str());
+    assert_eq!(
+        view["turn"], 5,
+        "two moves, the request, the answer, the undo"
+    );
+
+    // The first player's move by reply to that notice is taken, not "already moved".
+    let report = host.inbox(&gmail_reply(
+        &host.notice_for(&first_address),
+        &first_address,
+        &quiet,
+        "undo-m3",
+    ));
+    assert!(report.starts_with("applied"), "{report}");
+    let (ok, out) = host.run(host.pbem().args(["audit", "--public"]).arg(host.file()));
+    assert!(ok, "{out}");
 }

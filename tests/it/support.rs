@@ -63,17 +63,7 @@ impl Table {
 
     /// The tests' fixed referee key in the keyring, unless one is there.
     pub fn test_key(&self) {
-        let key = self.home().join("referee.key");
-        if !key.exists() {
-            std::fs::create_dir_all(self.home()).expect("keyring folder");
-            std::fs::write(&key, format!("{}\n", "42".repeat(32))).expect("a test key");
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600))
-                    .expect("chmod");
-            }
-        }
+        test_key(&self.home());
     }
 
     /// A Right of Way game twelve turns in, in the first file format (`pbem.game/1`, as
@@ -164,6 +154,22 @@ impl Table {
             output.status.success(),
             String::from_utf8_lossy(&output.stdout).into_owned(),
         )
+    }
+}
+
+/// The tests' fixed referee key in the keyring at `home`, unless one is there: with a
+/// fixed seed, a game's setup (keyed on genesis, which names the key), its mail and
+/// reply codes then repeat from run to run.
+pub fn test_key(home: &Path) {
+    let key = home.join("referee.key");
+    if !key.exists() {
+        std::fs::create_dir_all(home).expect("keyring folder");
+        std::fs::write(&key, format!("{}\n", "42".repeat(32))).expect("a test key");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        }
     }
 }
 

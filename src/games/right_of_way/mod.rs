@@ -524,7 +524,10 @@ impl Rules for RightOfWay {
     }
 
     fn example_move(&self, state: &State, seat: Seat) -> Option<String> {
-        (!state.over && seat == state.to_move as usize).then(|| self.example(state, seat))
+        // Also for a seat not to move: the welcome of a player who moves second shows
+        // what a turn of theirs could be (the engine asks only the seat to move for
+        // the example of a turn notice).
+        (!state.over).then(|| self.example(state, seat))
     }
 
     fn deadline_move(&self, state: &State, seat: Seat, choice: Deadline) -> Option<Move> {
