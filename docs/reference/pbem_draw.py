@@ -9,7 +9,9 @@ format: the seed against its commitment, the rules hash, the genesis and record 
 and their chain, every draw re-derived from the seed (public picks compared, hidden
 commitments opened), and the cached state's hash; in format 2 also every sealed move
 (its box decrypted with the seed and checked against its commitment) and every
-opening (its commitment, its salt, an earlier sealed record opened once). It does not
+opening (its commitment, its salt, an earlier sealed record opened once), and every
+step of taking back moves (allowed by the records before it, leaving the position it
+names). It does not
 check the Ed25519 signatures (the standard library has no Ed25519) and does not replay
 moves (that needs the rules).
 """
@@ -253,8 +255,8 @@ def genesis_body(fmt, g, version):
 
 RECORD_KEYS = {
     1: ["turn", "player", "move", "draws", "prev", "state_hash", "hash", "signature"],
-    2: ["turn", "player", "move", "sealed", "opens", "draws", "prev", "state_hash", "hash",
-        "signature"],
+    2: ["turn", "player", "move", "sealed", "undo", "opens", "draws", "prev", "state_hash",
+        "hash", "signature"],
 }
 
 
@@ -289,6 +291,8 @@ def record_hash(version, game_id, r, prev):
     if "sealed" in r:
         box = base64.b64decode(r["sealed"]["box"], validate=True)
         body = b"\x01" + unhex(r["sealed"]["commit"]) + field_str(box)
+    elif "undo" in r:
+        body = b"\x02" + field_str(r["undo"]["step"]) + u64(r["undo"]["turn"])
     else:
         body = b"\x00" + field_str(r["move"])
     opens = r.get("opens", [])
@@ -297,6 +301,63 @@ def record_hash(version, game_id, r, prev):
         body += u64(o["turn"]) + field_str(o["move"]) + unhex(o["salt"])
     return H("pbem/v2/record", field_str(game_id), u64(r["turn"]), prev, field_str(r["player"]),
              body, draws_fields(r["draws"]), unhex(r["state_hash"]))
+
+
+class Ledger:
+    """Taking back moves (FAIRNESS.md, "Taking back moves"): the moves standing, each
+    with whether it can be taken back, and the request waiting for answers."""
+
+    def __init__(self, players):
+        self.players = players
+        self.standing = []  # (turn, seat, can be taken back)
+        self.pending = None  # [asker, first turn, set of seats that agreed]
+
+    def last_of(self, seat):
+        at = [i for i, m in enumerate(self.standing) if m[1] == seat]
+        if not at:
+            raise Bad("no move of the player stands")
+        later = self.standing[at[-1]:]
+        if not all(free for _, _, free in later):
+            raise Bad("a move it would take back drew, is sealed or opened sealed moves")
+        return self.standing[at[-1]][0]
+
+    def step(self, number, seat, r):
+        """Reads record `number`; returns the turn whose position an undo returns to
+        (0: the setup), else None."""
+        if "undo" not in r:
+            free = "sealed" not in r and not r.get("opens") and not r["draws"]
+            self.standing.append((number, seat, free))
+            self.pending = None
+            return None
+        step, turn = r["undo"]["step"], r["undo"]["turn"]
+        p = self.pending
+        last = self.standing[-1][0] if self.standing else None
+        if step == "ask":
+            if p is not None or self.last_of(seat) != turn or last == turn:
+                raise Bad("an ask the game did not allow")
+            self.pending = [seat, turn, set()]
+        elif step in ("agree", "decline"):
+            if p is None or p[1] != turn or p[0] == seat or seat in p[2]:
+                raise Bad("an answer to no request waiting for it")
+            if step == "agree":
+                p[2].add(seat)
+            else:
+                self.pending = None
+        elif step == "undo":
+            if self.last_of(seat) != turn:
+                raise Bad("an undo of a move that is not its player's last standing")
+            everyone = set(range(self.players)) - {seat}
+            consented = p is not None and p[0] == seat and p[1] == turn and p[2] == everyone
+            if p is not None and not consented:
+                raise Bad("an undo while a request waits for answers")
+            if p is None and last != turn:
+                raise Bad("an undo without consent after others moved")
+            self.pending = None
+            self.standing = [m for m in self.standing if m[0] < turn]
+            return turn - 1
+        else:
+            raise Bad("an unknown step %r" % step)
+        return None
 
 
 def check_file(path):
@@ -350,6 +411,7 @@ def check_file(path):
     texts = {}
     opened = set()
     prev = genesis
+    ledger = Ledger(len(seats))
     for number, r in enumerate(records, 1):
         what = "record %d" % number
         required = ["turn", "player", "draws", "prev", "state_hash", "hash", "signature"]
@@ -358,6 +420,23 @@ def check_file(path):
         same(what + " prev", prev.hex(), r["prev"])
         if r["player"] not in seats:
             raise Bad("%s: %r is not a player of genesis" % (what, r["player"]))
+        if "undo" in r:
+            if version == 1 or "move" in r or "sealed" in r or r.get("opens") or r["draws"]:
+                raise Bad("%s takes back moves but holds a move, an opening or draws" % what)
+            keys_checked(what + " undo", r["undo"], ["step", "turn"], ["step", "turn"])
+            try:
+                restores = ledger.step(number, seats[r["player"]], r)
+            except Bad as why:
+                raise Bad("%s: %s" % (what, why))
+            same(what + " state_hash", r["state_hash"],
+                 (states[number - 1] if restores is None else states[restores]).hex())
+            h = record_hash(version, game_id, r, prev)
+            same(what + " hash", h.hex(), r["hash"])
+            print("record %d %s %s %d" % (number, r["hash"], r["undo"]["step"], r["undo"]["turn"]))
+            prev = h
+            states.append(unhex(r["state_hash"]))
+            continue
+        ledger.step(number, seats[r["player"]], r)
         sealed = "sealed" in r
         if version == 2 and sealed == ("move" in r):
             raise Bad("%s holds %s" % (what, "both a move and a sealed move" if sealed else "no move"))

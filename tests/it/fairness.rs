@@ -396,6 +396,108 @@ fn the_reference_implementation_checks_a_whole_revealed_game() {
 }
 
 #[test]
+fn the_reference_implementation_checks_moves_taken_back() {
+    use pbem::engine::file::UndoStep;
+    let dir = tempfile::tempdir().expect("dir");
+    let keyring = Keyring::at(dir.path().join("keyring"));
+    let driver = pbem::games::find("right-of-way").expect("registered");
+    let request = NewGame {
+        players: vec![parse_player("Ann"), parse_player("Bob")],
+        seed: Some(Seed([5; 32])),
+        ..NewGame::default()
+    };
+    let bytes = driver.create(request, &keyring).expect("create");
+    let mut game = pbem::ops::open_bytes(&bytes, Some(&keyring), false).expect("opens");
+    // A move that draws nothing, of whoever is to move.
+    let quiet = |game: &dyn pbem::engine::driver::OpenGame| {
+        let view = game.view(None, None).expect("view");
+        let player = view["to_move"][0].as_str().expect("a player").to_string();
+        let text = game
+            .legal(&player)
+            .expect("legal")
+            .into_iter()
+            .find(|m| m.kind == "place" && m.details["profit"] == m.details["cost"])
+            .expect("a quiet move")
+            .text;
+        (player, text)
+    };
+    let (first, text) = quiet(game.as_ref());
+    game.apply(&keyring, &first, &text).expect("applies");
+    game.take_back(&keyring, &first, UndoStep::Undo)
+        .expect("at once");
+    game.apply(&keyring, &first, &text).expect("again");
+    let (second, text) = quiet(game.as_ref());
+    game.apply(&keyring, &second, &text).expect("applies");
+    game.take_back(&keyring, &first, UndoStep::Undo)
+        .expect("asks");
+    game.take_back(&keyring, &second, UndoStep::Decline)
+        .expect("declines");
+    game.take_back(&keyring, &first, UndoStep::Undo)
+        .expect("asks");
+    game.take_back(&keyring, &second, UndoStep::Agree)
+        .expect("agrees");
+    let (player, text) = quiet(game.as_ref());
+    game.apply(&keyring, &player, &text).expect("applies after");
+    game.reveal(&keyring).expect("reveal");
+    let path = dir.path().join("game.json");
+    std::fs::write(&path, game.bytes()).expect("write");
+    let path = path.to_str().expect("utf-8 path");
+    let lines = lines_of(&reference(&["check", path]));
+    let steps: Vec<&str> = lines
+        .iter()
+        .filter_map(|line| line.split(' ').nth(3))
+        .filter(|word| ["ask", "agree", "decline", "undo"].contains(word))
+        .collect();
+    assert_eq!(steps, ["undo", "ask", "decline", "ask", "agree", "undo"]);
+    assert_eq!(lines.last().map(String::as_str), Some("ok"));
+
+    // An undo nobody agreed to, or one that names another position, is caught.
+    let text = String::from_utf8(game.bytes().to_vec()).expect("utf-8");
+    // Declined instead of agreed, the chain hashed and signed again: only the rule of
+    // consent can refuse it.
+    let no_consent = {
+        let mut file: serde_json::Value = serde_json::from_str(&text).expect("json");
+        for record in file["records"].as_array_mut().expect("records") {
+            if record["undo"]["step"] == "agree" {
+                record["undo"]["step"] = "decline".into();
+            }
+        }
+        super::support::resign(&mut file, &keyring.signing_key().expect("key"));
+        serde_json::to_string(&file).expect("json")
+    };
+    // The first undo's line, with the position it names changed (pbem writes one
+    // record a line).
+    let elsewhere: String = {
+        let mut changed = false;
+        text.split_inclusive('\n')
+            .map(|line| {
+                if !changed && line.contains("\"step\":\"undo\"") {
+                    changed = true;
+                    let at = line.find("\"state_hash\":\"").expect("a state hash") + 14;
+                    let mut line = line.to_string();
+                    line.replace_range(at..at + 64, &"0".repeat(64));
+                    line
+                } else {
+                    line.to_string()
+                }
+            })
+            .collect()
+    };
+    for changed in [no_consent, elsewhere] {
+        assert_ne!(changed, text);
+        std::fs::write(dir.path().join("game.json"), &changed).expect("write");
+        let output = reference(&["check", path]);
+        assert!(!output.status.success());
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert!(said.contains("FAILED"), "{said}");
+        assert!(
+            said.contains("without consent") || said.contains("state_hash"),
+            "{said}"
+        );
+    }
+}
+
+#[test]
 fn a_draw_key_depends_on_every_input() {
     let seed = seed();
     let anchor = Fields::hash("anchor").finish();

@@ -173,6 +173,31 @@ pub fn test_key(home: &Path) {
     }
 }
 
+/// Hashes and signs every record of `file` again with `key` (each `prev` the hash of
+/// the record before), as a referee who rewrites history would: whatever the file
+/// then holds, only the rules of the game can refuse it.
+pub fn resign(file: &mut Value, key: &ed25519_dalek::SigningKey) {
+    use base64::Engine as _;
+    use ed25519_dalek::Signer;
+    use pbem::engine::digest::{hash_from_hex, to_hex};
+    use pbem::engine::file::{hashes, Record, Version};
+    let id = file["genesis"]["id"].as_str().expect("id").to_string();
+    let mut prev = hash_from_hex(file["genesis"]["hash"].as_str().expect("hex")).expect("hash");
+    for record in file["records"].as_array_mut().expect("records") {
+        record["prev"] = to_hex(&prev).into();
+        record["hash"] = "".into();
+        record["signature"] = "".into();
+        let parsed: Record = serde_json::from_value(record.clone()).expect("a record");
+        let after = hash_from_hex(&parsed.state_hash).expect("hash");
+        let hash = hashes::record(Version::V2, &id, &parsed, &prev, &after).expect("hashes");
+        record["hash"] = to_hex(&hash).into();
+        record["signature"] = base64::engine::general_purpose::STANDARD
+            .encode(key.sign(&hash).to_bytes())
+            .into();
+        prev = hash;
+    }
+}
+
 /// The first player the view names as to move.
 pub fn to_move(view: &Value) -> String {
     view["to_move"][0]

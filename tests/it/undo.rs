@@ -3,7 +3,7 @@
 //! record the audit replays, and a step the game did not allow caught even when the
 //! referee's key signed it.
 
-use ed25519_dalek::{Signer, SigningKey};
+use ed25519_dalek::SigningKey;
 use serde_json::Value;
 
 use super::support::{to_move, Table};
@@ -209,33 +209,14 @@ fn a_move_that_drew_is_never_taken_back() {
     assert_eq!(table.bytes(), bytes);
 }
 
-/// Appends `record` (every field but hash and signature) to the file, hashed and
-/// signed with the tests' referee key, as a referee who cheats would.
+/// Appends `record` (every field but the chain's) to the file, hashed and signed with
+/// the tests' referee key, as a referee who cheats would.
 fn append_signed(table: &Table, mut record: Value) {
-    use pbem::engine::digest::{hash_from_hex, to_hex};
-    use pbem::engine::file::{hashes, Record, Version};
     let mut file = table.file_json();
-    let id = file["genesis"]["id"].as_str().expect("id").to_string();
-    let records = file["records"].as_array().expect("records");
-    let prev = records
-        .last()
-        .map_or(file["genesis"]["hash"].clone(), |r| r["hash"].clone());
-    record["turn"] = (records.len() as u64 + 1).into();
-    record["prev"] = prev.clone();
-    record["hash"] = "".into();
-    record["signature"] = "".into();
-    let parsed: Record = serde_json::from_value(record.clone()).expect("a record");
-    let prev = hash_from_hex(prev.as_str().expect("hex")).expect("hash");
-    let after = hash_from_hex(&parsed.state_hash).expect("hash");
-    let hash = hashes::record(Version::V2, &id, &parsed, &prev, &after).expect("hashes");
-    let key = SigningKey::from_bytes(&[0x42; 32]);
-    use base64::Engine as _;
-    record["hash"] = to_hex(&hash).into();
-    record["signature"] = base64::engine::general_purpose::STANDARD
-        .encode(key.sign(&hash).to_bytes())
-        .into();
     let records = file["records"].as_array_mut().expect("records");
+    record["turn"] = (records.len() as u64 + 1).into();
     records.push(record);
+    super::support::resign(&mut file, &SigningKey::from_bytes(&[0x42; 32]));
     std::fs::write(table.file(), serde_json::to_vec(&file).expect("json")).expect("write");
 }
 
