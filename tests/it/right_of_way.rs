@@ -1356,7 +1356,7 @@ fn board_mid_game_with_right_of_way() {
         },
     );
     assert_fits(&board);
-    assert!(board.contains("#A1") && board.contains("#A2"), "{board}");
+    assert!(board.contains("[1A]") && board.contains("[2A]"), "{board}");
     insta::assert_snapshot!(board);
     let view = r.view(&s, Viewer::Public, &names());
     let cells = view.fields["board"].as_array().unwrap();

@@ -159,8 +159,10 @@ impl RightOfWay {
         let scores = self.victory_points(state);
         let mut y = bottom + 2;
         let mut line = |cv: &mut Canvas, text: &str| {
-            cv.put(0, y, text);
-            y += 1;
+            for part in fitted(text) {
+                cv.put(0, y, &part);
+                y += 1;
+            }
         };
         for (seat, p) in state.players.iter().enumerate() {
             let s = seat as u8;
@@ -250,6 +252,30 @@ impl RightOfWay {
 }
 
 /// A move's text after `head`, broken at its `; ` into lines of at most 78 columns.
+/// A line of the board's footer within 78 columns: cut at spaces (players' names can
+/// be long), the rest indented by two.
+fn fitted(text: &str) -> Vec<String> {
+    if text.chars().count() <= 78 {
+        return vec![text.to_string()];
+    }
+    let indent: String = text.chars().take_while(|c| *c == ' ').collect();
+    let mut out = Vec::new();
+    let mut line = indent.clone();
+    for word in text.split_whitespace() {
+        let len = line.chars().count();
+        if len > indent.len() && len + 1 + word.chars().count() > 78 {
+            out.push(line);
+            line = format!("{indent}  ");
+        }
+        if !line.trim().is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push(line);
+    out
+}
+
 fn wrap_move(head: &str, text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut line = head.to_string();
