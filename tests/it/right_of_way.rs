@@ -1269,30 +1269,6 @@ proptest! {
     }
 }
 
-#[test]
-fn a_random_game_is_fast() {
-    let r = rules();
-    let start = std::time::Instant::now();
-    let games = 50;
-    for seed in 0..games {
-        let mut chance = DrawStream::for_testing(seed);
-        let mut s = r.setup(&names(), &mut chance).unwrap();
-        while !r.is_over(&s) {
-            let seat = r.to_move(&s)[0];
-            let mv = r.sample_move(&s, seat, &mut chance).unwrap();
-            s = r.apply(&s, seat, &mv, &mut chance).unwrap();
-        }
-    }
-    let per_game = start.elapsed() / games as u32;
-    eprintln!("right-of-way: {per_game:?} per random game");
-    // Debug builds are much slower than the release benchmark; this only catches a
-    // gross regression (an enumeration sneaking into sample_move or apply).
-    assert!(
-        per_game < std::time::Duration::from_millis(50),
-        "{per_game:?}"
-    );
-}
-
 // ---- Boards ----
 
 fn assert_fits(board: &str) {
