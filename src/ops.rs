@@ -411,7 +411,7 @@ impl ForumMarkup {
 /// `&#91;` as typed.
 fn escape_bbcode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
+    let mut chars = text.chars();
     while let Some(c) = chars.next() {
         out.push(c);
         if c == '[' {
