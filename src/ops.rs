@@ -434,25 +434,174 @@ pub fn joined_names(list: &serde_json::Value) -> String {
         .unwrap_or_default()
 }
 
-/// `pbem show --format bbcode|markdown`: the board and the state of play as a forum
-/// post, from the template `template` (forum.bbcode or forum.md).
+/// The markup a forum post is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForumMarkup {
+    /// phpBB and other BBCode forums: the board in `[code]`.
+    Bbcode,
+    /// CommonMark as Discourse and GitHub read it: the board in a fenced block.
+    Markdown,
+}
+
+impl ForumMarkup {
+    /// The built-in template of the post.
+    pub fn template(self) -> &'static str {
+        match self {
+            ForumMarkup::Bbcode => "forum.bbcode",
+            ForumMarkup::Markdown => "forum.md",
+        }
+    }
+
+    /// `text` written so that the forum shows it as it is outside a code block: a
+    /// player's name must not turn the post bold, start a list or close a tag.
+    pub fn escape(self, text: &str) -> String {
+        match self {
+            ForumMarkup::Bbcode => escape_bbcode(text),
+            ForumMarkup::Markdown => escape_markdown(text),
+        }
+    }
+}
+
+/// BBCode shown as text: a `[` that could open or close a tag (`[b]`, `[/code]`,
+/// `[*]`) is followed by an empty `[b][/b]`, so the parser meets `[[b][/b]code]` and
+/// sees no tag there. HTML entities are no way out: phpBB escapes `&` and would show
+/// `&#91;` as typed.
+fn escape_bbcode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '[' {
+            let mut rest = chars.clone();
+            let next = match rest.next() {
+                Some('/') => rest.next(),
+                other => other,
+            };
+            if next.is_some_and(|n| n.is_ascii_alphabetic() || n == '*') {
+                out.push_str("[b][/b]");
+            }
+        }
+    }
+    out
+}
+
+/// CommonMark shown as text, with backslash escapes (which Discourse and GitHub read
+/// too). Characters that are markup anywhere in a line are always escaped; the rest
+/// only in a word that would be markup at the start of a line (`-`, `+`, `=`, `1.`),
+/// because a post's long lines are wrapped and any word may start one.
+fn escape_markdown(text: &str) -> String {
+    const ALWAYS: &[char] = &['\\', '`', '*', '_', '[', ']', '<', '>', '#', '|', '~', '&'];
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, word) in text.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let digits = word.chars().take_while(char::is_ascii_digit).count();
+        let numbered = digits > 0 && word.len() == digits + 1 && word.ends_with(['.', ')']);
+        let rule = !word.is_empty() && word.chars().all(|c| matches!(c, '-' | '+' | '='));
+        for (at, c) in word.chars().enumerate() {
+            if ALWAYS.contains(&c) || rule || (numbered && at == digits) {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// What `pbem show --format bbcode|markdown` prints besides the position.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ForumOptions {
+    /// The legend in full: for the first post of a thread (BBCode has no folding, so
+    /// a BBCode post carries it only then; a Markdown post always has it, folded).
+    pub legend: bool,
+}
+
+/// `pbem show --format bbcode|markdown`: the state of play as text above the board,
+/// and only the board in the code block, from the template forum.bbcode or forum.md.
+/// Every value a player controls is escaped for the markup; the board and legend go
+/// inside code blocks as they are (names that could close one are refused at `pbem
+/// new`).
 ///
 /// # Errors
 /// As for [`view`], or a template that does not render.
 pub fn forum_post(
     path: &Path,
-    template: &str,
+    markup: ForumMarkup,
     viewer: Option<&str>,
     turn: Option<u64>,
     keyring: Option<&Keyring>,
+    options: ForumOptions,
 ) -> std::result::Result<String, crate::mail::MailError> {
     let game = open(path, keyring)?;
     let view = game.view(viewer, turn).map_err(OpsError::from)?;
     let board = game.board(viewer, turn).map_err(OpsError::from)?;
+    let shown = view["turn"].as_u64().unwrap_or(0);
+    let esc = |text: &str| markup.escape(text);
+    let names = |list: &serde_json::Value| -> Vec<String> {
+        list.as_array()
+            .map(|items| items.iter().filter_map(|v| v.as_str()).map(esc).collect())
+            .unwrap_or_default()
+    };
+    let over = view["over"].as_bool().unwrap_or(false);
+    // Why it ended and each score's parts belong to the end, not to a past position.
+    let end = if over && shown == game.turns() {
+        game.game_end().map_err(OpsError::from)?
+    } else {
+        None
+    };
+    let mut players: Vec<serde_json::Value> = Vec::new();
+    for (seat, entry) in view["players"].as_array().into_iter().flatten().enumerate() {
+        let breakdown: Vec<String> = end
+            .as_ref()
+            .and_then(|end| end.breakdown.get(seat))
+            .map(|lines| lines.iter().map(|line| esc(line)).collect())
+            .unwrap_or_default();
+        players.push(serde_json::json!({
+            "name": esc(entry["name"].as_str().unwrap_or_default()),
+            "score": entry["score"],
+            "breakdown": breakdown,
+        }));
+    }
+    // The move of the turn shown, as anyone may read it: a sealed move not yet
+    // opened says only who chose.
+    let (mover, move_text) = if shown == 0 {
+        (String::new(), String::new())
+    } else {
+        let records = game.public_records().map_err(OpsError::from)?;
+        match records.iter().find(|record| record.turn == shown) {
+            Some(record) => (
+                esc(&record.player),
+                record.move_text.as_deref().map(esc).unwrap_or_default(),
+            ),
+            None => (String::new(), String::new()),
+        }
+    };
+    // A game with hidden state replays its reports only with the seed: without the
+    // referee's keyring the post leaves them out rather than fail.
+    let report = match game.report(viewer, turn) {
+        Ok(lines) => lines.iter().map(|line| esc(line)).collect(),
+        Err(EngineError::NeedsKeyring(_)) => Vec::new(),
+        Err(error) => return Err(OpsError::from(error).into()),
+    };
+    let winners = names(&view["winners"]);
     let context = serde_json::json!({
-        "game": view["game"], "id": view["id"], "turn": view["turn"], "over": view["over"],
-        "to_move": joined_names(&view["to_move"]), "winners": joined_names(&view["winners"]),
+        "game": esc(view["game"].as_str().unwrap_or_default()),
+        "id": esc(view["id"].as_str().unwrap_or_default()),
+        "turn": shown,
+        "status": esc(view["status"].as_str().unwrap_or_default()),
+        "over": over,
+        "reason": end.as_ref().map(|end| esc(&end.reason)).unwrap_or_default(),
+        "to_move": names(&view["to_move"]).join(", "),
+        "winners": winners.join(", "),
+        "winner_count": winners.len(),
+        "players": players,
+        "mover": mover,
+        "move": move_text,
+        "report": report,
         "board": board.trim_end(),
+        "legend": game.legend().trim_end(),
+        "legend_asked": options.legend,
     });
-    crate::mail::compose::Templates::default().render(template, &context)
+    crate::mail::compose::Templates::default().render(markup.template(), &context)
 }

@@ -17,28 +17,47 @@ pub struct Args {
     /// Show the position after this many records (0: the setup)
     #[arg(long, value_name = "N")]
     turn: Option<u64>,
+    /// With --format bbcode or markdown: the legend in full, for the first post of a
+    /// thread (a BBCode post has it only then; a Markdown post has it folded anyway,
+    /// and this opens it)
+    #[arg(long)]
+    legend: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let keyring = super::keyring_if_any();
     let path = &args.file.file;
+    if args.legend
+        && matches!(
+            args.format,
+            super::ShowFormat::Ascii | super::ShowFormat::Json
+        )
+    {
+        anyhow::bail!(
+            "--legend is for forum posts (--format bbcode or markdown); the ascii board always ends with its legend"
+        );
+    }
     match args.format {
         super::ShowFormat::Json => {
             let view = ops::view(path, args.viewer.as_deref(), args.turn, keyring.as_ref())?;
             super::print_json(&view)?;
         }
         super::ShowFormat::Bbcode | super::ShowFormat::Markdown => {
-            let template = if args.format == super::ShowFormat::Bbcode {
-                "forum.bbcode"
+            let markup = if args.format == super::ShowFormat::Bbcode {
+                ops::ForumMarkup::Bbcode
             } else {
-                "forum.md"
+                ops::ForumMarkup::Markdown
+            };
+            let options = ops::ForumOptions {
+                legend: args.legend,
             };
             let post = ops::forum_post(
                 path,
-                template,
+                markup,
                 args.viewer.as_deref(),
                 args.turn,
                 keyring.as_ref(),
+                options,
             )?;
             super::emit(&post)?;
         }

@@ -1296,6 +1296,11 @@ pub(crate) fn mismatch_text(mismatch: &ReplayMismatch) -> String {
     }
 }
 
+/// Characters no player name may hold: `<` `>` `;` would break a mail header, and
+/// `[` `]` and the backtick could close the code block a forum post shows the
+/// board in (`[/code]`, a ``` fence), letting a name rewrite the post.
+pub const NAME_REFUSED: [char; 6] = ['<', '>', ';', '[', ']', '`'];
+
 /// Checks a list of players before a game is made of it: usable, distinct names, and
 /// for each address one plain address of its own.
 ///
@@ -1304,9 +1309,9 @@ pub(crate) fn mismatch_text(mismatch: &ReplayMismatch) -> String {
 pub fn check_players(players: &[PlayerEntry]) -> Result<()> {
     for (i, player) in players.iter().enumerate() {
         let name = player.name.trim();
-        if name.is_empty() || name.contains(['<', '>', ';']) || name.chars().any(char::is_control) {
+        if name.is_empty() || name.contains(NAME_REFUSED) || name.chars().any(char::is_control) {
             return Err(EngineError::Usage(format!(
-                "{:?} is not a usable player name; use letters, digits and spaces, as in --player \"Ann <ann@example.org>\"",
+                "{:?} is not a usable player name: it may not be empty or hold [ ] ` < > ; or control characters; use letters, digits, spaces and other punctuation, as in --player \"Ann <ann@example.org>\"",
                 player.name
             )));
         }

@@ -4,6 +4,7 @@ mod cli;
 mod desert_kingdom;
 mod engine;
 mod fairness;
+mod forum;
 mod mail;
 mod mail_intake;
 mod new_game;
