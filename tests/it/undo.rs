@@ -99,8 +99,8 @@ fn a_move_is_taken_back_at_once_or_with_every_other_players_consent() {
     // The same move again, then the other player's: now the first must ask.
     assert!(table.apply(&first, &quiet).0);
     let before_second = table.file_json()["state"].clone();
-    let quiet2 = table.quiet_move(&second);
-    assert!(table.apply(&second, &quiet2).0);
+    let quiet2 = table.quiet_move(second);
+    assert!(table.apply(second, &quiet2).0);
     let (ok, out) = table.undo(&first, None);
     assert!(ok, "{out}");
     assert!(out.contains("asks to take back turn 3"), "{out}");
