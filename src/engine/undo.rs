@@ -229,6 +229,12 @@ impl Ledger {
         let pending = self.pending.as_ref();
         match undo.step {
             UndoStep::Ask => {
+                if let Some(p) = pending.filter(|p| p.asker == seat) {
+                    return Err(refused(
+                        format!("you have already asked to take back turn {}", p.from),
+                        "wait for the other players' answers",
+                    ));
+                }
                 if let Some(p) = pending {
                     return Err(refused(
                         format!(

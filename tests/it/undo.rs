@@ -117,7 +117,7 @@ fn a_move_is_taken_back_at_once_or_with_every_other_players_consent() {
             Some("--agree"),
             "you asked to take back the move yourself",
         ),
-        (first.as_str(), None, "waiting for answers"),
+        (first.as_str(), None, "you have already asked"),
         (second, None, "waiting for answers"),
     ] {
         let (ok, out) = table.undo(who, answer);
