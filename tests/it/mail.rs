@@ -225,6 +225,14 @@ impl Host {
     }
 
     fn legal(&self, player: &str) -> Vec<String> {
+        self.legal_entries(player)
+            .iter()
+            .map(|e| e["move"].as_str().expect("text").to_string())
+            .collect()
+    }
+
+    /// `pbem legal --format json` for `player`.
+    fn legal_entries(&self, player: &str) -> Vec<Value> {
         let output = self
             .pbem()
             .arg("legal")
@@ -233,11 +241,7 @@ impl Host {
             .output()
             .expect("runs");
         let list: Value = serde_json::from_slice(&output.stdout).expect("json");
-        list.as_array()
-            .expect("list")
-            .iter()
-            .map(|e| e["move"].as_str().expect("text").to_string())
-            .collect()
+        list.as_array().expect("list").clone()
     }
 
     /// Feeds one raw message to `pbem inbox` on standard input; returns its report.
@@ -1716,24 +1720,8 @@ fn every_turn_report_reaches_exactly_the_players_who_may_see_it() {
 }
 
 impl Host {
-    /// A move of `player`'s that neither draws nor discards (a placement whose profit
-    /// pays exactly its cost): one that can be taken back.
     fn quiet_move(&self, player: &str) -> String {
-        let output = self
-            .pbem()
-            .arg("legal")
-            .arg(self.file())
-            .args(["--player", player, "--format", "json"])
-            .output()
-            .expect("runs");
-        let list: Value = serde_json::from_slice(&output.stdout).expect("json");
-        list.as_array()
-            .expect("list")
-            .iter()
-            .find(|e| e["kind"] == "place" && e["profit"] == e["cost"])
-            .and_then(|e| e["move"].as_str())
-            .expect("a placement that draws nothing")
-            .to_string()
+        super::support::quiet_move(&self.legal_entries(player))
     }
 }
 

@@ -198,6 +198,18 @@ pub fn resign(file: &mut Value, key: &ed25519_dalek::SigningKey) {
     }
 }
 
+/// The first Right of Way move in `legal` (`pbem legal --format json`) that neither
+/// draws nor discards: a placement whose profit pays exactly its cost, which can be
+/// taken back.
+pub fn quiet_move(legal: &[Value]) -> String {
+    legal
+        .iter()
+        .find(|e| e["kind"] == "place" && e["profit"] == e["cost"])
+        .and_then(|e| e["move"].as_str())
+        .expect("a placement that draws nothing")
+        .to_string()
+}
+
 /// The first player the view names as to move.
 pub fn to_move(view: &Value) -> String {
     view["to_move"][0]

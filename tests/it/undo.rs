@@ -11,15 +11,8 @@ use super::support::{to_move, Table};
 const SEED: &str = "1111111111111111111111111111111111111111111111111111111111111111";
 
 impl Table {
-    /// The first move `player` may make that neither draws nor discards (a placement
-    /// whose profit pays exactly its cost).
     fn quiet_move(&self, player: &str) -> String {
-        self.legal(player)
-            .iter()
-            .find(|e| e["kind"] == "place" && e["profit"] == e["cost"])
-            .and_then(|e| e["move"].as_str())
-            .expect("a placement that draws nothing")
-            .to_string()
+        super::support::quiet_move(&self.legal(player))
     }
 
     /// The first move `player` may make that draws (a gain).
