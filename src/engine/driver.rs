@@ -705,6 +705,28 @@ impl<R: Rules> OpenGame for Opened<R> {
             json!(names(&game.names, &rules.winners(&state))),
         );
         view.insert("players".into(), Value::Array(players));
+        // A request to take back moves waiting for answers, in the current position.
+        let request = match turn == last && !over {
+            true => self.whole()?.ledger()?.pending().cloned(),
+            false => None,
+        };
+        let ledger_names = |seats: &[Seat]| json!(names(&game.names, seats));
+        view.insert(
+            "undo".into(),
+            match request {
+                Some(p) => json!({
+                    "asked_by": game.names[p.asker],
+                    "takes_back": p.from,
+                    "agreed": ledger_names(&p.agreed),
+                    "waiting_for": ledger_names(
+                        &(0..game.names.len())
+                            .filter(|&s| s != p.asker && !p.agreed.contains(&s))
+                            .collect::<Vec<_>>()
+                    ),
+                }),
+                None => Value::Null,
+            },
+        );
         for (key, value) in custom.fields {
             view.entry(key).or_insert(value);
         }
