@@ -9,6 +9,7 @@
 
 mod moves;
 mod play;
+mod report;
 mod state;
 mod tiles;
 mod view;
@@ -16,7 +17,8 @@ mod view;
 use serde::Deserialize;
 
 use crate::engine::rules::{
-    BoardContext, Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer,
+    BoardContext, Chance, Deadline, GameEnd, GameView, LegalMove, Options, ReportLine, RuleError,
+    Rules, Seat, Viewer,
 };
 
 pub use moves::{Move, Step};
@@ -312,5 +314,20 @@ impl Rules for TriangleAuction {
 
     fn board(&self, state: &State, context: &BoardContext<'_>) -> String {
         self.ascii(state, context.viewer, context.names)
+    }
+
+    fn report(
+        &self,
+        before: &State,
+        seat: Seat,
+        mv: &Move,
+        after: &State,
+        names: &[String],
+    ) -> Vec<ReportLine> {
+        self.turn_report(before, seat, mv, after, names)
+    }
+
+    fn game_end(&self, state: &State, names: &[String]) -> GameEnd {
+        self.end_of_game(state, names)
     }
 }

@@ -15,6 +15,8 @@ use crate::grid::triangle::{enclosed_areas, rotated, Cell, Outlets};
 pub struct Score {
     /// Symbols of each colour in the area (capped at the track's end where ruled).
     pub counts: [u8; 5],
+    /// Symbols of each colour in the area, before any cap.
+    pub raw: [u8; 5],
     /// Which colour by rank scores: 0 the best, 4 the least.
     pub rank: usize,
     /// The symbols of that colour.
@@ -496,6 +498,7 @@ impl TriangleAuction {
                 }
             }
         }
+        let raw = counts;
         if let Some(cap) = self.track_cap {
             for count in &mut counts {
                 *count = (*count).min(cap);
@@ -514,6 +517,7 @@ impl TriangleAuction {
         let enclosed = enclosed_areas(self.side, &self.area_map(&player.area));
         Score {
             counts,
+            raw,
             rank,
             colour_points,
             enclosed,

@@ -29,7 +29,7 @@ impl TriangleAuction {
         matches!(viewer, Viewer::Referee) || viewer == Viewer::Player(seat)
     }
 
-    fn tile_code(&self, tile: u8) -> String {
+    pub(crate) fn tile_code(&self, tile: u8) -> String {
         self.tiles
             .get(usize::from(tile))
             .map_or_else(|| "???".to_string(), |t| t.code(&self.letters))
