@@ -7,6 +7,7 @@
 //! docs/rules/triangle-auction.md is the rules summary with every ruling; the data
 //! (colours, counts, option defaults) is games/triangle-auction.toml.
 
+mod listing;
 mod moves;
 mod play;
 mod report;
@@ -17,8 +18,8 @@ mod view;
 use serde::Deserialize;
 
 use crate::engine::rules::{
-    BoardContext, Chance, Deadline, GameEnd, GameView, LegalMove, Options, ReportLine, RuleError,
-    Rules, Seat, Viewer,
+    BoardContext, Chance, Deadline, GameEnd, GameView, LegalMove, MoveFilter, Options, ReportLine,
+    RuleError, Rules, Seat, Viewer,
 };
 
 pub use moves::{Move, Step};
@@ -325,6 +326,10 @@ impl Rules for TriangleAuction {
         names: &[String],
     ) -> Vec<ReportLine> {
         self.turn_report(before, seat, mv, after, names)
+    }
+
+    fn moves_text(&self, state: &State, seat: Seat, filter: &MoveFilter) -> String {
+        self.moves_listing(state, seat, filter)
     }
 
     fn game_end(&self, state: &State, names: &[String]) -> GameEnd {
