@@ -314,7 +314,11 @@ impl Rules for TriangleAuction {
     }
 
     fn board(&self, state: &State, context: &BoardContext<'_>) -> String {
-        self.ascii(state, context.viewer, context.names)
+        self.ascii(state, context)
+    }
+
+    fn legend(&self) -> String {
+        self.board_legend()
     }
 
     fn report(
