@@ -336,7 +336,12 @@ fn complete_games_through_the_command_line() {
                     .output()
                     .expect("log");
                 let log = String::from_utf8_lossy(&log.stdout);
-                let last = log.lines().rev().nth(1).expect("the last record");
+                // The last record's line (a note on reports and the seed follow it).
+                let last = log
+                    .lines()
+                    .rev()
+                    .find(|l| l.starts_with("turn "))
+                    .expect("the last record");
                 assert!(
                     last.contains(&format!("(sealed: {player} has chosen)")),
                     "{last}"
@@ -620,4 +625,732 @@ fn the_board_mid_game() {
     );
     let board = table.board_as("Ann");
     insta::assert_snapshot!(board);
+}
+
+// --- The player's side: reports, readable moves, examples, the end, the board -------
+
+fn recorded(number: usize) -> Recorded {
+    let path = format!("{RECORDED}/ending-{number}.json");
+    serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json")
+}
+
+/// A recorded game replayed in process through the engine, as the referee holds it:
+/// the game, its seed and the keyring's folder.
+struct InProcess {
+    game: pbem::engine::session::Game<TriangleAuction>,
+    seed: pbem::engine::fairness::Seed,
+    _dir: tempfile::TempDir,
+}
+
+impl InProcess {
+    /// The first `upto` moves of a recorded game.
+    fn new(recorded: &Recorded, upto: usize) -> InProcess {
+        use pbem::engine::fairness::Seed;
+        use pbem::engine::keyring::Keyring;
+        use pbem::engine::session::{parse_player, Game, NewGame};
+        let dir = tempfile::tempdir().expect("dir");
+        let keyring = Keyring::at(dir.path());
+        std::fs::write(
+            dir.path().join("referee.key"),
+            format!("{}\n", "42".repeat(32)),
+        )
+        .expect("key");
+        let seed = Seed::from_hex(&recorded.seed).expect("seed");
+        let request = NewGame {
+            players: recorded.players.iter().map(|n| parse_player(n)).collect(),
+            seed: Some(seed.clone()),
+            ..NewGame::default()
+        };
+        let mut game = Game::<TriangleAuction>::create(request, &keyring).expect("create");
+        for (player, text) in &recorded.moves[..upto] {
+            game.apply(&keyring, player, text).expect("applies");
+        }
+        InProcess {
+            game,
+            seed,
+            _dir: dir,
+        }
+    }
+
+    /// The full state after `turn` records.
+    fn state(&self, turn: u64) -> State {
+        self.game
+            .replay(Some(&self.seed), Some(turn))
+            .expect("replays")
+            .state
+    }
+
+    /// Every record's report, in order.
+    fn reports(&self) -> Vec<Vec<ReportLine>> {
+        self.game.reports(Some(&self.seed)).expect("reports")
+    }
+}
+
+use pbem::engine::{Audience, MoveFilter, ReportLine};
+
+/// A report line with its readers, for exact comparisons: "everyone: ...",
+/// "Ann only: ...", "everyone (drawn): ...".
+fn described(line: &ReportLine, names: &[String]) -> String {
+    let readers = match line.audience {
+        Audience::Everyone => "everyone".to_string(),
+        Audience::Seat(seat) => format!("{} only", names[seat]),
+    };
+    let drawn = if line.tells_draw { " (drawn)" } else { "" };
+    format!("{readers}{drawn}: {}", line.text)
+}
+
+/// Round 1 of a recorded game, turn by turn: a card is named to its owner only; its
+/// opening, the bids, an outbid, the auction's end, placements, a discard and the
+/// next round's offer are told to everyone, the offer marked as a draw.
+#[test]
+fn every_turn_of_a_recorded_round_reports_each_fact_to_its_readers() {
+    let recorded = recorded(1);
+    let game = InProcess::new(&recorded, 16);
+    let reports = game.reports();
+    let names = &recorded.players;
+    let turn = |n: usize| -> Vec<String> {
+        reports[n - 1]
+            .iter()
+            .map(|line| described(line, names))
+            .collect()
+    };
+    assert_eq!(
+        turn(1),
+        [
+            "everyone: Ann has chosen a card, face down (1 of 3 chosen)",
+            "Ann only: Ann's card, face down: card 0 (improvement 0 -> 0 when it opens; 5 to bid)",
+        ]
+    );
+    assert_eq!(
+        turn(3),
+        [
+            "everyone: Cid has chosen a card, face down (3 of 3 chosen)",
+            "Cid only: Cid's card, face down: card 0 (improvement 0 -> 0 when it opens; 5 to bid)",
+            "everyone: Every card is chosen: Bob, the starting player, bids first",
+        ]
+    );
+    assert_eq!(
+        turn(4),
+        [
+            "everyone: Bob's card opens: card 5, 5 chits to the improvement track",
+            "everyone: Bob: improvement 0 -> 5",
+            "everyone: Bob passed: with 0 chits no tile can be claimed",
+        ]
+    );
+    assert_eq!(
+        turn(5),
+        [
+            "everyone: Cid's card opens: card 0, nothing to the improvement track",
+            "everyone: Cid bid 2 chits on F (BB-)",
+            "everyone: Cid bid 1 chit on G (RGY)",
+            "everyone: Cid has 2 chits left in hand",
+        ]
+    );
+    assert_eq!(
+        turn(7),
+        [
+            "everyone: Cid bid 2 chits on A (BP-), outbidding Ann's 1",
+            "everyone: Ann was outbid on A: 1 chit goes back to Ann's hand (now 5)",
+            "everyone: Cid has 0 chits left in hand",
+        ]
+    );
+    assert_eq!(
+        turn(8),
+        [
+            "everyone: Ann bid 1 chit on B (GY-)",
+            "everyone: Ann has 4 chits left in hand",
+            "everyone: Passed over, as they can claim no tile: Bob and Cid",
+        ]
+    );
+    assert_eq!(
+        turn(12),
+        [
+            "everyone: Ann bid 1 chit on E (GPB)",
+            "everyone: Ann has 0 chits left in hand",
+            "everyone: The auction is over",
+            "everyone: Cid won A (BP-) for 2 chits",
+            "everyone: Ann won B (GY-) for 1 chit",
+            "everyone: Cid won C (BP-) for 2 chits",
+            "everyone: Ann won E (GPB) for 1 chit",
+            "everyone: Ann won F (BB-) for 3 chits",
+            "everyone: Cid won G (RGY) for 1 chit",
+            "everyone: Unclaimed, discarded: D:RPG",
+            "everyone: Now placing the tiles won: Ann and Cid",
+        ]
+    );
+    assert_eq!(
+        turn(13),
+        [
+            "everyone: Ann placed B (GY-) at H11 r1: green right, yellow bottom",
+            "everyone: Ann's symbols: Y 0 -> 1, G 0 -> 1",
+            "everyone: Ann still has E (GPB) and F (BB-) to place",
+        ]
+    );
+    assert_eq!(
+        turn(14),
+        [
+            "everyone: Cid placed A (BP-) at A1 r0: blue left, purple right",
+            "everyone: Cid discarded C (BP-): it fits nowhere in Cid's area",
+            "everyone: Cid discarded G (RGY): it fits nowhere in Cid's area",
+            "everyone: Cid's symbols: B 0 -> 1, P 0 -> 1",
+        ]
+    );
+    assert_eq!(
+        turn(16),
+        [
+            "everyone: Ann placed F (BB-) at H13 r2: blue left, blue bottom",
+            "everyone: Ann's symbols: B 1 -> 3",
+            "everyone: Round 2 begins: Cid has the starting-player card; 5 chits each",
+            "everyone: 7 tiles drawn face up; 76 left in the pile",
+            "everyone (drawn): Round 2's offer: A:GB- B:RYB C:RBP D:RGP E:RYG F:YGP G:YGP",
+        ]
+    );
+    // What anyone may read of round 1, turn by turn (no card before it opens).
+    let mut public = String::new();
+    for (index, lines) in reports.iter().enumerate() {
+        public.push_str(&format!("turn {}:\n", index + 1));
+        for line in lines.iter().filter(|l| l.seen_by(Viewer::Public)) {
+            public.push_str(&format!("  {}\n", line.text));
+        }
+    }
+    insta::assert_snapshot!("the_public_reports_of_round_one", public);
+}
+
+/// In every recorded game, a card choice's report names the card to its owner only,
+/// and a score that changes is told in the same turn's report.
+#[test]
+fn a_card_is_named_only_to_its_owner_until_it_opens() {
+    for number in 1..=3 {
+        let recorded = recorded(number);
+        let game = InProcess::new(&recorded, recorded.moves.len());
+        let reports = game.reports();
+        let rules = &game.game.rules;
+        let mut cards = 0;
+        for (index, (player, text)) in recorded.moves.iter().enumerate() {
+            let lines = &reports[index];
+            let before = game.state(index as u64);
+            let after = game.state(index as u64 + 1);
+            let changed = rules.scores(&before) != rules.scores(&after);
+            assert_eq!(
+                changed,
+                lines.iter().any(|l| l.text.starts_with("Scores: ")),
+                "turn {}: {lines:?}",
+                index + 1
+            );
+            if !text.starts_with("card") {
+                continue;
+            }
+            cards += 1;
+            let owner = recorded
+                .players
+                .iter()
+                .position(|p| p == player)
+                .expect("a player");
+            for (seat, _) in recorded.players.iter().enumerate() {
+                let seen: Vec<&ReportLine> = lines
+                    .iter()
+                    .filter(|l| l.seen_by(Viewer::Player(seat)))
+                    .collect();
+                assert!(seen
+                    .iter()
+                    .any(|l| l.text.starts_with(&format!("{player} has chosen a card"))));
+                assert_eq!(
+                    seen.iter().any(|l| l.text.contains(&format!(": {text} "))),
+                    seat == owner,
+                    "turn {}, read by seat {seat}: {seen:?}",
+                    index + 1
+                );
+            }
+            assert!(lines
+                .iter()
+                .filter(|l| l.seen_by(Viewer::Public))
+                .all(|l| !l.text.contains(text.as_str())));
+        }
+        assert_eq!(cards, 24 * recorded.players.len() / 3, "8 rounds of cards");
+    }
+}
+
+/// `pbem show --turn N --format json` carries the turn's report as the viewer may
+/// read it, `pbem show --turn N` prints it under the board, and `pbem log` of a
+/// finished game prints every public line.
+#[test]
+fn the_command_line_shows_each_turns_report_to_its_readers() {
+    let recorded = recorded(1);
+    let table = crate::support::replay_recorded(
+        "triangle-auction",
+        &recorded.players,
+        &recorded.seed,
+        &recorded.moves[..20],
+    );
+    let report = |viewer: Option<&str>, turn: u64| -> Vec<String> {
+        let mut command = table.pbem();
+        command.arg("show").arg(table.file()).args([
+            "--format",
+            "json",
+            "--turn",
+            &turn.to_string(),
+        ]);
+        if let Some(viewer) = viewer {
+            command.args(["--as", viewer]);
+        }
+        let output = command.output().expect("runs");
+        assert!(output.status.success(), "{output:?}");
+        let view: Value = serde_json::from_slice(&output.stdout).expect("json");
+        view["report"]
+            .as_array()
+            .expect("a report")
+            .iter()
+            .map(|l| l.as_str().expect("a line").to_string())
+            .collect()
+    };
+    // Turn 2: Bob chose card 5, face down.
+    let secret = "Bob's card, face down: card 5 (improvement 0 -> 5 when it opens; 0 to bid)";
+    let chosen = "Bob has chosen a card, face down (2 of 3 chosen)";
+    assert_eq!(report(Some("Bob"), 2), [chosen, secret]);
+    assert_eq!(report(Some("Ann"), 2), [chosen]);
+    assert_eq!(report(None, 2), [chosen]);
+    assert_eq!(report(Some("referee"), 2), [chosen, secret]);
+    // Turn 7: an outbid, for everyone.
+    assert!(report(Some("Cid"), 7)
+        .contains(&"Ann was outbid on A: 1 chit goes back to Ann's hand (now 5)".to_string()));
+    let output = table
+        .pbem()
+        .arg("show")
+        .arg(table.file())
+        .args(["--turn", "12", "--as", "Ann"])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("\nTurn 12:\n  Ann bid 1 chit on E (GPB)\n"),
+        "{text}"
+    );
+    assert!(text.contains("  Unclaimed, discarded: D:RPG\n"), "{text}");
+
+    // The log replays with the seed only once it is revealed: at the end.
+    let finished = crate::support::replay_recorded(
+        "triangle-auction",
+        &recorded.players,
+        &recorded.seed,
+        &recorded.moves,
+    );
+    let output = finished
+        .pbem()
+        .arg("log")
+        .arg(finished.file())
+        .output()
+        .expect("log");
+    let log = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        log.contains("\n          Bob has chosen a card, face down (2 of 3 chosen)\n"),
+        "{log}"
+    );
+    assert!(log.contains("\n          Cid bid 2 chits on A (BP-), outbidding Ann's 1\n"));
+    assert!(log.contains("\n          The game is over after round 8; winner: Ann\n"));
+    assert!(
+        !log.contains("'s card, face down:"),
+        "private lines stay out"
+    );
+}
+
+/// The readable moves of each phase: grouped, with costs, narrowed by a space, a
+/// tile or a card, a helpful line when the filter names nothing of the game; every
+/// move a listing quotes is one `apply` takes.
+#[test]
+fn readable_moves_are_grouped_by_phase_and_narrowed_by_filters() {
+    let recorded = recorded(1);
+    let game = InProcess::new(&recorded, 53);
+    let rules = &game.game.rules;
+    let text = |turn: u64, seat: usize, at: Option<&str>, tile: Option<&str>| {
+        let filter = MoveFilter {
+            at: at.map(str::to_string),
+            tile: tile.map(str::to_string),
+        };
+        let listing = rules.moves_text(&game.state(turn), seat, &filter);
+        for line in listing.lines() {
+            assert!(line.len() <= 78, "too wide: {line:?}");
+        }
+        listing
+    };
+    // Every move text the listing quotes applies as it stands.
+    let applies = |turn: u64, seat: usize, listing: &str| {
+        let state = game.state(turn);
+        let quoted = listing
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .chain(listing.lines().filter_map(|l| {
+                let l = l.trim_start();
+                l.starts_with("place ")
+                    .then(|| l.split("  ").next().unwrap_or_default().to_string())
+            }));
+        let mut count = 0;
+        for mv in quoted.filter(|q| !q.starts_with("moves")) {
+            play(rules, &state, seat, &mv).unwrap_or_else(|e| panic!("`{mv}`: {e}"));
+            count += 1;
+        }
+        count
+    };
+
+    // Cards (turn 0, Ann): every card, where it takes her, what is left to bid.
+    let cards = text(0, 0, None, None);
+    assert!(cards.starts_with("Choose a card, face down"), "{cards}");
+    assert!(
+        cards.contains("  `card 0`  improvement 0 -> 0, 5 chits to bid\n"),
+        "{cards}"
+    );
+    assert!(
+        cards.contains("  `card 5`  improvement 0 -> 5, 0 chits to bid\n"),
+        "{cards}"
+    );
+    assert_eq!(applies(0, 0, &cards), 6);
+    let one = text(0, 0, None, Some("3"));
+    assert_eq!(one.matches("`card ").count(), 1, "{one}");
+    assert!(one.contains("`card 3`"), "{one}");
+    let elsewhere = text(0, 0, Some("C5"), None);
+    assert!(
+        elsewhere.starts_with("Now every player chooses a card"),
+        "{elsewhere}"
+    );
+    // Round 5, Ann on 5 of the track: card 2 reaches 7.
+    let round_five = text(52, 0, Some("2"), None);
+    assert!(
+        round_five.contains("improvement 5 -> 7 (your 4th best colour scores)"),
+        "{round_five}"
+    );
+
+    // Bidding (turn 44, Ann, card 0 not yet open): a row per tile, its holder, the
+    // chits a claim takes and where the tile would fit her area.
+    let bids = text(44, 0, None, None);
+    assert!(bids.starts_with("You bid with 5 chits: your card 0 opens with this turn."));
+    assert!(
+        bids.contains("  Tile   On it     To claim  Fits your area\n"),
+        "{bids}"
+    );
+    assert!(
+        bids.contains("  A BG-  held: 1   2 chits   at 1 space\n"),
+        "{bids}"
+    );
+    assert!(
+        bids.contains("  F PB-  free      1 chit    nowhere now\n"),
+        "{bids}"
+    );
+    assert!(bids.contains("passing is not allowed now"), "{bids}");
+    assert_eq!(
+        bids.lines()
+            .filter(|l| l.starts_with("  ") && l.len() > 8)
+            .count(),
+        8
+    );
+    let tile_a = text(44, 0, Some("a"), None);
+    assert!(
+        tile_a.contains("    bids: `bid 2 on A` to `bid 5 on A`\n"),
+        "{tile_a}"
+    );
+    assert!(tile_a.contains("    fits at: G12 r1\n"), "{tile_a}");
+    assert!(!tile_a.contains("  B RYP"), "{tile_a}");
+    assert_eq!(applies(44, 0, &tile_a), 2);
+    // By colours, as shown or turned: BG- is tile A, so is G-B.
+    assert_eq!(text(44, 0, None, Some("BG-")), tile_a);
+    assert_eq!(text(44, 0, None, Some("g-b")), tile_a);
+    let at_g10 = text(44, 0, Some("G10"), None);
+    assert!(
+        at_g10.contains("  B RYP  free      1 chit    at G10 r0\n"),
+        "{at_g10}"
+    );
+    assert!(
+        at_g10.contains("  A BG-  held: 1   2 chits   not at G10\n"),
+        "{at_g10}"
+    );
+    let none = text(44, 0, None, Some("RRR"));
+    assert!(
+        none.contains("No tile of the offer has those colours."),
+        "{none}"
+    );
+    let unknown = text(44, 0, Some("Z99"), None);
+    assert!(
+        unknown
+            .starts_with("`Z99` is neither a space of your area, a tile of the offer nor a card."),
+        "{unknown}"
+    );
+
+    // Placing (turn 48, Ann won A and B): each tile with the spaces it fits.
+    let places = text(48, 0, None, None);
+    assert!(
+        places.starts_with("To place: A (BG-) and B (RYP).\n"),
+        "{places}"
+    );
+    assert!(
+        places.contains("\nA (BG-) fits at 1 space: G12 r1\n"),
+        "{places}"
+    );
+    assert!(
+        places.contains("\nB (RYP) fits at 2 spaces: G10 r0, I11 r1\n"),
+        "{places}"
+    );
+    assert!(
+        places.contains("    place A at G12 r1; place B at G10 r0\n"),
+        "{places}"
+    );
+    let tile_b = text(48, 0, None, Some("B"));
+    assert!(tile_b.contains("  place B at G10 r0    red top, yellow right, purple left\n"));
+    assert!(tile_b.contains("  place B at I11 r1    purple left, red right, yellow bottom\n"));
+    assert!(!tile_b.contains("place A"), "{tile_b}");
+    assert_eq!(applies(48, 0, &tile_b), 2);
+    let space = text(48, 0, Some("G10"), None);
+    assert!(
+        space.starts_with("G10 (points down: edges top, right, left):\n"),
+        "{space}"
+    );
+    assert!(
+        space.contains(
+            "  A (BG-) does not fit there: its green road would meet a yellow road of G11\n"
+        ),
+        "{space}"
+    );
+    assert!(space.contains("  place B at G10 r0"), "{space}");
+    let both = text(48, 0, Some("G10"), Some("A"));
+    assert!(!both.contains("place B"), "{both}");
+    let not_mine = text(48, 0, None, Some("C"));
+    assert!(
+        not_mine.starts_with("That is not a tile you won and still hold; yours to place:"),
+        "{not_mine}"
+    );
+    // Not the reader's turn.
+    assert!(text(44, 1, None, None).starts_with("It is not your turn"));
+}
+
+/// The example in notices and refusals is a move worth making: a card that reaches
+/// the next step of the track, a claim on a tile that fits, every tile won placed
+/// where it meets the most roads.
+#[test]
+fn the_example_move_is_the_rules_best_guess() {
+    let recorded = recorded(1);
+    let game = InProcess::new(&recorded, 60);
+    let rules = &game.game.rules;
+    // Round 5's cards: Ann on 5 reaches 7 with card 2; Bob on 7 needs 7 for 14.
+    let cards = game.state(52);
+    assert_eq!(cards.players[0].improvement, 5);
+    assert_eq!(rules.example_move(&cards, 0).as_deref(), Some("card 2"));
+    assert_eq!(cards.players[1].improvement, 7);
+    assert_eq!(rules.example_move(&cards, 1).as_deref(), Some("card 1"));
+    // The auction: tile F fits nowhere in Ann's area and costs 1 like others; the
+    // example bids on a tile with three roads that fits.
+    let auction = game.state(44);
+    assert_eq!(
+        rules.example_move(&auction, 0).as_deref(),
+        Some("bid 1 on B")
+    );
+    // Placing: both tiles, the second where the first opened a space for it.
+    let placing = game.state(48);
+    let example = rules.example_move(&placing, 0).expect("an example");
+    assert_eq!(example, "place A at G12 r1; place B at G10 r0");
+    let after = play(rules, &placing, 0, &example).expect("the example applies");
+    assert!(after.players[0].won.is_empty());
+    // A refusal carries it.
+    let error = play(rules, &placing, 0, "place Z").expect_err("not a move");
+    assert!(
+        error.ends_with(&format!("for example `{example}`")),
+        "{error}"
+    );
+    // Not to move: no example.
+    assert_eq!(rules.example_move(&auction, 1), None);
+}
+
+/// The end of each recorded game: why it ended, how a tie was broken, and each
+/// player's score part by part, adding up to the score.
+#[test]
+fn the_end_of_each_recorded_game_breaks_every_score_down() {
+    let reasons = [
+        "all 8 rounds are played, and Ann wins with the most points, 7 points",
+        "all 8 rounds are played; Bob and Dee tie on 6 points; Bob and Dee also tie on enclosed areas, 0, and Bob wins as the furthest on the improvement track, 16 (T17)",
+        "all 8 rounds are played; Bob and Dee tie on 5 points; Bob and Dee also tie on enclosed areas (0) and on the improvement track (21), and share the win (T17)",
+    ];
+    for (number, reason) in (1..=3).zip(reasons) {
+        let recorded = recorded(number);
+        let game = InProcess::new(&recorded, recorded.moves.len());
+        let rules = &game.game.rules;
+        let state = game.state(recorded.moves.len() as u64);
+        let end = rules.game_end(&state, &recorded.players);
+        assert_eq!(end.reason, reason);
+        assert_eq!(end.breakdown.len(), recorded.players.len());
+        for (seat, lines) in end.breakdown.iter().enumerate() {
+            let points = |line: &str| -> Option<i64> {
+                let number = line
+                    .strip_suffix(" points")
+                    .or_else(|| line.strip_suffix(" point"))?;
+                number.rsplit(' ').next()?.parse().ok()
+            };
+            let parts: i64 = lines
+                .iter()
+                .filter(|l| !l.starts_with("Total: "))
+                .filter_map(|l| points(l))
+                .sum();
+            assert_eq!(parts, recorded.scores[seat], "{lines:?}");
+            assert_eq!(
+                lines.last(),
+                Some(&format!(
+                    "Total: {} point{}",
+                    recorded.scores[seat],
+                    if recorded.scores[seat] == 1 { "" } else { "s" }
+                ))
+            );
+            let improvement = format!("Improvement {}: ", recorded.improvement[seat]);
+            assert!(
+                lines.iter().any(|l| l.starts_with(&improvement)),
+                "{lines:?}"
+            );
+        }
+    }
+    // One breakdown in full: Ann's, the winner of the first game.
+    let recorded = recorded(1);
+    let game = InProcess::new(&recorded, recorded.moves.len());
+    let state = game.state(recorded.moves.len() as u64);
+    let end = game.game.rules.game_end(&state, &recorded.players);
+    assert_eq!(
+        end.breakdown[0],
+        [
+            "Symbols: red 4, yellow 7, green 11, blue 8, purple 5",
+            "Counted at most 10: green 10",
+            "Improvement 15: from 14, the 3rd best colour scores",
+            "3rd best colour, yellow with 7: 7 points",
+            "Areas enclosed by roads: 0 points",
+            "Total: 7 points",
+        ]
+    );
+}
+
+/// The board marks the last move: its tiles in the offer or in the mover's area,
+/// with a line naming it; a card chosen face down is only said to be chosen.
+#[test]
+fn the_board_marks_the_last_move() {
+    let recorded = recorded(1);
+    let table = crate::support::replay_recorded(
+        "triangle-auction",
+        &recorded.players,
+        &recorded.seed,
+        &recorded.moves[..53],
+    );
+    let board_at = |viewer: &str, turn: u64| -> String {
+        let output = table
+            .pbem()
+            .arg("show")
+            .arg(table.file())
+            .args(["--as", viewer, "--turn", &turn.to_string()])
+            .output()
+            .expect("runs");
+        assert!(output.status.success(), "{output:?}");
+        let board = String::from_utf8(output.stdout).expect("utf-8");
+        for line in board.lines() {
+            assert!(line.chars().count() <= 78, "too wide: {line:?}");
+        }
+        board
+    };
+    // Turn 49: Ann placed two tiles; her board marks both, Bob's names the move.
+    let ann = board_at("Ann", 49);
+    assert!(
+        ann.contains(
+            "\nLast move, turn 49: Ann: place A at G12 r1; place B at G10 r0 (** in the area)\n"
+        ),
+        "{ann}"
+    );
+    let area = ann.split("Ann's area").nth(1).expect("Ann's area");
+    let area = area.split("\n\n").next().unwrap_or_default();
+    assert_eq!(area.matches("**").count(), 2, "{area}");
+    // G10 and G12 (spaces pointing down: their labels stand on the line of the row
+    // letter) are marked; G11 between them keeps its number.
+    let row_g: Vec<&str> = area.lines().filter(|l| l.starts_with('G')).collect();
+    assert_eq!(row_g.len(), 1);
+    assert_eq!(row_g[0].matches("\\**/").count(), 2, "{}", row_g[0]);
+    assert!(area.contains("/11\\"), "{area}");
+    insta::assert_snapshot!("the_board_after_a_placement", ann);
+    let bob = board_at("Bob", 49);
+    assert!(bob.contains("\nLast move, turn 49: Ann: place A at G12 r1; place B at G10 r0\n"));
+    let bobs_area = bob.split("Bob's area").nth(1).expect("Bob's area");
+    let bobs_area = bobs_area.split("\n\n").next().unwrap_or_default();
+    assert!(!bobs_area.contains("**"), "{bob}");
+    // Turn 45: a bid; its tiles are starred in the offer.
+    let bid = board_at("Cid", 45);
+    assert!(bid.contains(" *A:BG- (Ann 2) *B:RYP (Ann 3)"), "{bid}");
+    assert!(bid.contains("Last move, turn 45: Ann: bid 2 on A, 3 on B (* in the offer)"));
+    // Turn 53: Ann chose her card; nobody's board says which.
+    for viewer in ["Ann", "Bob"] {
+        let card = board_at(viewer, 53);
+        assert!(
+            card.contains("\nLast move, turn 53: Ann chose a card, face down.\n"),
+            "{card}"
+        );
+    }
+}
+
+/// The report of every turn by mail: each notice carries every line its reader may
+/// read of the turn and none of another player's hidden card (as mail.rs checks it
+/// for every game, here for four players).
+#[test]
+fn mail_notices_carry_each_turns_report_to_its_readers() {
+    fn squeezed(text: &str) -> String {
+        text.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+    let names = ["Ann", "Bob", "Cid", "Dee"];
+    let mut told = 0;
+    let mut kept = 0;
+    crate::support::play_by_mail("triangle-auction", &names, &"5e".repeat(32), 23, |sent| {
+        if sent.subject.contains("Reminder") {
+            return;
+        }
+        let turn = sent.after["turn"].as_u64().expect("turn");
+        let reader = names
+            .iter()
+            .find(|name| sent.to.starts_with(&name.to_ascii_lowercase()))
+            .expect("a player's mail");
+        let report = |viewer: &str| -> Vec<String> {
+            let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("pbem"))
+                .env("PBEM_HOME", sent.home)
+                .arg("show")
+                .arg(sent.file)
+                .args([
+                    "--format",
+                    "json",
+                    "--as",
+                    viewer,
+                    "--turn",
+                    &turn.to_string(),
+                ])
+                .output()
+                .expect("runs");
+            let view: Value = serde_json::from_slice(&output.stdout).expect("json");
+            view["report"]
+                .as_array()
+                .expect("a report")
+                .iter()
+                .map(|l| l.as_str().expect("a line").to_string())
+                .collect()
+        };
+        let body = squeezed(sent.body);
+        let seen = report(reader);
+        assert!(!seen.is_empty(), "turn {turn}: every turn says what it did");
+        for line in &seen {
+            assert!(
+                body.contains(&squeezed(line)),
+                "turn {turn}: {reader} may read {line:?}:\n{}",
+                sent.body
+            );
+            told += 1;
+        }
+        for line in report("referee") {
+            if !seen.contains(&line) {
+                assert!(
+                    line.contains("'s card, face down: card "),
+                    "only a card is private: {line}"
+                );
+                assert!(
+                    !body.contains(&squeezed(&line)),
+                    "turn {turn}: {reader} may not read {line:?}"
+                );
+                kept += 1;
+            }
+        }
+    });
+    assert!(told > 0 && kept > 0, "{told} lines told, {kept} kept back");
 }

@@ -7,8 +7,10 @@
 //! docs/rules/triangle-auction.md is the rules summary with every ruling; the data
 //! (colours, counts, option defaults) is games/triangle-auction.toml.
 
+mod listing;
 mod moves;
 mod play;
+mod report;
 mod state;
 mod tiles;
 mod view;
@@ -16,7 +18,8 @@ mod view;
 use serde::Deserialize;
 
 use crate::engine::rules::{
-    BoardContext, Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer,
+    BoardContext, Chance, Deadline, GameEnd, GameView, LegalMove, MoveFilter, Options, ReportLine,
+    RuleError, Rules, Seat, Viewer,
 };
 
 pub use moves::{Move, Step};
@@ -311,6 +314,80 @@ impl Rules for TriangleAuction {
     }
 
     fn board(&self, state: &State, context: &BoardContext<'_>) -> String {
-        self.ascii(state, context.viewer, context.names)
+        self.ascii(state, context)
+    }
+
+    fn legend(&self) -> String {
+        self.board_legend()
+    }
+
+    fn report(
+        &self,
+        before: &State,
+        seat: Seat,
+        mv: &Move,
+        after: &State,
+        names: &[String],
+    ) -> Vec<ReportLine> {
+        self.turn_report(before, seat, mv, after, names)
+    }
+
+    fn moves_text(&self, state: &State, seat: Seat, filter: &MoveFilter) -> String {
+        self.moves_listing(state, seat, filter)
+    }
+
+    fn game_end(&self, state: &State, names: &[String]) -> GameEnd {
+        self.end_of_game(state, names)
+    }
+
+    const RULES_PAGE: &'static str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/rules/triangle-auction.md"
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::rules::{page_section, MOVES_HEADING, SUMMARY_HEADING};
+
+    /// The two sections every welcome quotes read as mail: present, plain (no bold,
+    /// no tables), within 78 columns, and the move language gives every action.
+    #[test]
+    fn the_rules_page_quoted_in_welcomes_reads_as_mail() {
+        let page = TriangleAuction::RULES_PAGE;
+        let summary = page_section(page, SUMMARY_HEADING);
+        let syntax = page_section(page, MOVES_HEADING);
+        for section in [&summary, &syntax] {
+            assert!(section.lines().count() > 8, "{section}");
+            for line in section.lines() {
+                assert!(line.chars().count() <= 78, "too wide: {line:?}");
+                assert!(!line.contains("**") && !line.starts_with('|'), "{line}");
+            }
+        }
+        for action in [
+            "card 3",
+            "bid 2 on A, 1 on C",
+            "pass",
+            "place A at C5 r1",
+            "discard F",
+        ] {
+            assert!(syntax.contains(action), "{action}");
+        }
+        // Every example in the move language is a move the rules read.
+        let rules = TriangleAuction::from_data(TriangleAuction::DEFAULT_DATA, &Options::new())
+            .expect("built-in data");
+        let examples = syntax
+            .lines()
+            .filter(|line| line.starts_with("    "))
+            .map(str::trim);
+        for example in examples {
+            let read = match example.split(' ').next() {
+                Some("card") => moves::parse_card(example, rules.highest_card).map(Move::Card),
+                Some("bid") => moves::parse_bid(example, 7),
+                _ => moves::parse_place(example, 7, rules.side),
+            };
+            assert!(read.is_ok(), "{example}: {read:?}");
+        }
     }
 }

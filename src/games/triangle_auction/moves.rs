@@ -4,7 +4,7 @@
 //! - `bid 2 on A, 1 on C` (also `2 on A`, `A 2`; several tiles in one message): the
 //!   chits placed on tiles of the offer.
 //! - `pass`.
-//! - `place A at C5 r1; place D at C6 r0; discard F` (also `place A C5 1`,
+//! - `place A at C5 r1; place D at C4 r0; discard F` (also `place A C5 1`,
 //!   `A at C5 rotation 1`; a missing rotation is r0): tiles won, placed in order.
 
 use crate::engine::rules::RuleError;

@@ -15,6 +15,8 @@ use crate::grid::triangle::{enclosed_areas, rotated, Cell, Outlets};
 pub struct Score {
     /// Symbols of each colour in the area (capped at the track's end where ruled).
     pub counts: [u8; 5],
+    /// Symbols of each colour in the area, before any cap.
+    pub raw: [u8; 5],
     /// Which colour by rank scores: 0 the best, 4 the least.
     pub rank: usize,
     /// The symbols of that colour.
@@ -24,7 +26,10 @@ pub struct Score {
     pub total: i64,
 }
 
-fn seat_u8(seat: Seat) -> u8 {
+/// The longest example move, so that it fits a mail line with its indent.
+const EXAMPLE_WIDTH: usize = 66;
+
+pub(crate) fn seat_u8(seat: Seat) -> u8 {
     u8::try_from(seat).unwrap_or(u8::MAX)
 }
 
@@ -96,7 +101,7 @@ impl TriangleAuction {
     }
 
     /// Whether `seat` (card revealed, with `hand` chits) could claim a tile now.
-    fn can_claim(&self, state: &State, seat: Seat, hand: u8) -> bool {
+    pub(crate) fn can_claim(&self, state: &State, seat: Seat, hand: u8) -> bool {
         state.offer.iter().any(|offer| match offer.bid {
             None => hand >= 1,
             Some(bid) => usize::from(bid.seat) != seat && hand > bid.chits,
@@ -105,7 +110,7 @@ impl TriangleAuction {
 
     /// The chits `seat` bids with: their hand, less their card's if it is still to be
     /// revealed (the full state knows it).
-    fn hand_to_bid(&self, state: &State, seat: Seat) -> u8 {
+    pub(crate) fn hand_to_bid(&self, state: &State, seat: Seat) -> u8 {
         let player = &state.players[seat];
         match player.revealed {
             Some(_) => player.hand,
@@ -127,7 +132,7 @@ impl TriangleAuction {
     }
 
     /// Whether `seat` may pass now (with `hand` chits to bid).
-    fn may_pass(&self, state: &State, seat: Seat, hand: u8) -> bool {
+    pub(crate) fn may_pass(&self, state: &State, seat: Seat, hand: u8) -> bool {
         self.passing || !self.can_claim(state, seat, hand)
     }
 
@@ -140,14 +145,14 @@ impl TriangleAuction {
         rotated(tile, placed.rotation)
     }
 
-    fn area_map(&self, area: &[Placed]) -> BTreeMap<Cell, Outlets> {
+    pub(crate) fn area_map(&self, area: &[Placed]) -> BTreeMap<Cell, Outlets> {
         area.iter()
             .map(|placed| (placed.cell, self.placed_outlets(placed)))
             .collect()
     }
 
     /// Why `tile` cannot go on `cell` turned `rotation` in `area`; None when it can.
-    fn placement_problem(
+    pub(crate) fn placement_problem(
         &self,
         area: &BTreeMap<Cell, Outlets>,
         tile: u8,
@@ -205,7 +210,7 @@ impl TriangleAuction {
     }
 
     /// Every (cell, rotation) where `tile` may go in `area`.
-    fn placements(&self, area: &BTreeMap<Cell, Outlets>, tile: u8) -> Vec<(Cell, u8)> {
+    pub(crate) fn placements(&self, area: &BTreeMap<Cell, Outlets>, tile: u8) -> Vec<(Cell, u8)> {
         let spaces: Vec<Cell> = if area.is_empty() {
             Cell::all(self.side).collect()
         } else {
@@ -493,6 +498,7 @@ impl TriangleAuction {
                 }
             }
         }
+        let raw = counts;
         if let Some(cap) = self.track_cap {
             for count in &mut counts {
                 *count = (*count).min(cap);
@@ -511,6 +517,7 @@ impl TriangleAuction {
         let enclosed = enclosed_areas(self.side, &self.area_map(&player.area));
         Score {
             counts,
+            raw,
             rank,
             colour_points,
             enclosed,
@@ -518,33 +525,163 @@ impl TriangleAuction {
         }
     }
 
-    /// A sensible move for examples: a middling card, the cheapest claim, the first
-    /// place a tile fits. None when `seat` is not to move.
+    /// The move shown in notices and refusals: the rules' best guess, never one that
+    /// wastes a turn when a better exists. A card that reaches the next step of the
+    /// improvement track for 3 chits or fewer (else card 1); the cheapest claim on a
+    /// tile that fits the bidder's area (any claim when none fits); every tile won at
+    /// the place where it meets the most roads, as one turn. None when `seat` is not
+    /// to move.
     pub(crate) fn example(&self, state: &State, seat: Seat) -> Option<Move> {
         use crate::engine::rules::Rules;
         if !self.to_move(state).contains(&seat) {
             return None;
         }
         match state.phase {
-            Phase::Cards => Some(Move::Card(1.min(self.highest_card))),
-            Phase::Bidding { .. } => self.cheapest_claim(state, seat).or(Some(Move::Pass)),
-            Phase::Placing => {
-                let area = self.area_map(&state.players[seat].area);
-                let &index = state.players[seat].won.first()?;
-                let tile = state.offer[usize::from(index)].tile;
-                Some(Move::Place(vec![
-                    match self.placements(&area, tile).first() {
-                        Some(&(cell, rotation)) => Step::Place {
-                            tile: index,
-                            cell,
-                            rotation,
-                        },
-                        None => Step::Discard { tile: index },
-                    },
-                ]))
-            }
+            Phase::Cards => Some(Move::Card(self.example_card(state, seat))),
+            Phase::Bidding { .. } => self
+                .useful_claim(state, seat)
+                .or_else(|| self.cheapest_claim(state, seat))
+                .or(Some(Move::Pass)),
+            Phase::Placing => Some(Move::Place(self.example_steps(state, seat))),
             Phase::Over => None,
         }
+    }
+
+    /// The fewest chits that take `seat` to the next step of the improvement track,
+    /// when that is 3 or fewer (2 still to bid with); otherwise 1.
+    fn example_card(&self, state: &State, seat: Seat) -> u8 {
+        let now = state.players[seat].improvement;
+        let next = self.improvement_steps.iter().find(|&&step| step > now);
+        match next.map(|&step| step - now) {
+            Some(needed) if (1..=3).contains(&needed) && needed <= self.highest_card => needed,
+            _ => 1.min(self.highest_card),
+        }
+    }
+
+    /// The chits `seat` needs to claim offer tile `index` now: one on a free tile,
+    /// one more than another player's; None on the bidder's own tile.
+    pub(crate) fn claim_cost(&self, state: &State, seat: Seat, index: usize) -> Option<u8> {
+        match state.offer.get(index)?.bid {
+            None => Some(1),
+            Some(bid) if usize::from(bid.seat) != seat => Some(bid.chits.saturating_add(1)),
+            Some(_) => None,
+        }
+    }
+
+    /// The cheapest claim on a tile that fits `seat`'s area now; among equal costs
+    /// the tile with the most roads, then the first.
+    fn useful_claim(&self, state: &State, seat: Seat) -> Option<Move> {
+        let hand = self.hand_to_bid(state, seat);
+        let area = self.area_map(&state.players[seat].area);
+        let (_, _, index, chits) = (0..state.offer.len())
+            .filter_map(|index| {
+                let chits = self.claim_cost(state, seat, index)?;
+                let tile = state.offer[index].tile;
+                (chits <= hand && !self.placements(&area, tile).is_empty()).then(|| {
+                    let roads = self
+                        .tiles
+                        .get(usize::from(tile))
+                        .map_or(0, super::tiles::Tile::outlet_count);
+                    (chits, std::cmp::Reverse(roads), index, chits)
+                })
+            })
+            .min()?;
+        Some(Move::Bid(vec![(u8::try_from(index).ok()?, chits)]))
+    }
+
+    /// How many roads of placed tiles a tile with `outlets` on `cell` would meet.
+    pub(crate) fn connections(
+        &self,
+        area: &BTreeMap<Cell, Outlets>,
+        cell: Cell,
+        outlets: Outlets,
+    ) -> usize {
+        (0..3u8)
+            .filter(|&edge| {
+                let Some((other, across)) = cell.neighbour(edge, self.side) else {
+                    return false;
+                };
+                let mine = outlets[usize::from(edge)];
+                let theirs = area.get(&other).and_then(|o| o[usize::from(across)]);
+                mine.is_some() && mine == theirs
+            })
+            .count()
+    }
+
+    /// The space a first tile is suggested on: the middle of the row two thirds down,
+    /// where the area leaves the most room around it.
+    fn centre(&self) -> Cell {
+        let row = (2 * self.side) / 3;
+        Cell::new(row.min(self.side - 1), row.min(self.side - 1))
+    }
+
+    /// The best place for `tile` in `area`: the most roads met, then (for a first
+    /// tile) the centre, then the first in row order; None when it fits nowhere.
+    pub(crate) fn best_placement(
+        &self,
+        area: &BTreeMap<Cell, Outlets>,
+        tile: u8,
+    ) -> Option<(Cell, u8)> {
+        if area.is_empty() {
+            let centre = self.centre();
+            return self
+                .placements(area, tile)
+                .into_iter()
+                .find(|&(cell, _)| cell == centre)
+                .or_else(|| self.placements(area, tile).into_iter().next());
+        }
+        let outlets = |rotation| {
+            rotated(
+                self.tiles
+                    .get(usize::from(tile))
+                    .map_or([None; 3], |t| t.outlets),
+                rotation,
+            )
+        };
+        self.placements(area, tile)
+            .into_iter()
+            .enumerate()
+            .max_by_key(|&(order, (cell, rotation))| {
+                (
+                    self.connections(area, cell, outlets(rotation)),
+                    std::cmp::Reverse(order),
+                )
+            })
+            .map(|(_, placement)| placement)
+    }
+
+    /// Every tile `seat` won, each at its best place given the ones before it, or
+    /// discarded where it fits nowhere; as many as an example line holds.
+    fn example_steps(&self, state: &State, seat: Seat) -> Vec<Step> {
+        let mut area = self.area_map(&state.players[seat].area);
+        let mut steps = Vec::new();
+        for &index in &state.players[seat].won {
+            let tile = state.offer[usize::from(index)].tile;
+            let step = match self.best_placement(&area, tile) {
+                Some((cell, rotation)) => {
+                    let placed = Placed {
+                        cell,
+                        tile,
+                        rotation,
+                    };
+                    area.insert(cell, self.placed_outlets(&placed));
+                    Step::Place {
+                        tile: index,
+                        cell,
+                        rotation,
+                    }
+                }
+                None => Step::Discard { tile: index },
+            };
+            steps.push(step);
+            // The rest can follow in another message (T12); an example stays one
+            // short line.
+            if super::moves::canonical(&Move::Place(steps.clone())).len() > EXAMPLE_WIDTH {
+                steps.pop();
+                break;
+            }
+        }
+        steps
     }
 
     /// The claim that costs the fewest chits (the first such tile), if any.

@@ -5,11 +5,12 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Map, Value};
 
-use super::moves::letter;
+use super::moves::{letter, Move, Step};
+use super::report::plural;
 use super::state::{Phase, State};
 use super::TriangleAuction;
-use crate::engine::rules::{GameView, Viewer};
-use crate::grid::triangle::{draw_numbered, CellArt};
+use crate::engine::rules::{BoardContext, GameView, LastMove, Viewer};
+use crate::grid::triangle::{draw_numbered, Cell, CellArt};
 
 /// The widest line of a board, as for every board pbem mails.
 const WIDTH: usize = 78;
@@ -29,7 +30,7 @@ impl TriangleAuction {
         matches!(viewer, Viewer::Referee) || viewer == Viewer::Player(seat)
     }
 
-    fn tile_code(&self, tile: u8) -> String {
+    pub(crate) fn tile_code(&self, tile: u8) -> String {
         self.tiles
             .get(usize::from(tile))
             .map_or_else(|| "???".to_string(), |t| t.code(&self.letters))
@@ -113,8 +114,95 @@ impl TriangleAuction {
         let _ = writeln!(out, "{}", cut.trim_end());
     }
 
-    pub(crate) fn ascii(&self, state: &State, viewer: Viewer, names: &[String]) -> String {
+    /// `Rules::legend`: what the board's marks mean.
+    pub(crate) fn board_legend(&self) -> String {
+        let colours: Vec<String> = self
+            .letters
+            .iter()
+            .zip(&self.colour_names)
+            .map(|(letter, name)| format!("{letter} {name}"))
+            .collect();
+        [
+            "Offer: letter:tile (holder chits); * before a letter: a tile the last move"
+                .to_string(),
+            "bid on. A tile is its roads' colours clockwise from its edge 0, with - where"
+                .to_string(),
+            format!("no road leaves: {}.", colours.join(", ")),
+            "Area: every space shows its number in its row (G7: row G, 7th from the".to_string(),
+            "left); a placed tile also shows its roads' colours at its edges. ** is a".to_string(),
+            "tile the last move placed: its space is named on the Last move line.".to_string(),
+            "Colours scored: the least, or from 7, 14, 21, 28 on the improvement track".to_string(),
+            "the 4th, 3rd, 2nd and best; plus 1 per area enclosed by roads.".to_string(),
+        ]
+        .join("\n")
+    }
+
+    /// What the last move marks: the offer tiles it bid on and the spaces it placed
+    /// tiles on, read from its canonical text.
+    fn marks(&self, state: &State, last: Option<&LastMove>) -> (Vec<u8>, Vec<Cell>) {
+        let Some(text) = last.and_then(|l| l.text.as_deref()) else {
+            return (Vec::new(), Vec::new());
+        };
+        // A bid's letters name this round's offer only while the round lasts.
+        if matches!(state.phase, Phase::Bidding { .. } | Phase::Placing) {
+            if let Ok(Move::Bid(bids)) = super::moves::parse_bid(text, state.offer.len()) {
+                return (bids.iter().map(|(tile, _)| *tile).collect(), Vec::new());
+            }
+        }
+        // A placing turn that ended the round left a new offer: its letters still
+        // read, as any letter of the alphabet does here.
+        match super::moves::parse_place(text, 26, self.side) {
+            Ok(Move::Place(steps)) => {
+                let cells = steps
+                    .iter()
+                    .filter_map(|step| match step {
+                        Step::Place { cell, .. } => Some(*cell),
+                        Step::Discard { .. } => None,
+                    })
+                    .collect();
+                (Vec::new(), cells)
+            }
+            _ => (Vec::new(), Vec::new()),
+        }
+    }
+
+    /// The line naming the last move, wrapped to the board's width.
+    fn last_move_line(out: &mut String, context: &BoardContext<'_>, mark: &str) {
+        let Some(last) = &context.last_move else {
+            return;
+        };
+        let who = context.names.get(last.seat).map_or("?", String::as_str);
+        let text = match &last.text {
+            Some(text) => format!(
+                "Last move, turn {}: {who}: {}{mark}",
+                context.turn,
+                text.replace('\n', "; "),
+            ),
+            None => format!(
+                "Last move, turn {}: {who} chose a card, face down.",
+                context.turn
+            ),
+        };
+        let mut line = String::new();
+        for word in text.split(' ') {
+            if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > WIDTH {
+                Self::push_line(out, &line);
+                line = String::from("   ");
+            }
+            if !line.trim().is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+        Self::push_line(out, &line);
+    }
+
+    pub(crate) fn ascii(&self, state: &State, context: &BoardContext<'_>) -> String {
+        let viewer = context.viewer;
+        let names = context.names;
         let name = |seat: usize| names.get(seat).map_or("?", String::as_str);
+        let (bid_on, placed_on) = self.marks(state, context.last_move.as_ref());
+        let mover = context.last_move.as_ref().map(|l| l.seat);
         let mut out = String::new();
         let doing = match state.phase {
             Phase::Cards => "every player chooses a card face down".to_string(),
@@ -141,12 +229,17 @@ impl TriangleAuction {
         // The auction row, wrapped.
         let mut row = String::from("Offer:");
         for (index, offer) in state.offer.iter().enumerate() {
-            let label = letter(u8::try_from(index).unwrap_or(0));
+            let index = u8::try_from(index).unwrap_or(0);
+            let mark = if bid_on.contains(&index) { "*" } else { "" };
             let bid = offer
                 .bid
                 .map(|bid| format!(" ({} {})", name(usize::from(bid.seat)), bid.chits))
                 .unwrap_or_default();
-            let item = format!(" {label}:{}{bid}", self.tile_code(offer.tile));
+            let item = format!(
+                " {mark}{}:{}{bid}",
+                letter(index),
+                self.tile_code(offer.tile)
+            );
             if row.chars().count() + item.chars().count() > WIDTH {
                 Self::push_line(&mut out, &row);
                 row = String::from("      ");
@@ -154,10 +247,19 @@ impl TriangleAuction {
             row.push_str(&item);
         }
         Self::push_line(&mut out, &row);
-        Self::push_line(
-            &mut out,
-            "Tiles show their roads' colours clockwise from edge 0 (- for none).",
-        );
+        let area_shown = match (viewer, mover) {
+            (Viewer::Referee, _) => true,
+            (Viewer::Player(reader), Some(mover)) => reader == mover,
+            _ => false,
+        };
+        let mark = if !bid_on.is_empty() {
+            " (* in the offer)"
+        } else if !placed_on.is_empty() && area_shown {
+            " (** in the area)"
+        } else {
+            ""
+        };
+        Self::last_move_line(&mut out, context, mark);
         let _ = writeln!(out);
         for (seat, player) in state.players.iter().enumerate() {
             let score = self.score(state, seat);
@@ -178,10 +280,10 @@ impl TriangleAuction {
             Self::push_line(
                 &mut out,
                 &format!(
-                    "{}: {} VP; {} chits; improvement {} (scores {} colour); {card}",
+                    "{}: {} VP; {}; improvement {} (scores {} colour); {card}",
                     name(seat),
                     score.total,
-                    player.hand,
+                    plural(usize::from(player.hand), "chit", "chits"),
                     player.improvement,
                     ["best", "2nd", "3rd", "4th", "least"]
                         .get(score.rank)
@@ -193,9 +295,9 @@ impl TriangleAuction {
             Self::push_line(
                 &mut out,
                 &format!(
-                    "  {}; {} tiles, {} enclosed{}",
+                    "  {}; {}, {} enclosed{}",
                     colours.join(" "),
-                    player.area.len(),
+                    plural(player.area.len(), "tile", "tiles"),
                     score.enclosed,
                     if won.is_empty() {
                         String::new()
@@ -218,11 +320,18 @@ impl TriangleAuction {
             let cells: BTreeMap<_, _> = player
                 .area
                 .iter()
-                .enumerate()
-                .map(|(order, placed)| {
+                .map(|placed| {
                     let outlets = self.placed_outlets(placed);
+                    // A placed tile keeps its space's number, so that every space can
+                    // be named off the board; the last move's tiles are marked instead
+                    // (the Last move line names their spaces).
+                    let label = if mover == Some(seat) && placed_on.contains(&placed.cell) {
+                        "**".to_string()
+                    } else {
+                        (u32::from(placed.cell.index) + 1).to_string()
+                    };
                     let art = CellArt {
-                        label: format!("#{}", (order + 1) % 10),
+                        label,
                         outlets: outlets
                             .map(|o| o.and_then(|c| self.letters.get(usize::from(c)).copied())),
                     };
@@ -233,8 +342,10 @@ impl TriangleAuction {
             Self::push_line(
                 &mut out,
                 &format!(
-                    "{}'s area: tiles #1, #2... in the order placed; empty spaces numbered:",
-                    name(seat)
+                    "{}'s area ({} placed, {} spaces free):",
+                    name(seat),
+                    plural(player.area.len(), "tile", "tiles"),
+                    Cell::all(self.side).count() - player.area.len()
                 ),
             );
             out.push_str(&draw_numbered(self.side, &cells));
