@@ -335,7 +335,8 @@ pub fn board(
         let turn = turn.unwrap_or(game.turns());
         text = format!("{}\n\nTurn {turn}:\n", text.trim_end());
         for line in report {
-            text.push_str(&format!("  {line}\n"));
+            // Within 78 columns, as the board is: a line can name long player names.
+            text.push_str(&crate::mail::compose::wrap(&format!("  {line}"), 78));
         }
     }
     Ok(text)
@@ -408,8 +409,10 @@ pub fn preview_text(preview: &Preview) -> String {
 ///
 /// # Errors
 /// Unreadable file.
-pub fn log(path: &Path) -> Result<String> {
-    Ok(open(path, None)?.log()?)
+pub fn log(path: &Path, keyring: Option<&Keyring>) -> Result<String> {
+    // With the referee's keyring, a game with hidden information replays to tell what
+    // each turn did before the reveal; the log still prints only the public lines.
+    Ok(open(path, keyring)?.log()?)
 }
 
 /// `pbem audit`.

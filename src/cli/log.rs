@@ -9,6 +9,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    super::emit(&ops::log(&args.file.file)?)?;
+    let keyring = super::keyring_if_any();
+    super::emit(&ops::log(&args.file.file, keyring.as_ref())?)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -736,11 +736,23 @@ impl<R: Rules> OpenGame for Opened<R> {
     fn board(&self, viewer: Option<&str>, turn: Option<u64>) -> Result<String> {
         let viewer = self.viewer(viewer)?;
         let (state, turn) = self.position(viewer, turn)?;
+        let mut last_move = self.last_move(turn)?;
+        if let Some(last) = last_move.as_mut().filter(|last| last.text.is_none()) {
+            // A sealed move not yet opened is its maker's to see (and the referee's).
+            let may_see = matches!(viewer, Viewer::Referee)
+                || matches!(viewer, Viewer::Player(seat) if seat == last.seat);
+            if let (true, Some(seed)) = (may_see, self.seed()?) {
+                let whole = self.whole()?;
+                if let Some(record) = whole.file.records.get(turn as usize - 1) {
+                    last.text = whole.move_of(Some(seed), record)?;
+                }
+            }
+        }
         let context = BoardContext {
             viewer,
             names: &self.game.names,
             turn,
-            last_move: self.last_move(turn)?,
+            last_move,
         };
         Ok(self.game.rules.board(&state, &context))
     }
