@@ -19,7 +19,7 @@ use crate::engine::rules::{
 
 pub use board::{spiral, Square, SIDE};
 pub use moves::Move;
-pub use state::{Kind, Phase, Player, State, Tile};
+pub use state::{Event, Fate, Kind, Phase, Player, State, Tile};
 
 const RULES_REVISION: u32 = 1;
 
@@ -349,11 +349,14 @@ impl Rules for DesertKingdom {
     }
 
     fn public_state(&self, state: &State) -> State {
+        let mut public = state.clone();
+        // The last move's events are for its report, which the engine works out from
+        // the full states; kept out of every file, so files hash as they always did.
+        public.events.clear();
         if state.phase == Phase::Over {
             // The seed is revealed at the end: nothing is hidden any more.
-            return state.clone();
+            return public;
         }
-        let mut public = state.clone();
         public.bag.clear();
         public.drawn.clear();
         for tile in public.squares.iter_mut().flatten() {
