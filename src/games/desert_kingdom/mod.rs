@@ -8,13 +8,15 @@
 mod board;
 mod moves;
 mod play;
+mod report;
 mod state;
 mod view;
 
 use serde::Deserialize;
 
 use crate::engine::rules::{
-    BoardContext, Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer,
+    BoardContext, Chance, Deadline, GameEnd, GameView, LegalMove, Options, ReportLine, RuleError,
+    Rules, Seat, Viewer,
 };
 
 pub use board::{spiral, Square, SIDE};
@@ -374,4 +376,25 @@ impl Rules for DesertKingdom {
     fn board(&self, state: &State, context: &BoardContext<'_>) -> String {
         self.ascii(state, context.viewer, context.names)
     }
+
+    fn report(
+        &self,
+        before: &State,
+        seat: Seat,
+        mv: &Move,
+        after: &State,
+        names: &[String],
+    ) -> Vec<ReportLine> {
+        self.turn_report(before, seat, mv, after, names)
+    }
+
+    fn game_end(&self, state: &State, _names: &[String]) -> GameEnd {
+        // Each seat's lines go under that player's name: the parts need no names.
+        self.end_of_game(state)
+    }
+
+    const RULES_PAGE: &'static str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/rules/desert-kingdom.md"
+    ));
 }
