@@ -83,6 +83,15 @@ pub fn value(kind: Kind) -> i64 {
     }
 }
 
+/// What a tile is worth to the player who keeps it: its points, and a treasure the 20
+/// it scores at the end.
+pub fn worth(kind: Kind) -> i64 {
+    match kind {
+        Kind::Treasure => 20,
+        other => value(other),
+    }
+}
+
 pub fn draw_number(kind: Kind) -> usize {
     match kind {
         Kind::Oasis => 3,
@@ -331,7 +340,7 @@ impl Rules for DesertKingdom {
             return None;
         }
         match choice {
-            Deadline::Skip => self.example(state, seat),
+            Deadline::Skip => self.skip(state, seat),
             // A forfeit takes one player out; the others play on.
             Deadline::Forfeit => Some(Move::Resign),
         }

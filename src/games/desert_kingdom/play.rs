@@ -8,7 +8,7 @@ use serde_json::json;
 use super::board::Square;
 use super::moves::{canonical, Move};
 use super::state::{Event, Fate, Kind, Phase, Player, State, Tile};
-use super::{draw_number, forbidden, forced, value, DesertKingdom};
+use super::{draw_number, forbidden, forced, value, worth, DesertKingdom};
 use crate::engine::rules::{Chance, LegalMove, RuleError, Seat, Visibility};
 
 fn seat_u8(seat: Seat) -> u8 {
@@ -35,6 +35,17 @@ pub(crate) struct RoadOutcome {
     pub scores: bool,
     /// What each square scored, in square order; empty when nothing scores.
     pub gains: Vec<Gain>,
+}
+
+impl RoadOutcome {
+    /// The points `seat` gains.
+    pub fn points_of(&self, seat: Seat) -> i64 {
+        self.gains
+            .iter()
+            .filter(|g| g.seat == seat)
+            .map(|g| g.points)
+            .sum()
+    }
 }
 
 /// An activation's draw sorted by the marks of the tile activated.
@@ -717,21 +728,70 @@ impl DesertKingdom {
             .collect()
     }
 
-    /// A sensible move: the best tile drawn when choosing; else discover the first
-    /// empty square in reading order.
-    pub(crate) fn example(&self, state: &State, seat: Seat) -> Option<Move> {
+    /// The best tile of those drawn, by what it is worth to the one keeping it.
+    fn best_drawn(state: &State) -> Option<Move> {
+        let Phase::Choosing { square, .. } = state.phase else {
+            return None;
+        };
+        state
+            .drawn
+            .iter()
+            .copied()
+            .max_by_key(|&kind| (worth(kind), std::cmp::Reverse(kind)))
+            .map(|kind| Move::Take { kind, at: square })
+    }
+
+    /// The move the referee makes past a deadline (D17): discover the first empty
+    /// square in reading order, or keep the best tile drawn.
+    pub(crate) fn skip(&self, state: &State, seat: Seat) -> Option<Move> {
         match state.phase {
-            Phase::Choosing { seat: s, square } if usize::from(s) == seat => state
-                .drawn
-                .iter()
-                .max_by_key(|k| value(**k))
-                .map(|k| Move::Take {
-                    kind: *k,
-                    at: square,
-                }),
+            Phase::Choosing { seat: s, .. } if usize::from(s) == seat => Self::best_drawn(state),
             Phase::Turn { seat: s } if usize::from(s) == seat => Square::all()
                 .find(|&at| Self::tile(state, at).is_none())
                 .map(Move::Discover),
+            _ => None,
+        }
+    }
+
+    /// The empty square the barbarians' spiral reaches last: the heart of the board,
+    /// as far from their face-down tiles as can be.
+    pub(crate) fn last_on_spiral(&self, state: &State) -> Option<Square> {
+        self.spiral
+            .iter()
+            .rev()
+            .copied()
+            .find(|&at| Self::tile(state, at).is_none())
+    }
+
+    /// The road that scores `seat` the most now, with its points; `None` when no road
+    /// scores them anything.
+    pub(crate) fn best_road(&self, state: &State, seat: Seat) -> Option<(Square, i64)> {
+        Square::all()
+            .filter(|&at| Self::roadable(state, at))
+            .map(|at| (at, self.road_outcome(state, seat, at).points_of(seat)))
+            .filter(|&(_, points)| points > 0)
+            .max_by_key(|&(at, points)| (points, std::cmp::Reverse(at.index())))
+    }
+
+    /// The rules' best guess, for the examples in notices and refusals: keep the best
+    /// tile drawn; without a city on the board, play the city tile (a player without
+    /// a city scores nothing); else the road that scores the most, if one scores; else
+    /// discover the square the spiral reaches last.
+    pub(crate) fn example(&self, state: &State, seat: Seat) -> Option<Move> {
+        match state.phase {
+            Phase::Choosing { seat: s, .. } if usize::from(s) == seat => Self::best_drawn(state),
+            Phase::Turn { seat: s } if usize::from(s) == seat => {
+                let heart = self.last_on_spiral(state);
+                if state.players[seat].city_tile && self.cities_held(state, seat) == 0 {
+                    if let Some(at) = heart {
+                        return Some(Move::City(at));
+                    }
+                }
+                if let Some((at, _)) = self.best_road(state, seat) {
+                    return Some(Move::Road(at));
+                }
+                heart.map(Move::Discover)
+            }
             _ => None,
         }
     }
