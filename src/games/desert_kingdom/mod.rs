@@ -6,6 +6,7 @@
 //! the data (the bag, option defaults) is games/desert-kingdom.toml.
 
 mod board;
+mod listing;
 mod moves;
 mod play;
 mod report;
@@ -15,8 +16,8 @@ mod view;
 use serde::Deserialize;
 
 use crate::engine::rules::{
-    BoardContext, Chance, Deadline, GameEnd, GameView, LegalMove, Options, ReportLine, RuleError,
-    Rules, Seat, Viewer,
+    BoardContext, Chance, Deadline, GameEnd, GameView, LegalMove, MoveFilter, Options, ReportLine,
+    RuleError, Rules, Seat, Viewer,
 };
 
 pub use board::{spiral, Square, SIDE};
@@ -395,6 +396,10 @@ impl Rules for DesertKingdom {
         names: &[String],
     ) -> Vec<ReportLine> {
         self.turn_report(before, seat, mv, after, names)
+    }
+
+    fn moves_text(&self, state: &State, seat: Seat, filter: &MoveFilter) -> String {
+        self.moves_listing(state, seat, filter)
     }
 
     fn game_end(&self, state: &State, _names: &[String]) -> GameEnd {
