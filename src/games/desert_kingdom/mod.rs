@@ -67,7 +67,7 @@ pub struct DesertKingdom {
     pub(crate) network_city: i64,
     pub(crate) builder_terrain: bool,
     pub(crate) placate_points: Option<i64>,
-    options: Options,
+    pub(crate) options: Options,
 }
 
 /// A tile's points each time it is scored (a city: when placed), its activation's draw
@@ -384,7 +384,11 @@ impl Rules for DesertKingdom {
     }
 
     fn board(&self, state: &State, context: &BoardContext<'_>) -> String {
-        self.ascii(state, context.viewer, context.names)
+        self.ascii(state, context)
+    }
+
+    fn legend(&self) -> String {
+        self.board_legend()
     }
 
     fn report(

@@ -130,6 +130,14 @@ pub fn parse(state: &State, text: &str) -> Result<Move, RuleError> {
     }
 }
 
+/// The squares a move's text names, in order (`activate C3 to C4`: C3, C4): what a
+/// board marks for the last move, whatever phase the game is in now.
+pub fn squares_named(text: &str) -> Vec<Square> {
+    text.split(|c: char| c.is_whitespace() || c == ',' || c == ';')
+        .filter_map(Square::parse)
+        .collect()
+}
+
 /// The canonical text of a move.
 pub fn canonical(mv: &Move) -> String {
     match mv {
