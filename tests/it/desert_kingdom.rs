@@ -1,7 +1,10 @@
 //! The desert kingdom (seed 004): the seed's tile table, road networks and the
 //! barbarian attack on hand-built positions, random complete games in process (with
 //! invariants after every move), through the command line and by mail, with every
-//! face-down tile and every drawn tile kept from those who may not see it.
+//! face-down tile and every drawn tile kept from those who may not see it; and the
+//! player's side: each turn's report line by line to whom may read it (in process,
+//! `pbem show`, `pbem log` and mail), the move lists and their filters, the example
+//! move, the end of a game broken down, and the board's marks of the last move.
 
 use pbem::engine::{Deadline, DrawStream, Options, Rules, Viewer, Visibility};
 use pbem::games::desert_kingdom::{
@@ -681,4 +684,1020 @@ fn the_board_mid_game() {
     let board = table.board_as("Ann");
     assert!(board.contains("[?]"));
     insta::assert_snapshot!(board);
+}
+
+// --- The player's side: reports, move lists, the end, the board -----------------------
+
+/// Every draw the first tile of the bag: with a bag set up by hand, a test knows what
+/// each draw gives (the bag stays sorted, oasis first).
+struct First;
+
+impl pbem::engine::Chance for First {
+    fn draw(&mut self, _n: u32, _visibility: Visibility) -> u32 {
+        0
+    }
+}
+
+/// Draws at these places of the bag, in turn.
+struct Script(Vec<u32>);
+
+impl pbem::engine::Chance for Script {
+    fn draw(&mut self, _n: u32, _visibility: Visibility) -> u32 {
+        if self.0.is_empty() {
+            0
+        } else {
+            self.0.remove(0)
+        }
+    }
+}
+
+/// A position with this bag (sorted, as the rules keep it).
+fn with_bag(state: &mut State, bag: &[Kind]) {
+    let mut bag = bag.to_vec();
+    bag.sort_unstable();
+    state.bag_count = u16::try_from(bag.len()).expect("a small bag");
+    state.bag = bag;
+}
+
+/// The move played with [`First`]: the state after it and its report as
+/// `(audience, text, tells a draw)`, the audience "all" or a name.
+fn reported(
+    rules: &DesertKingdom,
+    state: &State,
+    seat: usize,
+    text: &str,
+) -> (State, Vec<(String, String, bool)>) {
+    reported_with(rules, state, seat, text, &mut First)
+}
+
+fn reported_with(
+    rules: &DesertKingdom,
+    state: &State,
+    seat: usize,
+    text: &str,
+    chance: &mut dyn pbem::engine::Chance,
+) -> (State, Vec<(String, String, bool)>) {
+    let names = names(state.players.len());
+    let mv = rules.parse_move(state, seat, text).expect("a move");
+    let after = rules.apply(state, seat, &mv, chance).expect("applies");
+    let lines = rules
+        .report(state, seat, &mv, &after, &names)
+        .into_iter()
+        .map(|line| {
+            let who = match line.audience {
+                pbem::engine::Audience::Everyone => "all".to_string(),
+                pbem::engine::Audience::Seat(seat) => names[seat].clone(),
+            };
+            (who, line.text, line.tells_draw)
+        })
+        .collect();
+    (after, lines)
+}
+
+fn line(who: &str, text: &str, drawn: bool) -> (String, String, bool) {
+    (who.to_string(), text.to_string(), drawn)
+}
+
+#[test]
+fn a_discovery_reports_the_tile_turned_up_or_the_special_kept() {
+    let (rules, mut state) = empty(2);
+    with_bag(&mut state, &[Kind::Grass; 40]);
+    let (_, lines) = reported(&rules, &state, 0, "discover C4");
+    assert_eq!(
+        lines,
+        [
+            line("all", "Ann discovered C4: a tile from the bag", false),
+            line("all", "It was grass: C4 is now Ann's, 2 points", true),
+            line("all", "Scores: Ann 2 (+2)", true),
+        ]
+    );
+    // A barbarian: 15 points, another tile face down (whose identity nobody reads),
+    // and another turn.
+    // The bag sorted: 39 mountains, then the barbarian; the barbarian is drawn, then a
+    // mountain goes face down.
+    let mut bag = vec![Kind::Barbarian];
+    bag.extend([Kind::Mountain; 39]);
+    with_bag(&mut state, &bag);
+    let (after, lines) = reported_with(&rules, &state, 0, "discover C4", &mut Script(vec![39]));
+    assert_eq!(after.phase, Phase::Turn { seat: 0 });
+    assert_eq!(
+        lines,
+        [
+            line("all", "Ann discovered C4: a tile from the bag", false),
+            line(
+                "all",
+                "It was a barbarian, kept aside: 15 points now, one more band at the end; \
+                 C4 stays empty; Ann plays again",
+                true
+            ),
+            line(
+                "all",
+                "A tile from the bag went face down on A1 (the barbarians' spiral)",
+                true
+            ),
+            line("all", "Scores: Ann 15 (+15)", true),
+        ]
+    );
+    assert!(lines.iter().all(|(_, text, _)| !text.contains("mountain")));
+    with_bag(&mut state, &[Kind::Treasure; 40]);
+    let (_, lines) = reported(&rules, &state, 0, "discover C4");
+    assert_eq!(
+        lines[1],
+        line(
+            "all",
+            "It was a treasure, kept aside: 20 points at the end; C4 stays empty; \
+             Ann plays again",
+            true
+        )
+    );
+    assert_eq!(lines.len(), 2, "no score changed: {lines:?}");
+}
+
+#[test]
+fn a_road_reports_what_it_linked_and_every_players_points_square_by_square() {
+    let (rules, mut state) = empty(3);
+    put(&mut state, "B4", Kind::City, Some(1), false);
+    put(&mut state, "C4", Kind::Grass, Some(0), false);
+    put(&mut state, "D4", Kind::Oasis, Some(2), false);
+    put(&mut state, "C5", Kind::Mine, Some(0), false);
+    put(&mut state, "E4", Kind::Desert, Some(2), true);
+    state.phase = Phase::Turn { seat: 1 };
+    let (_, lines) = reported(&rules, &state, 1, "road C4");
+    assert_eq!(
+        lines,
+        [
+            line("all", "Bob built a road on C4 (Ann's grass)", false),
+            line(
+                "all",
+                "A tile from the bag went face down on A1 (the barbarians' spiral)",
+                false
+            ),
+            line(
+                "all",
+                "It links the city on B4: the network of 5 squares scores",
+                false
+            ),
+            line("all", "Bob scores 2: B4 city 2", false),
+            line("all", "Ann scores 5: C4 grass 2, C5 mine 3", false),
+            line("all", "Cid scores 9: D4 oasis 8, E4 desert 1", false),
+            line("all", "Scores: Ann 5 (+5), Bob 2 (+2), Cid 9 (+9)", false),
+        ]
+    );
+    // A road to nowhere new says so.
+    put(&mut state, "F5", Kind::Desert, Some(0), false);
+    let (_, lines) = reported(&rules, &state, 1, "road F5");
+    assert_eq!(
+        lines[2],
+        line(
+            "all",
+            "It links no new city and joins no networks: nothing scores (D10)",
+            false
+        )
+    );
+    assert_eq!(lines.len(), 3);
+}
+
+/// An activation: everyone reads the action, the face-down square and how many tiles
+/// were drawn and went back; only the drawer reads the tiles, which went back and
+/// why. The face-down tile (the first of the bag here, an oasis) is named to nobody.
+#[test]
+fn an_activation_tells_the_tiles_drawn_to_the_drawer_only() {
+    let (rules, mut state) = empty(2);
+    put(&mut state, "D4", Kind::Mountain, Some(1), false);
+    // Drawn in order: the oasis face down, then city, mine, grass, desert.
+    let mut bag = vec![Kind::Oasis, Kind::City, Kind::Mine, Kind::Grass];
+    bag.extend([Kind::Desert; 36]);
+    with_bag(&mut state, &bag);
+    let (after, lines) = reported(&rules, &state, 0, "activate D4 to D5");
+    assert_eq!(
+        lines,
+        [
+            line(
+                "all",
+                "Ann activated Bob's mountain on D4 towards D5 (it draws 4)",
+                false
+            ),
+            line(
+                "all",
+                "A tile from the bag went face down on A1 (the barbarians' spiral)",
+                false
+            ),
+            line("all", "Ann drew 4 tiles", false),
+            line("Ann", "Ann's tiles drawn: city, mine, grass, desert", true),
+            line(
+                "Ann",
+                "Back to the bag, forbidden by the mountain: city",
+                true
+            ),
+            line(
+                "Ann",
+                "Back to the bag, as the mountain forces mine: grass, desert",
+                true
+            ),
+            line("all", "3 of them went back to the bag", true),
+            line(
+                "all",
+                "Ann took a mine (the only tile left): D5 is now Ann's, 3 points",
+                true
+            ),
+            line("all", "Scores: Ann 3 (+3)", true),
+        ]
+    );
+    assert!(lines.iter().all(|(_, text, _)| !text.contains("oasis")));
+    assert!(after.squares[sq("A1").index()].is_some_and(|t| t.face_down));
+    // Nothing that went back is named to Bob.
+    for (who, text, _) in &lines {
+        if who == "all" {
+            assert!(!text.contains("city,") && !text.contains("grass"), "{text}");
+        }
+    }
+}
+
+/// An activation that leaves a choice, then the choice: the tiles to choose from
+/// only to the chooser; everyone reads the tile kept (it lies face up) and how many
+/// went back, the chooser which.
+#[test]
+fn a_choice_is_reported_to_the_chooser_and_counted_to_everyone() {
+    let (rules, mut state) = empty(2);
+    put(&mut state, "D4", Kind::Desert, Some(0), false);
+    // Face down: an oasis; drawn: oasis, grass (a desert forbids neither, forces none).
+    let mut bag = vec![Kind::Oasis, Kind::Oasis, Kind::Grass];
+    bag.extend([Kind::Desert; 37]);
+    with_bag(&mut state, &bag);
+    let (choosing, lines) = reported(&rules, &state, 0, "activate D4 to D5");
+    assert_eq!(
+        lines[2..],
+        [
+            line("all", "Ann drew 2 tiles", false),
+            line("Ann", "Ann's tiles drawn: oasis, grass", true),
+            line(
+                "all",
+                "Ann chooses one of 2 tiles for D5 next (`take ...`)",
+                true
+            ),
+            line("Ann", "Ann chooses from: oasis, grass", true),
+        ]
+    );
+    // The list of moves now: the tiles, best first, with what each gives.
+    let listed = rules.moves_text(&choosing, 0, &pbem::engine::MoveFilter::default());
+    assert_eq!(
+        listed,
+        "Take one tile for D5 (the others go back to the bag):\n  \
+         take oasis           placed on D5: 8 points\n  \
+         take grass           placed on D5: 2 points\n"
+    );
+    assert_eq!(
+        rules.example_move(&choosing, 0).as_deref(),
+        Some("take oasis")
+    );
+    let (_, lines) = reported(&rules, &choosing, 0, "take oasis");
+    assert_eq!(
+        lines,
+        [
+            line("all", "Ann took an oasis: D5 is now Ann's, 8 points", false),
+            line("all", "Ann put 1 tile back in the bag", false),
+            line("Ann", "Ann put back, unseen by the others: grass", false),
+            line("all", "Scores: Ann 8 (+8)", false),
+        ]
+    );
+    // The text names the square; another square is refused.
+    let error = play(&rules, &choosing, 0, "take oasis for E5").expect_err("not its square");
+    assert!(
+        error.contains("the tiles you drew are for D5, not E5"),
+        "{error}"
+    );
+    assert!(play(&rules, &choosing, 0, "take grass for d5").is_ok());
+    // With a preference list the choice is made at once, and said so.
+    let (_, lines) = reported(&rules, &state, 0, "activate D4 to D5 prefer grass");
+    assert!(lines.contains(&line(
+        "all",
+        "Ann took grass (the first of the preference list drawn): D5 is now Ann's, 2 points",
+        true
+    )));
+    assert!(lines.contains(&line("Ann", "Back to the bag, not chosen: oasis", true)));
+    assert!(lines.contains(&line("all", "1 of them went back to the bag", true)));
+}
+
+#[test]
+fn the_city_tile_and_a_resignation_are_reported() {
+    let (rules, state) = empty(3);
+    let (_, lines) = reported(&rules, &state, 0, "city E5");
+    assert_eq!(
+        lines,
+        [
+            line("all", "Ann played the city tile on E5: 5 points", false),
+            line("all", "Scores: Ann 5 (+5)", false),
+        ]
+    );
+    let (_, lines) = reported(&rules, &state, 0, "resign");
+    assert_eq!(
+        lines,
+        [line(
+            "all",
+            "Ann left the game (resigned or forfeited): Ann cannot win, the others play on",
+            false
+        )]
+    );
+}
+
+/// The move that fills the board: the barbarians' attack band by band, cities held,
+/// treasures counted, the winner.
+#[test]
+fn the_attack_is_reported_band_by_band() {
+    let (rules, mut state) = empty(2);
+    for (at, owner) in [("C4", 1), ("F4", 1), ("B2", 0)] {
+        put(&mut state, at, Kind::City, Some(owner), false);
+    }
+    state.squares[sq("D4").index()] = Some(Tile {
+        kind: Some(Kind::Desert),
+        face_down: true,
+        owner: None,
+        road: false,
+        occupied: false,
+        ruined: false,
+    });
+    state.last_face_down = Some(sq("D4"));
+    // The points the tiles and the barbarian drawn gave (B2, C4 and F4 placed, one
+    // barbarian drawn), so that the breakdown adds up as in a real game.
+    state.players[0].barbarians = 2;
+    state.players[0].points = 20;
+    state.players[1].points = 10;
+    state.players[1].treasures = 2;
+    for at in Square::all() {
+        if state.squares[at.index()].is_none() && at != sq("H8") {
+            put(&mut state, &at.name(), Kind::Mountain, None, false);
+        }
+    }
+    let (after, lines) = reported(&rules, &state, 0, "city H8");
+    let texts: Vec<&str> = lines.iter().map(|(_, text, _)| text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "Ann played the city tile on H8: 5 points",
+            "The board is full: the barbarians attack",
+            "3 bands of barbarians (one per barbarian tile held) set out from D4, \
+             the last face-down tile",
+            "Band 1 reached C4 (Bob's city): Bob turned in a treasure, the band occupies it",
+            "Band 2 reached F4 (Bob's city): Bob turned in a treasure, the band occupies it",
+            "Band 3 destroyed B2 (Ann's city)",
+            "Scores: Ann 25 (+5)",
+            "Ann wins",
+        ]
+    );
+    assert!(lines.iter().all(|(who, _, drawn)| who == "all" && !drawn));
+    let end = rules.game_end(&after, &names(2));
+    assert_eq!(
+        end.reason,
+        "the board is full, and 3 bands of barbarians attacked: 1 city fell, \
+         2 bands were placated"
+    );
+    assert_eq!(
+        end.breakdown,
+        [
+            vec![
+                "Tiles placed (2 cities): 10",
+                "Roads' networks scored: 0",
+                "Barbarians drawn (1 at 15): 15",
+                "Total: 25 (1 city held)"
+            ],
+            vec![
+                "Tiles placed (2 cities): 10",
+                "Roads' networks scored: 0",
+                "Total: 10 (2 cities held)"
+            ],
+        ]
+    );
+}
+
+/// The moves on a position built by hand: grouped by action (discover, road with what
+/// each scores, activate by the tile activated, city), narrowed to a square or a tile.
+#[test]
+fn the_move_list_groups_by_action_and_narrows_by_square_and_tile() {
+    use pbem::engine::MoveFilter;
+    let (rules, mut state) = empty(3);
+    put(&mut state, "B4", Kind::City, Some(1), false);
+    put(&mut state, "C4", Kind::Grass, Some(0), false);
+    put(&mut state, "D4", Kind::Oasis, Some(2), false);
+    put(&mut state, "C5", Kind::Mine, Some(0), false);
+    put(&mut state, "E4", Kind::Desert, Some(2), true);
+    put(&mut state, "G7", Kind::Desert, Some(0), false);
+    state.phase = Phase::Turn { seat: 1 };
+    let filtered = |at: Option<&str>, tile: Option<&str>| {
+        rules.moves_text(
+            &state,
+            1,
+            &MoveFilter {
+                at: at.map(String::from),
+                tile: tile.map(String::from),
+            },
+        )
+    };
+    let all = filtered(None, None);
+    let heads: Vec<&str> = all
+        .lines()
+        .filter(|l| !l.starts_with(' '))
+        .map(|l| l.split([' ', ':']).next().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        heads,
+        ["Discover", "e.g.", "Road", "Activate", "face", "City", "Narrow"],
+        "{all}"
+    );
+    // The road that links the city scores Bob 2, and gives Ann 5 and Cid 9.
+    assert!(
+        all.contains("  road C4              you +2, player 1 +5, player 3 +9 (links B4)\n"),
+        "{all}"
+    );
+    assert!(all.contains("  scoring nothing: G7\n"), "{all}");
+    assert!(
+        all.contains("  oasis (draws 3; forced treasure, barbarian):\n    D4 to D3/D5\n"),
+        "{all}"
+    );
+    insta::assert_snapshot!("moves_of_a_position", all);
+
+    // One square: what can be done there.
+    let c4 = filtered(Some("c4"), None);
+    assert_eq!(
+        c4,
+        "C4 holds player 1's grass.\n\
+         Activating it: draws 2; forced grass, city; forbidden mine, treasure.\n  \
+         road C4              you +2, player 1 +5, player 3 +9 (links B4)\n  \
+         activate C4 to C3\n"
+    );
+    let d3 = filtered(Some("D3"), None);
+    assert!(d3.starts_with("D3 is empty.\n  discover D3"), "{d3}");
+    assert!(d3.contains("  activate D4 to D3"), "{d3}");
+    // One tile: the activations from it, the roads on it.
+    let oasis = filtered(None, Some("oasis"));
+    assert_eq!(
+        oasis,
+        "Activate oasis (draws 3; forced treasure, barbarian):\n    D4 to D3/D5\n"
+    );
+    let desert = filtered(None, Some("desert"));
+    assert!(desert.starts_with("Road on desert:\n  road G7"), "{desert}");
+    // Both: the moves at the square with the tile; nothing there says so.
+    assert!(filtered(Some("D4"), Some("oasis")).contains("activate D4 to D3"));
+    let nothing = filtered(Some("D4"), Some("grass"));
+    assert!(nothing.ends_with("No move there with grass: `moves` lists them all.\n"));
+    let none = filtered(None, Some("mountain"));
+    assert!(none.starts_with("No move with mountain now"), "{none}");
+    // The complete JSON list is unchanged: every move, the city tile's too.
+    let legal = rules.legal_moves(&state, 1);
+    assert!(legal.iter().any(|m| m.text == "road C4"));
+    assert_eq!(
+        legal.iter().filter(|m| m.kind == "city").count(),
+        legal.iter().filter(|m| m.kind == "discover").count()
+    );
+}
+
+/// The example move shown in notices and refusals is the rules' best guess: the city
+/// tile while a player has no city, then the road that scores most, else a discovery
+/// in the heart of the board; never a road that scores nothing.
+#[test]
+fn the_example_move_is_a_sensible_one() {
+    let (rules, mut state) = empty(2);
+    // No city yet: the city tile, where the spiral comes last.
+    assert_eq!(rules.example_move(&state, 0).as_deref(), Some("city D5"));
+    assert_eq!(rules.example_move(&state, 1), None, "not Bob's turn");
+    // A city on the board and only a road that scores nothing: discover, not the road.
+    put(&mut state, "B4", Kind::City, Some(0), false);
+    put(&mut state, "G7", Kind::Desert, Some(1), false);
+    assert_eq!(
+        rules.example_move(&state, 0).as_deref(),
+        Some("discover D5")
+    );
+    // A road that links the city scores: it is the example.
+    put(&mut state, "C4", Kind::Grass, Some(1), false);
+    put(&mut state, "E4", Kind::Desert, Some(1), true);
+    put(&mut state, "D4", Kind::Grass, Some(1), false);
+    assert_eq!(rules.example_move(&state, 0).as_deref(), Some("road C4"));
+    // The deadline's skip keeps to D17: the first empty square in reading order.
+    let skip = rules
+        .deadline_move(&state, 0, Deadline::Skip)
+        .expect("a skip");
+    assert_eq!(rules.canonical_text(&skip), "discover A1");
+    // A refusal carries the example.
+    let error = rules
+        .parse_move(&state, 0, "build a castle")
+        .expect_err("not a move");
+    assert!(error.accepted.ends_with("for example `road C4`"), "{error}");
+}
+
+/// The board marks the squares of the last move with stars (both of an activation,
+/// the square a `take` was for) and names it under the board; every square keeps its
+/// name on the edges.
+#[test]
+fn the_board_marks_the_last_move() {
+    use pbem::engine::{BoardContext, LastMove};
+    let (rules, mut state) = empty(2);
+    put(&mut state, "D4", Kind::Mountain, Some(1), false);
+    put(&mut state, "D5", Kind::Mine, Some(0), false);
+    let names = names(2);
+    let board = |text: Option<&str>| {
+        rules.board(
+            &state,
+            &BoardContext {
+                viewer: Viewer::Player(0),
+                names: &names,
+                turn: 7,
+                last_move: text.map(|t| LastMove {
+                    seat: 0,
+                    text: Some(t.to_string()),
+                }),
+            },
+        )
+    };
+    let marked = board(Some("activate D4 to D5"));
+    let row = |board: &str, n: usize| board.lines().nth(n).unwrap_or_default().to_string();
+    assert_eq!(
+        row(&marked, 4),
+        " 4    .     .     .   *^2 *   .     .     .     .    4"
+    );
+    assert_eq!(
+        row(&marked, 5),
+        " 5    .     .     .   *M1 *   .     .     .     .    5"
+    );
+    assert!(
+        marked.contains("Last move (*): Ann: activate D4 to D5\n"),
+        "{marked}"
+    );
+    assert!(marked.contains("After turn 7: Ann to move.\n"), "{marked}");
+    // A `take` names no square: the one it was for is marked, on a board drawn from
+    // the state the take left.
+    let taken = {
+        let mut chosen = state.clone();
+        put(&mut chosen, "D5", Kind::Desert, Some(0), false);
+        chosen.phase = Phase::Choosing {
+            seat: 0,
+            square: sq("E5"),
+        };
+        chosen.drawn = vec![Kind::Grass, Kind::Oasis];
+        let after = play(&rules, &chosen, 0, "take grass").expect("taken");
+        rules.board(
+            &after,
+            &BoardContext {
+                viewer: Viewer::Player(0),
+                names: &names,
+                turn: 8,
+                last_move: Some(LastMove {
+                    seat: 0,
+                    text: Some("take grass".to_string()),
+                }),
+            },
+        )
+    };
+    assert!(row(&taken, 5).contains("*G1 *"), "{taken}");
+    assert_eq!(
+        taken.matches('*').count(),
+        3,
+        "E5 and the last move's line: {taken}"
+    );
+    // A discovery that drew a special: the square stays empty, marked all the same.
+    let empty_marked = board(Some("discover A8"));
+    assert!(
+        row(&empty_marked, 8).starts_with(" 8  * . *"),
+        "{empty_marked}"
+    );
+    // At the setup: no mark, no last move.
+    let plain = board(None);
+    assert!(
+        !plain.contains('*') && !plain.contains("Last move"),
+        "{plain}"
+    );
+    // The columns top and bottom, the rows left and right; within 78 columns.
+    let lines: Vec<&str> = marked.lines().collect();
+    assert_eq!(lines[0], lines[9]);
+    assert_eq!(lines[0], "     A     B     C     D     E     F     G     H");
+    for line in marked.lines().chain(rules.legend().lines()) {
+        assert!(line.chars().count() <= 78, "too wide: {line:?}");
+    }
+    // The legend is the rules', printed once under the board: not in the board.
+    assert!(!marked.contains("Squares: column"));
+    assert!(rules.legend().contains("*G1=* the squares of"));
+    insta::assert_snapshot!(
+        "board_with_the_last_move",
+        format!("{}\n\n{}", marked.trim_end(), rules.legend())
+    );
+}
+
+/// The rules page's sections quoted in every welcome read as mail: within 78 columns,
+/// without markdown tables or emphasis, naming the syntax of every action.
+#[test]
+fn the_welcome_sections_read_as_mail() {
+    use pbem::engine::{page_section, MOVES_HEADING, SUMMARY_HEADING};
+    let summary = page_section(DesertKingdom::RULES_PAGE, SUMMARY_HEADING);
+    let syntax = page_section(DesertKingdom::RULES_PAGE, MOVES_HEADING);
+    for text in [&summary, &syntax] {
+        assert!(!text.is_empty());
+        for line in text.lines() {
+            assert!(line.chars().count() <= 78, "too wide: {line:?}");
+            assert!(!line.contains("**") && !line.starts_with('|'), "{line:?}");
+        }
+    }
+    for action in [
+        "discover C4",
+        "road D5",
+        "activate C3 to C4",
+        "city E5",
+        "take grass",
+        "prefer oasis, city",
+        "resign",
+        "moves C4",
+        "moves tile oasis",
+    ] {
+        assert!(syntax.contains(action), "{action}: {syntax}");
+    }
+    // Every example in the move language is a move the rules read.
+    let (rules, state) = empty(2);
+    for example in [
+        "discover C4",
+        "city E5",
+        "activate C3 to C4 prefer oasis, city",
+    ] {
+        assert!(rules.parse_move(&state, 0, example).is_ok(), "{example}");
+    }
+}
+
+/// One turn of a recorded game replayed in process: who moved, the move, the full
+/// states around it and its report.
+struct Turn {
+    seat: usize,
+    text: String,
+    before: State,
+    after: State,
+    report: Vec<pbem::engine::ReportLine>,
+}
+
+/// A recorded game replayed through the engine in process, with the tests' referee
+/// key and its seed (so the draws are the recorded ones): every turn, and the rules.
+fn replayed(recorded: &Recorded) -> (DesertKingdom, Vec<Turn>) {
+    use pbem::engine::fairness::Seed;
+    use pbem::engine::keyring::Keyring;
+    use pbem::engine::session::{parse_player, Game, NewGame};
+
+    let dir = tempfile::tempdir().expect("dir");
+    let keyring = Keyring::at(dir.path());
+    std::fs::write(
+        dir.path().join("referee.key"),
+        format!("{}\n", "42".repeat(32)),
+    )
+    .expect("key");
+    let seed = Seed::from_hex(&recorded.seed).expect("seed");
+    let request = NewGame {
+        players: recorded.players.iter().map(|n| parse_player(n)).collect(),
+        seed: Some(seed.clone()),
+        ..NewGame::default()
+    };
+    let mut game = Game::<DesertKingdom>::create(request, &keyring).expect("create");
+    let mut before = game.replay(Some(&seed), None).expect("replay").state;
+    let mut turns = Vec::new();
+    for (player, text) in &recorded.moves {
+        let applied = game.apply(&keyring, player, text).expect("applies");
+        turns.push(Turn {
+            seat: applied.seat,
+            text: applied.understood.clone(),
+            before: before.clone(),
+            after: applied.state.clone(),
+            report: applied.report,
+        });
+        before = applied.state;
+    }
+    (rules_with(&[]), turns)
+}
+
+fn recorded(file: &str) -> Recorded {
+    let path = format!("{RECORDED}/{file}");
+    serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json")
+}
+
+/// The recorded games, replayed: each ends as recorded, its end says why, and each
+/// player's breakdown adds up to their score; every turn's report has lines only its
+/// mover may read where the bag gave them tiles, and none that names a face-down tile.
+#[test]
+fn recorded_games_end_with_breakdowns_that_add_up_to_the_scores() {
+    for file in ["ending-1.json", "ending-2.json", "ending-3.json"] {
+        let recorded = recorded(file);
+        let (rules, turns) = replayed(&recorded);
+        let last = &turns.last().expect("moves").after;
+        assert_eq!(rules.scores(last), recorded.final_scores, "{file}");
+        let end = rules.game_end(last, &recorded.players);
+        assert!(
+            end.reason.starts_with("the board is full"),
+            "{}",
+            end.reason
+        );
+        assert_eq!(
+            end.reason.contains("nobody wins"),
+            recorded.winners.is_empty(),
+            "{file}: {}",
+            end.reason
+        );
+        assert_eq!(end.breakdown.len(), recorded.players.len());
+        for (seat, lines) in end.breakdown.iter().enumerate() {
+            let mut sum = 0;
+            let mut total = None;
+            for line in lines {
+                let number = line
+                    .rsplit_once(": ")
+                    .and_then(|(_, rest)| rest.split(' ').next())
+                    .and_then(|n| n.parse::<i64>().ok());
+                match (line.starts_with("Total: "), number) {
+                    (true, Some(n)) => total = Some(n),
+                    (false, Some(n)) => sum += n,
+                    _ => {}
+                }
+            }
+            assert_eq!(
+                total,
+                Some(recorded.final_scores[seat]),
+                "{file}: {lines:?}"
+            );
+            assert_eq!(sum, recorded.final_scores[seat], "{file}: {lines:?}");
+            assert!(lines[0].starts_with("Tiles placed"), "{lines:?}");
+            if recorded.cities[seat] == 0 && recorded.final_scores[seat] == 0 {
+                assert!(
+                    lines.iter().any(|l| l.starts_with("No city left"))
+                        || lines
+                            .iter()
+                            .all(|l| !l.contains(": -") && !l.ends_with(": 0")),
+                    "{lines:?}"
+                );
+            }
+        }
+        let mut private = 0;
+        for turn in &turns {
+            for line in &turn.report {
+                if let pbem::engine::Audience::Seat(reader) = line.audience {
+                    assert_eq!(reader, turn.seat, "{}: {}", turn.text, line.text);
+                    private += 1;
+                }
+                if line.text.contains("face down") {
+                    assert!(line
+                        .text
+                        .starts_with("A tile from the bag went face down on "));
+                }
+            }
+            // The report is the one the rules give for the turn's states.
+            let mv = rules
+                .parse_move(&turn.before, turn.seat, &turn.text)
+                .expect("the move");
+            assert_eq!(
+                rules.report(&turn.before, turn.seat, &mv, &turn.after, &recorded.players),
+                turn.report
+            );
+        }
+        assert!(
+            private > 0,
+            "{file}: no activation told its drawer the tiles"
+        );
+        let last_report: Vec<&str> = turns
+            .last()
+            .expect("a turn")
+            .report
+            .iter()
+            .map(|l| l.text.as_str())
+            .collect();
+        assert!(
+            last_report.contains(&"The board is full: the barbarians attack"),
+            "{last_report:?}"
+        );
+    }
+}
+
+/// The report of an activation in a recorded game, as the mover and as the other
+/// player read it: the tiles drawn reach only the mover.
+#[test]
+fn an_activation_of_a_recorded_game_as_each_player_reads_it() {
+    let recorded = recorded("ending-1.json");
+    let (_, turns) = replayed(&recorded);
+    let turn = turns
+        .iter()
+        .find(|t| {
+            t.text.starts_with("activate")
+                && t.report
+                    .iter()
+                    .filter(|l| l.audience != pbem::engine::Audience::Everyone)
+                    .count()
+                    >= 2
+        })
+        .expect("an activation whose drawer read two lines of their own");
+    let as_reader = |seat: usize| {
+        turn.report
+            .iter()
+            .filter(|l| l.seen_by(Viewer::Player(seat)))
+            .map(|l| format!("  {}", l.text))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let other = 1 - turn.seat;
+    // One snapshot per reader: each holds only what its reader may read.
+    let read_by = |seat: usize| {
+        format!(
+            "{} moved: {}\n{} reads:\n{}\n",
+            recorded.players[turn.seat],
+            turn.text,
+            recorded.players[seat],
+            as_reader(seat)
+        )
+    };
+    assert!(as_reader(turn.seat).contains("tiles drawn: "));
+    assert!(
+        !as_reader(other).contains("tiles drawn"),
+        "{}",
+        read_by(other)
+    );
+    assert!(
+        !as_reader(other).contains("Back to the bag"),
+        "{}",
+        read_by(other)
+    );
+    insta::assert_snapshot!("report_of_an_activation_to_its_drawer", read_by(turn.seat));
+    insta::assert_snapshot!("report_of_an_activation_to_the_other", read_by(other));
+}
+
+/// `pbem show --format json --as VIEWER --turn N`'s report lines (VIEWER `None`: the
+/// public's).
+fn report_shown(
+    pbem: &mut std::process::Command,
+    file: &std::path::Path,
+    viewer: Option<&str>,
+    turn: usize,
+) -> Vec<String> {
+    pbem.arg("show")
+        .arg(file)
+        .args(["--format", "json", "--turn", &turn.to_string()]);
+    if let Some(viewer) = viewer {
+        pbem.args(["--as", viewer]);
+    }
+    let output = pbem.output().expect("runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let view: Value = serde_json::from_slice(&output.stdout).expect("json");
+    view["report"]
+        .as_array()
+        .expect("a report")
+        .iter()
+        .map(|line| line.as_str().expect("a line").to_string())
+        .collect()
+}
+
+/// The command line shows each turn's report as its reader may read it: `pbem show
+/// --turn N --format json` the viewer's lines, `pbem show` under the board, `pbem log`
+/// (once the game is over and its seed revealed) the public lines of every turn.
+#[test]
+fn the_command_line_shows_each_report_to_whom_it_may() {
+    let recorded = recorded("ending-1.json");
+    let (_, turns) = replayed(&recorded);
+    // Halfway: the seed is still secret.
+    let upto = 30;
+    let table = crate::support::replay_recorded(
+        "desert-kingdom",
+        &recorded.players,
+        &recorded.seed,
+        &recorded.moves[..upto],
+    );
+    let (index, turn) = turns[..upto]
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, t)| {
+            t.report
+                .iter()
+                .any(|l| l.audience != pbem::engine::Audience::Everyone)
+        })
+        .expect("an activation told its drawer the tiles");
+    let number = index + 1;
+    let mover = &recorded.players[turn.seat];
+    let other = &recorded.players[1 - turn.seat];
+    let lines_for = |viewer: Viewer| -> Vec<String> {
+        turn.report
+            .iter()
+            .filter(|l| l.seen_by(viewer))
+            .map(|l| l.text.clone())
+            .collect()
+    };
+    let shown = |viewer: Option<&str>| {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("pbem"));
+        command.env("PBEM_HOME", table.home());
+        report_shown(&mut command, &table.file(), viewer, number)
+    };
+    assert_eq!(shown(Some(mover)), lines_for(Viewer::Player(turn.seat)));
+    assert_eq!(shown(Some(other)), lines_for(Viewer::Player(1 - turn.seat)));
+    assert_eq!(shown(None), lines_for(Viewer::Public));
+    assert_eq!(shown(Some("referee")), lines_for(Viewer::Referee));
+    let private: Vec<String> = lines_for(Viewer::Player(turn.seat))
+        .into_iter()
+        .filter(|l| !lines_for(Viewer::Public).contains(l))
+        .collect();
+    assert!(!private.is_empty());
+    // Under the board, as the mover reads it.
+    let output = table
+        .pbem()
+        .arg("show")
+        .arg(table.file())
+        .args(["--as", mover, "--turn", &number.to_string()])
+        .output()
+        .expect("show");
+    let board = String::from_utf8_lossy(&output.stdout);
+    assert!(board.contains(&format!("\nTurn {number}:\n")), "{board}");
+    for line in &private {
+        assert!(board.contains(line.as_str()), "{line}: {board}");
+    }
+    // The log: every turn's public lines, never a drawer's own. It reads the file
+    // alone, without the keyring, so it can work them out once the seed is revealed:
+    // at the end.
+    for (player, text) in &recorded.moves[upto..] {
+        let (ok, error) = table.apply(player, text);
+        assert!(ok, "{player} `{text}`: {error}");
+    }
+    let output = table
+        .pbem()
+        .arg("log")
+        .arg(table.file())
+        .output()
+        .expect("log");
+    let log = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{log}");
+    for line in lines_for(Viewer::Public) {
+        assert!(log.contains(&line), "{line}: {log}");
+    }
+    for line in &private {
+        assert!(!log.contains(line.as_str()), "{line}: {log}");
+    }
+    for turn in &turns {
+        for line in turn.report.iter().filter(|l| l.seen_by(Viewer::Public)) {
+            assert!(log.contains(&line.text), "{}: {log}", line.text);
+        }
+    }
+}
+
+/// By mail, three players: every mail after a move carries the turn's report as its
+/// reader may read it (the tiles an activation drew only in the drawer's), and the
+/// game's end gives the reason and every score broken down.
+#[test]
+fn by_mail_every_notice_carries_the_report_its_reader_may_read() {
+    let names = ["Ann", "Bob", "Cid"];
+    let squeezed = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut read = 0;
+    let mut own_draws = 0;
+    let mut ends = 0;
+    crate::support::play_by_mail("desert-kingdom", &names, &"d4".repeat(32), 9, |sent| {
+        if sent.subject.contains("Reminder") {
+            return;
+        }
+        let turn = sent.after["turn"].as_u64().expect("turn") as usize;
+        let reader = names
+            .iter()
+            .find(|name| format!("{}@example.org", name.to_ascii_lowercase()) == sent.to)
+            .expect("a player's mail");
+        let shown = |viewer: Option<&str>| {
+            let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("pbem"));
+            command.env("PBEM_HOME", sent.home);
+            report_shown(&mut command, sent.file, viewer, turn)
+        };
+        let seen = shown(Some(reader));
+        let public = shown(None);
+        let body = squeezed(sent.body);
+        for line in &seen {
+            assert!(
+                body.contains(&squeezed(line)),
+                "turn {turn}: {reader} may read {line:?}:\n{}",
+                sent.body
+            );
+            read += 1;
+            if !public.contains(line) {
+                own_draws += 1;
+            }
+        }
+        for line in shown(Some("referee")) {
+            if !seen.contains(&line) {
+                assert!(
+                    !body.contains(&squeezed(&line)),
+                    "turn {turn}: {reader} may not read {line:?}:\n{}",
+                    sent.body
+                );
+            }
+        }
+        if sent.subject.contains("The game is over") {
+            ends += 1;
+            assert!(
+                sent.body.contains("the board is full, and "),
+                "{}",
+                sent.body
+            );
+            assert_eq!(
+                sent.body.matches("Total: ").count(),
+                names.len(),
+                "{}",
+                sent.body
+            );
+            assert!(sent.body.contains("Tiles placed ("), "{}", sent.body);
+        }
+    });
+    assert!(read > 0);
+    assert!(own_draws > 0, "an activation's tiles reached the drawer");
+    assert_eq!(ends, names.len());
 }

@@ -6,20 +6,23 @@
 //! the data (the bag, option defaults) is games/desert-kingdom.toml.
 
 mod board;
+mod listing;
 mod moves;
 mod play;
+mod report;
 mod state;
 mod view;
 
 use serde::Deserialize;
 
 use crate::engine::rules::{
-    BoardContext, Chance, Deadline, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer,
+    BoardContext, Chance, Deadline, GameEnd, GameView, LegalMove, MoveFilter, Options, ReportLine,
+    RuleError, Rules, Seat, Viewer,
 };
 
 pub use board::{spiral, Square, SIDE};
 pub use moves::Move;
-pub use state::{Kind, Phase, Player, State, Tile};
+pub use state::{Event, Fate, Kind, Phase, Player, State, Tile};
 
 const RULES_REVISION: u32 = 1;
 
@@ -64,7 +67,7 @@ pub struct DesertKingdom {
     pub(crate) network_city: i64,
     pub(crate) builder_terrain: bool,
     pub(crate) placate_points: Option<i64>,
-    options: Options,
+    pub(crate) options: Options,
 }
 
 /// A tile's points each time it is scored (a city: when placed), its activation's draw
@@ -78,6 +81,15 @@ pub fn value(kind: Kind) -> i64 {
         Kind::Desert => 1,
         Kind::Mountain | Kind::Treasure => 0,
         Kind::Barbarian => 15,
+    }
+}
+
+/// What a tile is worth to the player who keeps it: its points, and a treasure the 20
+/// it scores at the end.
+pub fn worth(kind: Kind) -> i64 {
+    match kind {
+        Kind::Treasure => 20,
+        other => value(other),
     }
 }
 
@@ -329,7 +341,7 @@ impl Rules for DesertKingdom {
             return None;
         }
         match choice {
-            Deadline::Skip => self.example(state, seat),
+            Deadline::Skip => self.skip(state, seat),
             // A forfeit takes one player out; the others play on.
             Deadline::Forfeit => Some(Move::Resign),
         }
@@ -349,11 +361,14 @@ impl Rules for DesertKingdom {
     }
 
     fn public_state(&self, state: &State) -> State {
+        let mut public = state.clone();
+        // The last move's events are for its report, which the engine works out from
+        // the full states; kept out of every file, so files hash as they always did.
+        public.events.clear();
         if state.phase == Phase::Over {
             // The seed is revealed at the end: nothing is hidden any more.
-            return state.clone();
+            return public;
         }
-        let mut public = state.clone();
         public.bag.clear();
         public.drawn.clear();
         for tile in public.squares.iter_mut().flatten() {
@@ -369,6 +384,35 @@ impl Rules for DesertKingdom {
     }
 
     fn board(&self, state: &State, context: &BoardContext<'_>) -> String {
-        self.ascii(state, context.viewer, context.names)
+        self.ascii(state, context)
     }
+
+    fn legend(&self) -> String {
+        self.board_legend()
+    }
+
+    fn report(
+        &self,
+        before: &State,
+        seat: Seat,
+        mv: &Move,
+        after: &State,
+        names: &[String],
+    ) -> Vec<ReportLine> {
+        self.turn_report(before, seat, mv, after, names)
+    }
+
+    fn moves_text(&self, state: &State, seat: Seat, filter: &MoveFilter) -> String {
+        self.moves_listing(state, seat, filter)
+    }
+
+    fn game_end(&self, state: &State, _names: &[String]) -> GameEnd {
+        // Each seat's lines go under that player's name: the parts need no names.
+        self.end_of_game(state)
+    }
+
+    const RULES_PAGE: &'static str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/rules/desert-kingdom.md"
+    ));
 }

@@ -6,7 +6,8 @@
 //!   explore from a face-up tile into an empty square next to it; the preference
 //!   list chooses among the tiles drawn, saving the second message;
 //! - `city E5`: play the city tile of the setup;
-//! - `take grass` (also `grass`): the tile chosen of those an activation drew;
+//! - `take grass` (also `grass`, or `take grass for C4` naming the activation's
+//!   square): the tile chosen of those an activation drew;
 //! - `resign`.
 
 use super::board::Square;
@@ -24,7 +25,12 @@ pub enum Move {
         prefer: Vec<Kind>,
     },
     City(Square),
-    Take(Kind),
+    /// The tile kept of those an activation drew for `at` (the square is the phase's:
+    /// the text may name it, the canonical text leaves it out).
+    Take {
+        kind: Kind,
+        at: Square,
+    },
     Resign,
 }
 
@@ -40,22 +46,48 @@ pub fn parse(state: &State, text: &str) -> Result<Move, RuleError> {
     let lower = text.trim().to_ascii_lowercase().replace([';', '\n'], " ");
     let words: Vec<&str> = lower
         .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|w| !w.is_empty() && !matches!(*w, "to" | "into" | "at" | "on" | "the" | "tile"))
+        .filter(|w| {
+            !w.is_empty() && !matches!(*w, "to" | "into" | "at" | "on" | "for" | "the" | "tile")
+        })
         .collect();
     if words == ["resign"] {
         return Ok(Move::Resign);
     }
     match &state.phase {
-        Phase::Choosing { .. } => {
-            let word = match words.as_slice() {
-                ["take" | "choose" | "keep", word] | [word] => *word,
-                _ => "",
+        Phase::Choosing {
+            square: for_square, ..
+        } => {
+            let (word, named) = match words.as_slice() {
+                ["take" | "choose" | "keep", word] | [word] => (*word, None),
+                ["take" | "choose" | "keep", word, at] | [word, at] => (*word, Some(*at)),
+                _ => ("", None),
             };
-            Kind::parse(word).map(Move::Take).ok_or_else(|| {
+            let kind = Kind::parse(word).ok_or_else(|| {
                 RuleError::new(
                     format!("`{}` is not a tile to take", text.trim()),
                     "`take` and one of the tiles you drew, e.g. `take grass`",
                 )
+            })?;
+            if let Some(named) = named {
+                let accepted = format!(
+                    "`take {}` (the tiles are for {})",
+                    kind.name(),
+                    for_square.name()
+                );
+                if square(named, &accepted)? != *for_square {
+                    return Err(RuleError::new(
+                        format!(
+                            "the tiles you drew are for {}, not {}",
+                            for_square.name(),
+                            named.to_ascii_uppercase()
+                        ),
+                        accepted,
+                    ));
+                }
+            }
+            Ok(Move::Take {
+                kind,
+                at: *for_square,
             })
         }
         Phase::Turn { .. } => match words.as_slice() {
@@ -98,6 +130,14 @@ pub fn parse(state: &State, text: &str) -> Result<Move, RuleError> {
     }
 }
 
+/// The squares a move's text names, in order (`activate C3 to C4`: C3, C4): what a
+/// board marks for the last move, whatever phase the game is in now.
+pub fn squares_named(text: &str) -> Vec<Square> {
+    text.split(|c: char| c.is_whitespace() || c == ',' || c == ';')
+        .filter_map(Square::parse)
+        .collect()
+}
+
 /// The canonical text of a move.
 pub fn canonical(mv: &Move) -> String {
     match mv {
@@ -117,7 +157,9 @@ pub fn canonical(mv: &Move) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        Move::Take(kind) => format!("take {}", kind.name()),
+        // The square is left out: a move's text keys its draws (docs/FAIRNESS.md), and
+        // recorded games that say `take grass` must draw as they did.
+        Move::Take { kind, .. } => format!("take {}", kind.name()),
         Move::Resign => "resign".to_string(),
     }
 }

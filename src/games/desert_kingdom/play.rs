@@ -7,12 +7,93 @@ use serde_json::json;
 
 use super::board::Square;
 use super::moves::{canonical, Move};
-use super::state::{Kind, Phase, Player, State, Tile};
-use super::{draw_number, forbidden, forced, value, DesertKingdom};
+use super::state::{Event, Fate, Kind, Phase, Player, State, Tile};
+use super::{draw_number, forbidden, forced, value, worth, DesertKingdom};
 use crate::engine::rules::{Chance, LegalMove, RuleError, Seat, Visibility};
 
 fn seat_u8(seat: Seat) -> u8 {
     u8::try_from(seat).unwrap_or(u8::MAX)
+}
+
+/// Points a network's scoring gave: `seat` scored `points` for the `kind` on `at`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Gain {
+    pub seat: Seat,
+    pub at: Square,
+    pub kind: Kind,
+    pub points: i64,
+}
+
+/// What a road does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RoadOutcome {
+    /// How many networks (with a road) it touches: two or more are joined.
+    pub joined: usize,
+    /// The cities next to it on no network before, now linked.
+    pub new_cities: Vec<Square>,
+    /// Whether the network scores (a city linked, or networks joined: D10).
+    pub scores: bool,
+    /// What each square scored, in square order; empty when nothing scores.
+    pub gains: Vec<Gain>,
+}
+
+impl RoadOutcome {
+    /// The points `seat` gains.
+    pub fn points_of(&self, seat: Seat) -> i64 {
+        self.gains
+            .iter()
+            .filter(|g| g.seat == seat)
+            .map(|g| g.points)
+            .sum()
+    }
+}
+
+/// An activation's draw sorted by the marks of the tile activated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Sifted {
+    /// Tossed back: the tile forbids them.
+    pub forbidden: Vec<Kind>,
+    /// Tossed back: the tile forces others, and some of those came up.
+    pub unforced: Vec<Kind>,
+    /// What is left to keep, in the order drawn.
+    pub kept: Vec<Kind>,
+}
+
+/// "Not this" marks go back; "must take" marks, if any matched, keep only those.
+pub(crate) fn sift(kind: Kind, drawn: &[Kind]) -> Sifted {
+    let (forbidden_back, kept): (Vec<Kind>, Vec<Kind>) = drawn
+        .iter()
+        .copied()
+        .partition(|k| forbidden(kind).contains(k));
+    if kept.iter().any(|k| forced(kind).contains(k)) {
+        let (must, other): (Vec<Kind>, Vec<Kind>) =
+            kept.into_iter().partition(|k| forced(kind).contains(k));
+        return Sifted {
+            forbidden: forbidden_back,
+            unforced: other,
+            kept: must,
+        };
+    }
+    Sifted {
+        forbidden: forbidden_back,
+        unforced: Vec::new(),
+        kept,
+    }
+}
+
+/// The tile an activation keeps without a second message: the first of the
+/// preference list among those left, else the only one left, or the only kind (D6).
+pub(crate) fn chosen_at_once(prefer: &[Kind], kept: &[Kind]) -> Option<Kind> {
+    prefer
+        .iter()
+        .find(|p| kept.contains(p))
+        .copied()
+        .or_else(|| {
+            // One tile, or all the same tile: nothing to choose.
+            kept.first()
+                .copied()
+                .filter(|first| kept.iter().all(|k| k == first))
+        })
 }
 
 fn refused(problem: impl Into<String>, accepted: impl Into<String>) -> RuleError {
@@ -32,6 +113,7 @@ impl DesertKingdom {
             drawn_count: 0,
             last_face_down: None,
             nobody_wins: false,
+            events: Vec::new(),
             players: vec![
                 Player {
                     points: 0,
@@ -46,7 +128,7 @@ impl DesertKingdom {
         }
     }
 
-    fn tile(state: &State, at: Square) -> Option<&Tile> {
+    pub(crate) fn tile(state: &State, at: Square) -> Option<&Tile> {
         state.squares.get(at.index()).and_then(Option::as_ref)
     }
 
@@ -97,6 +179,7 @@ impl DesertKingdom {
             ruined: false,
         });
         state.last_face_down = Some(at);
+        state.events.push(Event::FaceDown { at });
     }
 
     /// A tile the player keeps or places: specials are kept (a barbarian scores 15 and
@@ -126,7 +209,7 @@ impl DesertKingdom {
 
     /// Whether a square is part of road networks: a road, or a face-up city, oasis or
     /// mine ("considered to be roads").
-    fn is_node(state: &State, at: Square) -> bool {
+    pub(crate) fn is_node(state: &State, at: Square) -> bool {
         Self::tile(state, at).is_some_and(|t| {
             !t.face_down
                 && (t.road || matches!(t.kind, Some(Kind::City | Kind::Oasis | Kind::Mine)))
@@ -134,7 +217,7 @@ impl DesertKingdom {
     }
 
     /// The network (connected nodes) that holds `from`.
-    fn network(state: &State, from: Square) -> BTreeSet<Square> {
+    pub(crate) fn network(state: &State, from: Square) -> BTreeSet<Square> {
         let mut seen = BTreeSet::new();
         let mut stack = vec![from];
         while let Some(at) = stack.pop() {
@@ -146,9 +229,9 @@ impl DesertKingdom {
         seen
     }
 
-    /// Builds the road on `at` and scores its network if the road linked a city not
-    /// connected before or joined two networks.
-    fn build_road(&self, state: &mut State, seat: Seat, at: Square) {
+    /// What a road on `at` built by `seat` would do: the networks it joins, the
+    /// cities it links, and, when that scores the network, each square's points.
+    pub(crate) fn road_outcome(&self, state: &State, seat: Seat, at: Square) -> RoadOutcome {
         // The networks next to the square before the road: a network is a set of
         // nodes with at least one road in it.
         let mut before: Vec<BTreeSet<Square>> = Vec::new();
@@ -161,7 +244,7 @@ impl DesertKingdom {
             net.iter()
                 .any(|&s| Self::tile(state, s).is_some_and(|t| t.road))
         };
-        let networks = before.iter().filter(|n| has_road(n)).count();
+        let joined = before.iter().filter(|n| has_road(n)).count();
         let connected: BTreeSet<Square> = before
             .iter()
             .filter(|n| has_road(n))
@@ -170,33 +253,50 @@ impl DesertKingdom {
             .collect();
         let is_city =
             |s: &Square| Self::tile(state, *s).is_some_and(|t| t.kind == Some(Kind::City));
-        let new_city = before
+        let new_cities: Vec<Square> = before
             .iter()
             .flatten()
-            .any(|s| is_city(s) && !connected.contains(s));
-        let trigger = networks >= 2 || new_city;
-        if let Some(tile) = state.squares[at.index()].as_mut() {
-            tile.road = true;
+            .copied()
+            .filter(|s| is_city(s) && !connected.contains(s))
+            .collect::<BTreeSet<Square>>()
+            .into_iter()
+            .collect();
+        let scores = joined >= 2 || !new_cities.is_empty();
+        let mut gains = Vec::new();
+        if scores {
+            let mut built = state.clone();
+            if let Some(tile) = built.squares.get_mut(at.index()).and_then(Option::as_mut) {
+                tile.road = true;
+            }
+            gains = self.network_gains(&built, seat, at);
         }
-        if trigger {
-            self.score_network(state, seat, at);
+        RoadOutcome {
+            joined,
+            new_cities,
+            scores,
+            gains,
         }
     }
 
     /// "Everything now connected to this network ... is scored again": the builder
-    /// scores its cities, every other player their own terrain on it.
-    fn score_network(&self, state: &mut State, builder: Seat, at: Square) {
-        let network = Self::network(state, at);
-        let mut gains = vec![0i64; state.players.len()];
-        for square in &network {
-            let Some(tile) = Self::tile(state, *square) else {
+    /// scores its cities, every other player their own terrain on it (a player out
+    /// of the game scores nothing), square by square.
+    fn network_gains(&self, state: &State, builder: Seat, at: Square) -> Vec<Gain> {
+        let mut gains = Vec::new();
+        for &square in &Self::network(state, at) {
+            let Some(tile) = Self::tile(state, square) else {
                 continue;
             };
             let Some(kind) = tile.kind else {
                 continue;
             };
             if kind == Kind::City {
-                gains[builder] += self.network_city;
+                gains.push(Gain {
+                    seat: builder,
+                    at: square,
+                    kind,
+                    points: self.network_city,
+                });
                 continue;
             }
             let Some(owner) = tile.owner.map(usize::from) else {
@@ -205,19 +305,34 @@ impl DesertKingdom {
             if owner == builder && !self.builder_terrain {
                 continue;
             }
+            if state.players.get(owner).is_none_or(|p| p.out) {
+                continue;
+            }
             // Oases and mines score while connected; grass and desert while the road
             // passes over them (only then are they part of the network); mountains
             // never.
-            if let Some(gain) = gains.get_mut(owner) {
-                *gain += match kind {
-                    Kind::Oasis | Kind::Mine | Kind::Grass | Kind::Desert => value(kind),
-                    _ => 0,
-                };
+            if matches!(kind, Kind::Oasis | Kind::Mine | Kind::Grass | Kind::Desert) {
+                gains.push(Gain {
+                    seat: owner,
+                    at: square,
+                    kind,
+                    points: value(kind),
+                });
             }
         }
-        for (player, gain) in state.players.iter_mut().zip(gains) {
-            if !player.out {
-                player.points += gain;
+        gains
+    }
+
+    /// Builds the road on `at` and scores its network if the road linked a city not
+    /// connected before or joined two networks.
+    fn build_road(&self, state: &mut State, seat: Seat, at: Square) {
+        let outcome = self.road_outcome(state, seat, at);
+        if let Some(tile) = state.squares[at.index()].as_mut() {
+            tile.road = true;
+        }
+        for gain in &outcome.gains {
+            if let Some(player) = state.players.get_mut(gain.seat) {
+                player.points += gain.points;
             }
         }
     }
@@ -257,6 +372,7 @@ impl DesertKingdom {
         chance: &mut dyn Chance,
     ) -> Result<State, RuleError> {
         let mut next = state.clone();
+        next.events.clear();
         match (&state.phase, mv) {
             (Phase::Over, _) => return Err(refused("the game is over", "no more moves")),
             (_, Move::Resign) => {
@@ -266,7 +382,17 @@ impl DesertKingdom {
                 next.players[seat].out = true;
                 self.next_turn(&mut next, seat, false);
             }
-            (Phase::Choosing { square, .. }, Move::Take(kind)) => {
+            (Phase::Choosing { square, .. }, Move::Take { kind, at: named }) => {
+                if named != square {
+                    return Err(refused(
+                        format!(
+                            "the tiles you drew are for {}, not {}",
+                            square.name(),
+                            named.name()
+                        ),
+                        format!("`take {}`", kind.name()),
+                    ));
+                }
                 let Some(position) = next.drawn.iter().position(|k| k == kind) else {
                     let drawn: Vec<&str> = next.drawn.iter().map(|k| k.name()).collect();
                     return Err(refused(
@@ -275,6 +401,7 @@ impl DesertKingdom {
                     ));
                 };
                 let at = *square;
+                next.events.push(Event::Chose { at });
                 next.drawn.remove(position);
                 let rest = std::mem::take(&mut next.drawn);
                 Self::return_to_bag(&mut next, &rest);
@@ -288,6 +415,7 @@ impl DesertKingdom {
                     self.barbarian_attack(&mut next);
                     return Ok(next);
                 };
+                next.events.push(Event::Drew { tiles: vec![kind] });
                 self.take(&mut next, seat, kind, *at, chance);
                 // "If it's a special tile, keep it and take another turn."
                 self.next_turn(&mut next, seat, kind.is_special());
@@ -305,17 +433,11 @@ impl DesertKingdom {
                 self.next_turn(&mut next, seat, false);
             }
             (Phase::Turn { .. }, Move::Road(at)) => {
-                match Self::tile(state, *at) {
-                    Some(tile)
-                        if !tile.face_down
-                            && !tile.road
-                            && matches!(tile.kind, Some(Kind::Desert | Kind::Grass)) => {}
-                    _ => {
-                        return Err(refused(
-                            format!("no road can be built on {}", at.name()),
-                            "a face-up desert or grass square without a road",
-                        ))
-                    }
+                if !Self::roadable(state, *at) {
+                    return Err(refused(
+                        format!("no road can be built on {}", at.name()),
+                        "a face-up desert or grass square without a road",
+                    ));
                 }
                 self.face_down(&mut next, None, chance);
                 self.build_road(&mut next, seat, *at);
@@ -346,28 +468,17 @@ impl DesertKingdom {
                         None => break,
                     }
                 }
-                // "Not this" marks go back; "must take" marks, if any matched, keep
-                // only those.
-                let (back, mut kept): (Vec<Kind>, Vec<Kind>) =
-                    drawn.into_iter().partition(|k| forbidden(kind).contains(k));
-                if kept.iter().any(|k| forced(kind).contains(k)) {
-                    let (must, other): (Vec<Kind>, Vec<Kind>) =
-                        kept.into_iter().partition(|k| forced(kind).contains(k));
-                    Self::return_to_bag(&mut next, &other);
-                    kept = must;
-                }
+                next.events.push(Event::Drew {
+                    tiles: drawn.clone(),
+                });
+                let Sifted {
+                    forbidden: back,
+                    unforced,
+                    mut kept,
+                } = sift(kind, &drawn);
+                Self::return_to_bag(&mut next, &unforced);
                 Self::return_to_bag(&mut next, &back);
-                let chosen = prefer
-                    .iter()
-                    .find(|p| kept.contains(p))
-                    .copied()
-                    .or_else(|| (kept.len() == 1).then(|| kept[0]))
-                    .or_else(|| {
-                        // All the same tile: nothing to choose.
-                        kept.first()
-                            .copied()
-                            .filter(|first| kept.iter().all(|k| k == first))
-                    });
+                let chosen = chosen_at_once(prefer, &kept);
                 match chosen {
                     _ if kept.is_empty() => self.next_turn(&mut next, seat, false),
                     Some(chosen) => {
@@ -440,6 +551,9 @@ impl DesertKingdom {
                     tile.occupied = false;
                 }
                 targets = Square::all().filter(|&s| city_at(state, s)).collect();
+                if !targets.is_empty() {
+                    state.events.push(Event::Withdrew);
+                }
             }
             let Some(&target) = targets.iter().min_by_key(|&&s| {
                 (
@@ -455,22 +569,22 @@ impl DesertKingdom {
             let owner = Self::tile(state, target)
                 .and_then(|t| t.owner)
                 .map(usize::from);
-            let placated = match owner.and_then(|o| state.players.get_mut(o)) {
+            let fate = match owner.and_then(|o| state.players.get_mut(o)) {
                 Some(player) if player.treasures > 0 => {
                     player.treasures -= 1;
-                    true
+                    Fate::Treasure
                 }
-                Some(player)
-                    if self
-                        .placate_points
-                        .is_some_and(|cost| player.points >= cost) =>
-                {
-                    player.points -= self.placate_points.unwrap_or(0);
-                    true
-                }
-                _ => false,
+                Some(player) => match self.placate_points {
+                    Some(cost) if player.points >= cost => {
+                        player.points -= cost;
+                        Fate::Points(cost)
+                    }
+                    _ => Fate::Ruined,
+                },
+                None => Fate::Ruined,
             };
-            if placated {
+            state.events.push(Event::Band { at: target, fate });
+            if fate != Fate::Ruined {
                 if let Some(tile) = state.squares[target.index()].as_mut() {
                     tile.occupied = true;
                 }
@@ -551,11 +665,14 @@ impl DesertKingdom {
         {
             return Vec::new();
         }
-        if let Phase::Choosing { .. } = state.phase {
+        if let Phase::Choosing { square, .. } = state.phase {
             let mut kinds = state.drawn.clone();
             kinds.sort_unstable();
             kinds.dedup();
-            return kinds.into_iter().map(Move::Take).collect();
+            return kinds
+                .into_iter()
+                .map(|kind| Move::Take { kind, at: square })
+                .collect();
         }
         let empty: Vec<Square> = Square::all()
             .filter(|&s| Self::tile(state, s).is_none())
@@ -571,7 +688,7 @@ impl DesertKingdom {
             if tile.face_down {
                 continue;
             }
-            if !tile.road && matches!(tile.kind, Some(Kind::Desert | Kind::Grass)) {
+            if Self::roadable(state, at) {
                 list.push(Move::Road(at));
             }
             for to in at.neighbours().filter(|&t| Self::tile(state, t).is_none()) {
@@ -597,7 +714,9 @@ impl DesertKingdom {
                         "activate",
                         json!({"from": from.name(), "square": to.name()}),
                     ),
-                    Move::Take(kind) => ("take", json!({"tile": kind.name()})),
+                    Move::Take { kind, at } => {
+                        ("take", json!({"tile": kind.name(), "square": at.name()}))
+                    }
                     Move::Resign => ("resign", json!({})),
                 };
                 LegalMove {
@@ -609,20 +728,79 @@ impl DesertKingdom {
             .collect()
     }
 
-    /// A sensible move: the best tile drawn when choosing; else discover the first
-    /// empty square in reading order.
-    pub(crate) fn example(&self, state: &State, seat: Seat) -> Option<Move> {
+    /// The best tile of those drawn, by what it is worth to the one keeping it.
+    fn best_drawn(state: &State) -> Option<Move> {
+        let Phase::Choosing { square, .. } = state.phase else {
+            return None;
+        };
+        state
+            .drawn
+            .iter()
+            .copied()
+            .max_by_key(|&kind| (worth(kind), std::cmp::Reverse(kind)))
+            .map(|kind| Move::Take { kind, at: square })
+    }
+
+    /// The move the referee makes past a deadline (D17): discover the first empty
+    /// square in reading order, or keep the best tile drawn.
+    pub(crate) fn skip(&self, state: &State, seat: Seat) -> Option<Move> {
         match state.phase {
-            Phase::Choosing { seat: s, .. } if usize::from(s) == seat => state
-                .drawn
-                .iter()
-                .max_by_key(|k| value(**k))
-                .map(|k| Move::Take(*k)),
+            Phase::Choosing { seat: s, .. } if usize::from(s) == seat => Self::best_drawn(state),
             Phase::Turn { seat: s } if usize::from(s) == seat => Square::all()
                 .find(|&at| Self::tile(state, at).is_none())
                 .map(Move::Discover),
             _ => None,
         }
+    }
+
+    /// The empty square the barbarians' spiral reaches last: the heart of the board,
+    /// as far from their face-down tiles as can be.
+    pub(crate) fn last_on_spiral(&self, state: &State) -> Option<Square> {
+        self.spiral
+            .iter()
+            .rev()
+            .copied()
+            .find(|&at| Self::tile(state, at).is_none())
+    }
+
+    /// The road that scores `seat` the most now, with its points; `None` when no road
+    /// scores them anything.
+    pub(crate) fn best_road(&self, state: &State, seat: Seat) -> Option<(Square, i64)> {
+        Square::all()
+            .filter(|&at| Self::roadable(state, at))
+            .map(|at| (at, self.road_outcome(state, seat, at).points_of(seat)))
+            .filter(|&(_, points)| points > 0)
+            .max_by_key(|&(at, points)| (points, std::cmp::Reverse(at.index())))
+    }
+
+    /// The rules' best guess, for the examples in notices and refusals: keep the best
+    /// tile drawn; without a city on the board, play the city tile (a player without
+    /// a city scores nothing); else the road that scores the most, if one scores; else
+    /// discover the square the spiral reaches last.
+    pub(crate) fn example(&self, state: &State, seat: Seat) -> Option<Move> {
+        match state.phase {
+            Phase::Choosing { seat: s, .. } if usize::from(s) == seat => Self::best_drawn(state),
+            Phase::Turn { seat: s } if usize::from(s) == seat => {
+                let heart = self.last_on_spiral(state);
+                if state.players[seat].city_tile && self.cities_held(state, seat) == 0 {
+                    if let Some(at) = heart {
+                        return Some(Move::City(at));
+                    }
+                }
+                if let Some((at, _)) = self.best_road(state, seat) {
+                    return Some(Move::Road(at));
+                }
+                heart.map(Move::Discover)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether a road can be built on `at`: face-up desert or grass without one.
+    pub(crate) fn roadable(state: &State, at: Square) -> bool {
+        Self::tile(state, at).is_some_and(|t| {
+            !t.face_down && !t.road && matches!(t.kind, Some(Kind::Desert | Kind::Grass))
+        })
     }
 
     pub(crate) fn sample(&self, state: &State, seat: Seat, rng: &mut dyn Chance) -> Option<Move> {

@@ -103,6 +103,39 @@ pub enum Phase {
     Over,
 }
 
+/// What a move did that the states before and after it do not show, in order: what
+/// the bag gave, where tiles went face down, what the barbarians did. Only the
+/// turn's report and the end of the game read it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Event {
+    /// Tiles drawn from the bag for the player, in the order drawn (an activation's
+    /// before any went back; a discovery's one).
+    Drew { tiles: Vec<Kind> },
+    /// A tile from the bag went face down on `at` (its identity is not kept here: no
+    /// report may tell it).
+    FaceDown { at: Square },
+    /// The player chose the tile kept for `at` (a `take`, whose text does not name
+    /// the square).
+    Chose { at: Square },
+    /// A band of barbarians reached the city on `at`.
+    Band { at: Square, fate: Fate },
+    /// Every city left was occupied: the occupying bands left, the attack went on.
+    Withdrew,
+}
+
+/// What became of a city a band reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Fate {
+    /// Its owner turned in a treasure; the band occupies it.
+    Treasure,
+    /// Its owner paid these points (option `placate_points`); the band occupies it.
+    Points(i64),
+    /// It was destroyed.
+    Ruined,
+}
+
 /// One player.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -137,4 +170,9 @@ pub struct State {
     /// The game ended with every city destroyed: nobody wins.
     pub nobody_wins: bool,
     pub players: Vec<Player>,
+    /// What the last move did beyond what the board shows, for its report. It names
+    /// drawn tiles, so the public state never holds it (and a game file never does:
+    /// files written before it existed read and hash as they did).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<Event>,
 }

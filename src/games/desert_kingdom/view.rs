@@ -5,9 +5,11 @@ use std::fmt::Write as _;
 use serde_json::{json, Map, Value};
 
 use super::board::{Square, SIDE};
-use super::state::{Phase, State};
+use super::moves;
+use super::report::plural;
+use super::state::{Event, Phase, State};
 use super::DesertKingdom;
-use crate::engine::rules::{GameView, Viewer};
+use crate::engine::rules::{BoardContext, GameView, Viewer};
 
 impl DesertKingdom {
     /// Whether `viewer` sees the tiles drawn by the player choosing.
@@ -97,10 +99,51 @@ impl DesertKingdom {
         GameView { players, fields }
     }
 
-    pub(crate) fn ascii(&self, state: &State, viewer: Viewer, names: &[String]) -> String {
+    /// `Rules::legend`: what the board's marks mean.
+    pub(crate) fn board_legend(&self) -> String {
+        // The options in effect always name the spiral's direction.
+        let turn = self
+            .options
+            .get("spiral")
+            .map_or("clockwise", String::as_str);
+        [
+            "Squares: column A-H and row 1-8, named on every edge. A tile shows its".to_string(),
+            "letter and its owner's number (the list under the board): O oasis 8,".to_string(),
+            "C city 5 (2 on a scored network), M mine 3, G grass 2, D desert 1,".to_string(),
+            "^ mountain 0; = a road. [?] a tile face down (the barbarians' spiral,".to_string(),
+            format!(
+                "from {} {turn}, ring by ring inwards), x a city the barbarians destroyed,",
+                self.entry.name()
+            ),
+            "> where they enter (until a tile lies face down). *G1=* the squares of".to_string(),
+            "the last move.".to_string(),
+        ]
+        .join("\n")
+    }
+
+    pub(crate) fn ascii(&self, state: &State, context: &BoardContext<'_>) -> String {
+        let viewer = context.viewer;
+        let names = context.names;
         let name = |seat: usize| names.get(seat).map_or("?", String::as_str);
+        // The squares the last move named: its text is canonical, so every square in
+        // it is one the move acted on (`activate C3 to C4` both). A `take` names none:
+        // the square it was for is in the last move's events, which only the full
+        // state holds (a player's board; the public one goes without the mark).
+        let mut marked: Vec<Square> = context
+            .last_move
+            .as_ref()
+            .and_then(|last| last.text.as_deref())
+            .map(moves::squares_named)
+            .unwrap_or_default();
+        if context.last_move.is_some() {
+            marked.extend(state.events.iter().filter_map(|event| match event {
+                Event::Chose { at } => Some(*at),
+                _ => None,
+            }));
+        }
         let mut out = String::new();
-        let _ = writeln!(out, "     A     B     C     D     E     F     G     H");
+        let columns = "     A     B     C     D     E     F     G     H";
+        let _ = writeln!(out, "{columns}");
         for row in 0..SIDE {
             let mut line = format!("{:>2} ", row + 1);
             for col in 0..SIDE {
@@ -127,39 +170,43 @@ impl DesertKingdom {
                         format!(" {letter}{owner}{road} ")
                     }
                 };
+                let cell = if marked.contains(&at) {
+                    // The padding of a cell is blank: stars there keep its content.
+                    format!("*{}*", &cell[1..4])
+                } else {
+                    cell
+                };
                 line.push_str(&format!(" {cell}"));
             }
-            let _ = writeln!(out, "{}", line.trim_end());
+            let _ = writeln!(out, "{line}  {}", row + 1);
         }
-        let _ = writeln!(
-            out,
-            "O oasis 8, C city 5 (2 on roads), M mine 3, G grass 2, D desert 1, ^ mountain;"
-        );
-        let _ = writeln!(
-            out,
-            "1-{} owner, = road, [?] face down, x a city destroyed, > the entry ({}).",
-            state.players.len(),
-            self.entry.name()
-        );
+        let _ = writeln!(out, "{columns}");
         let next = self
             .spiral
             .iter()
             .find(|s| state.squares.get(s.index()).is_some_and(Option::is_none));
+        let start = state.last_face_down.unwrap_or(self.entry);
         let _ = writeln!(
             out,
-            "Bag: {} tiles. Next face-down square: {}.",
+            "Bag: {} tiles. Next face-down square: {}. Barbarians start at {}.",
             state.bag_count,
-            next.map_or("none".to_string(), |s| s.name())
+            next.map_or("none".to_string(), |s| s.name()),
+            start.name()
         );
         for (seat, player) in state.players.iter().enumerate() {
+            let you = if viewer == Viewer::Player(seat) {
+                " (you)"
+            } else {
+                ""
+            };
             let mut line = format!(
-                "{} {}: {} points, {} treasure, {} barbarian, {} cities{}",
+                "{} {}{you}: {} points, {}, {}, {}{}",
                 seat + 1,
                 name(seat),
                 player.points,
-                player.treasures,
-                player.barbarians,
-                self.cities_held(state, seat),
+                plural(usize::from(player.treasures), "treasure", "treasures"),
+                plural(usize::from(player.barbarians), "barbarian", "barbarians"),
+                plural(self.cities_held(state, seat), "city", "cities"),
                 if player.city_tile {
                     ", city tile held"
                 } else {
@@ -174,14 +221,25 @@ impl DesertKingdom {
             }
             let _ = writeln!(out, "{line}");
         }
+        if let Some(last) = &context.last_move {
+            let text = last.text.as_deref().unwrap_or("(sealed)");
+            let star = if marked.is_empty() { "" } else { " (*)" };
+            let _ = writeln!(out, "Last move{star}: {}: {text}", name(last.seat));
+        }
+        let turn = context.turn;
         match &state.phase {
             Phase::Turn { seat } => {
-                let _ = writeln!(out, "{} to move.", name(usize::from(*seat)));
+                let _ = writeln!(
+                    out,
+                    "After turn {turn}: {} to move.",
+                    name(usize::from(*seat))
+                );
             }
             Phase::Choosing { seat, square } => {
+                // No colon before the tiles: only the chooser's board lists them.
                 let _ = write!(
                     out,
-                    "{} chooses a tile for {} from {} drawn",
+                    "After turn {turn}, {} chooses a tile for {} from {} drawn",
                     name(usize::from(*seat)),
                     square.name(),
                     state.drawn_count
@@ -193,10 +251,16 @@ impl DesertKingdom {
                 let _ = writeln!(out, ".");
             }
             Phase::Over if state.nobody_wins => {
-                let _ = writeln!(out, "The barbarians destroyed every city: nobody wins.");
+                let _ = writeln!(
+                    out,
+                    "After turn {turn}, the barbarians destroyed every city: nobody wins."
+                );
             }
             Phase::Over => {
-                let _ = writeln!(out, "The barbarians have attacked; the game is over.");
+                let _ = writeln!(
+                    out,
+                    "After turn {turn}, the barbarians have attacked; the game is over."
+                );
             }
         }
         // Long names could push a line past the width every board keeps to.
