@@ -799,9 +799,11 @@ impl<R: Rules> OpenGame for Opened<R> {
     }
 
     fn moves_text(&self, player: &str, filter: &MoveFilter) -> Result<Option<String>> {
-        Ok(self
-            .on_turn(player)?
-            .map(|(seat, state)| self.game.rules.moves_text(state, seat, filter)))
+        Ok(self.on_turn(player)?.map(|(seat, state)| {
+            self.game
+                .rules
+                .moves_text(state, seat, filter, &self.game.names)
+        }))
     }
 
     fn game_end(&self) -> Result<Option<GameEnd>> {

@@ -541,7 +541,14 @@ pub trait Rules: Sized {
     /// `filter`. What `pbem legal` prints as text and the mail reply `moves` answers;
     /// `pbem legal --format json` stays the complete [`Rules::legal_moves`]. The
     /// default groups [`Rules::legal_moves`] by kind and shows a few of each.
-    fn moves_text(&self, state: &Self::State, seat: Seat, filter: &MoveFilter) -> String {
+    fn moves_text(
+        &self,
+        state: &Self::State,
+        seat: Seat,
+        filter: &MoveFilter,
+        names: &[String],
+    ) -> String {
+        let _ = names;
         grouped_moves(&self.legal_moves(state, seat), filter)
     }
 

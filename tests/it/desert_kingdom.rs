@@ -939,7 +939,7 @@ fn a_choice_is_reported_to_the_chooser_and_counted_to_everyone() {
         ]
     );
     // The list of moves now: the tiles, best first, with what each gives.
-    let listed = rules.moves_text(&choosing, 0, &pbem::engine::MoveFilter::default());
+    let listed = rules.moves_text(&choosing, 0, &pbem::engine::MoveFilter::default(), &[]);
     assert_eq!(
         listed,
         "Take one tile for D5 (the others go back to the bag):\n  \
@@ -1090,6 +1090,7 @@ fn the_move_list_groups_by_action_and_narrows_by_square_and_tile() {
                 at: at.map(String::from),
                 tile: tile.map(String::from),
             },
+            &[],
         )
     };
     let all = filtered(None, None);

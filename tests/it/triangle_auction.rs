@@ -966,7 +966,7 @@ fn readable_moves_are_grouped_by_phase_and_narrowed_by_filters() {
             at: at.map(str::to_string),
             tile: tile.map(str::to_string),
         };
-        let listing = rules.moves_text(&game.state(turn), seat, &filter);
+        let listing = rules.moves_text(&game.state(turn), seat, &filter, &[]);
         for line in listing.lines() {
             assert!(line.len() <= 78, "too wide: {line:?}");
         }

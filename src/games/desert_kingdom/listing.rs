@@ -82,9 +82,8 @@ pub(crate) fn marks(kind: Kind) -> String {
 
 impl DesertKingdom {
     /// What a road scores, in a few words: "you 4, Bob 5 (links the city on B4)".
-    /// Other players are named by their number on the board: the rules see no names
-    /// when they list moves.
-    fn road_note(outcome: &RoadOutcome, seat: Seat) -> String {
+    /// Who gains what from a road: "you +2, Bob +5".
+    fn road_note(outcome: &RoadOutcome, seat: Seat, names: &[String]) -> String {
         if !outcome.scores {
             return "scores nothing".to_string();
         }
@@ -98,7 +97,7 @@ impl DesertKingdom {
                 let who = if s == seat {
                     "you".to_string()
                 } else {
-                    format!("player {}", s + 1)
+                    player_name(names, s)
                 };
                 format!("{who} +{}", outcome.points_of(s))
             })
@@ -148,7 +147,13 @@ impl DesertKingdom {
     }
 
     /// `Rules::moves_text`.
-    pub(crate) fn moves_listing(&self, state: &State, seat: Seat, filter: &MoveFilter) -> String {
+    pub(crate) fn moves_listing(
+        &self,
+        state: &State,
+        seat: Seat,
+        filter: &MoveFilter,
+        names: &[String],
+    ) -> String {
         let on_turn = match state.phase {
             Phase::Over => return "The game is over: there are no moves.\n".to_string(),
             Phase::Turn { seat: s } | Phase::Choosing { seat: s, .. } => usize::from(s) == seat,
@@ -176,9 +181,9 @@ impl DesertKingdom {
         match state.phase {
             Phase::Choosing { square, .. } => Self::take_listing(state, square, at, tile),
             _ => match (at, tile) {
-                (None, None) => self.overview(state, seat),
-                (Some(square), tile) => self.at_square(state, seat, square, tile),
-                (None, Some(kind)) => self.with_tile(state, seat, kind),
+                (None, None) => self.overview(state, seat, names),
+                (Some(square), tile) => self.at_square(state, seat, square, tile, names),
+                (None, Some(kind)) => self.with_tile(state, seat, kind, names),
             },
         }
     }
@@ -245,7 +250,7 @@ impl DesertKingdom {
     }
 
     /// Every action, grouped, the roads with what each scores.
-    fn overview(&self, state: &State, seat: Seat) -> String {
+    fn overview(&self, state: &State, seat: Seat, names: &[String]) -> String {
         let mut out = String::new();
         let empty = Self::empty_squares(state);
         let heart = self.last_on_spiral(state);
@@ -280,7 +285,7 @@ impl DesertKingdom {
             for (at, outcome) in &scoring {
                 out.push_str(&entry(
                     &format!("road {}", at.name()),
-                    &Self::road_note(outcome, seat),
+                    &Self::road_note(outcome, seat, names),
                 ));
             }
             if !quiet.is_empty() {
@@ -324,7 +329,14 @@ impl DesertKingdom {
     }
 
     /// Every move at one square (with one tile, if given).
-    fn at_square(&self, state: &State, seat: Seat, at: Square, tile: Option<Kind>) -> String {
+    fn at_square(
+        &self,
+        state: &State,
+        seat: Seat,
+        at: Square,
+        tile: Option<Kind>,
+        names: &[String],
+    ) -> String {
         let mut out = String::new();
         let mut lines = String::new();
         match Self::tile(state, at) {
@@ -367,9 +379,9 @@ impl DesertKingdom {
             }
             Some(square) => {
                 let kind = square.kind.unwrap_or(Kind::Desert);
-                let owner = square
-                    .owner
-                    .map_or_else(String::new, |o| format!("player {}'s ", o + 1));
+                let owner = square.owner.map_or_else(String::new, |o| {
+                    format!("{}'s ", player_name(names, usize::from(o)))
+                });
                 let _ = writeln!(
                     out,
                     "{} holds {owner}{}{}.",
@@ -387,7 +399,7 @@ impl DesertKingdom {
                         let outcome = self.road_outcome(state, seat, at);
                         lines.push_str(&entry(
                             &format!("road {}", at.name()),
-                            &Self::road_note(&outcome, seat),
+                            &Self::road_note(&outcome, seat, names),
                         ));
                     }
                     for to in at.neighbours().filter(|&s| Self::tile(state, s).is_none()) {
@@ -412,7 +424,7 @@ impl DesertKingdom {
     }
 
     /// Every move with one tile: activations from it, roads on it, the city tile.
-    fn with_tile(&self, state: &State, seat: Seat, kind: Kind) -> String {
+    fn with_tile(&self, state: &State, seat: Seat, kind: Kind, names: &[String]) -> String {
         let mut out = String::new();
         if kind == Kind::City && state.players[seat].city_tile {
             let example = self
@@ -435,7 +447,7 @@ impl DesertKingdom {
             let outcome = self.road_outcome(state, seat, at);
             out.push_str(&entry(
                 &format!("road {}", at.name()),
-                &Self::road_note(&outcome, seat),
+                &Self::road_note(&outcome, seat, names),
             ));
         }
         let here: Vec<String> = Self::activations(state)
@@ -480,6 +492,14 @@ impl DesertKingdom {
         }
         out
     }
+}
+
+/// A player's name, or their number on the board when the name is not known.
+fn player_name(names: &[String], seat: Seat) -> String {
+    names
+        .get(seat)
+        .cloned()
+        .unwrap_or_else(|| format!("player {}", seat + 1))
 }
 
 #[cfg(test)]
@@ -574,7 +594,7 @@ mod tests {
                         .map(|m| m.text)
                         .filter(|t| !t.starts_with("city ") && !t.starts_with("take "))
                         .collect();
-                    let text = rules.moves_text(&state, seat, &MoveFilter::default());
+                    let text = rules.moves_text(&state, seat, &MoveFilter::default(), &[]);
                     if matches!(state.phase, Phase::Turn { .. }) {
                         assert_eq!(offered(&text), legal, "{text}");
                         checked += 1;
@@ -591,7 +611,7 @@ mod tests {
                             at: at.map(String::from),
                             tile: tile.map(String::from),
                         };
-                        let narrowed = rules.moves_text(&state, seat, &filter);
+                        let narrowed = rules.moves_text(&state, seat, &filter, &[]);
                         assert!(!narrowed.trim().is_empty());
                         for line in narrowed.lines().chain(text.lines()) {
                             assert!(line.len() <= WIDTH, "{line:?}");
@@ -651,6 +671,7 @@ mod tests {
                     at: at.map(String::from),
                     tile: tile.map(String::from),
                 },
+                &[],
             )
         };
         let none = text(None, Some("oasis"));
@@ -673,7 +694,7 @@ mod tests {
         assert!(!d5.contains("activate"), "{d5}");
         // Not this player's turn.
         assert!(rules
-            .moves_text(&state, 1, &MoveFilter::default())
+            .moves_text(&state, 1, &MoveFilter::default(), &[])
             .starts_with("It is not your turn"));
     }
 }

@@ -402,8 +402,14 @@ impl Rules for DesertKingdom {
         self.turn_report(before, seat, mv, after, names)
     }
 
-    fn moves_text(&self, state: &State, seat: Seat, filter: &MoveFilter) -> String {
-        self.moves_listing(state, seat, filter)
+    fn moves_text(
+        &self,
+        state: &State,
+        seat: Seat,
+        filter: &MoveFilter,
+        names: &[String],
+    ) -> String {
+        self.moves_listing(state, seat, filter, names)
     }
 
     fn game_end(&self, state: &State, _names: &[String]) -> GameEnd {

@@ -618,7 +618,7 @@ mod tests {
                 continue;
             }
             let seat = state.to_move as usize;
-            let text = rules.moves_text(&state, seat, &MoveFilter::default());
+            let text = rules.moves_text(&state, seat, &MoveFilter::default(), &[]);
             check_width(&text);
             assert!(
                 text.lines().count() <= 30,
@@ -669,7 +669,7 @@ mod tests {
             at: Some(label),
             tile: None,
         };
-        let text = rules.moves_text(&state, seat, &filter);
+        let text = rules.moves_text(&state, seat, &filter, &[]);
         check_width(&text);
         let sent: Vec<&str> = text
             .lines()
@@ -693,7 +693,7 @@ mod tests {
             at: Some(rules.label(cell).to_string()),
             tile: Some(name),
         };
-        let text = rules.moves_text(&state, seat, &filter);
+        let text = rules.moves_text(&state, seat, &filter, &[]);
         let shown = text.lines().filter(|line| line.contains(":  ")).count();
         assert_eq!(shown, rules.rotations(kind).len(), "{text}");
     }
@@ -709,7 +709,7 @@ mod tests {
             at: None,
             tile: Some(name.to_ascii_lowercase()),
         };
-        let text = rules.moves_text(&state, seat, &filter);
+        let text = rules.moves_text(&state, seat, &filter, &[]);
         check_width(&text);
         let turns: Vec<(i64, &str)> = text
             .lines()
@@ -758,7 +758,7 @@ mod tests {
                 at: at.map(str::to_string),
                 tile: tile.map(str::to_string),
             };
-            let text = rules.moves_text(&state, seat, &filter);
+            let text = rules.moves_text(&state, seat, &filter, &[]);
             check_width(&text);
             assert!(text.contains("is neither a cell"), "{text}");
             assert!(text.contains("like E9") && text.contains("FL"), "{text}");
@@ -772,7 +772,7 @@ mod tests {
             at: None,
             tile: Some(rules.kinds[missing].name.clone()),
         };
-        let text = rules.moves_text(&state, seat, &filter);
+        let text = rules.moves_text(&state, seat, &filter, &[]);
         assert!(text.contains("You have no"), "{text}");
         let built = (0..state.cells.len())
             .find(|&i| state.cells[i].highway.is_some())
@@ -781,7 +781,7 @@ mod tests {
             at: Some(rules.label(built as u16).to_string()),
             tile: None,
         };
-        let text = rules.moves_text(&state, seat, &filter);
+        let text = rules.moves_text(&state, seat, &filter, &[]);
         assert!(text.contains("has a highway already"), "{text}");
     }
 }

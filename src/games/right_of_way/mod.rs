@@ -565,7 +565,13 @@ impl Rules for RightOfWay {
         self.turn_report(before, seat, mv, after, names)
     }
 
-    fn moves_text(&self, state: &State, seat: Seat, filter: &MoveFilter) -> String {
+    fn moves_text(
+        &self,
+        state: &State,
+        seat: Seat,
+        filter: &MoveFilter,
+        _names: &[String],
+    ) -> String {
         self.moves_listing(state, seat, filter)
     }
 

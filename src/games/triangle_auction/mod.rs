@@ -332,7 +332,13 @@ impl Rules for TriangleAuction {
         self.turn_report(before, seat, mv, after, names)
     }
 
-    fn moves_text(&self, state: &State, seat: Seat, filter: &MoveFilter) -> String {
+    fn moves_text(
+        &self,
+        state: &State,
+        seat: Seat,
+        filter: &MoveFilter,
+        _names: &[String],
+    ) -> String {
         self.moves_listing(state, seat, filter)
     }
 
