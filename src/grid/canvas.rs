@@ -1,6 +1,31 @@
 //! A small character canvas for ASCII boards: put strings at (x, y), render with
 //! trailing spaces trimmed so mail clients and forum code blocks keep the layout.
 
+/// The widest line of a board or a list of moves: what mail and forum code blocks show
+/// without wrapping.
+pub const WIDTH: usize = 78;
+
+/// Words joined with spaces into lines of at most [`WIDTH`] columns, the first line
+/// starting with `head` and the others indented by `indent`; a word longer than a line
+/// stands alone on its line.
+pub fn wrap_words(head: &str, words: &[String], indent: usize) -> String {
+    let mut out = String::new();
+    let mut line = head.to_string();
+    for word in words {
+        if !line.trim().is_empty() && line.chars().count() + 1 + word.chars().count() > WIDTH {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = " ".repeat(indent);
+        } else if !line.ends_with(' ') && !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+    out
+}
+
 /// A grid of characters that grows as text is put on it.
 #[derive(Debug, Clone, Default)]
 pub struct Canvas {

@@ -10,38 +10,24 @@ use super::report::{kinds_text, plural};
 use super::state::{Kind, Phase, State};
 use super::{draw_number, forbidden, forced, value, DesertKingdom};
 use crate::engine::rules::{MoveFilter, Seat};
+use crate::grid::canvas::WIDTH;
 
-/// The widest line a listing writes.
-const WIDTH: usize = 78;
 /// Where the note after a move text starts, so that the notes line up.
 const NOTE_AT: usize = 22;
 
 /// Words joined with `sep` into lines of at most [`WIDTH`] columns, the first line
 /// starting with `head`, the others indented by `indent`.
 fn wrapped(head: &str, words: &[String], sep: &str, indent: usize) -> String {
-    let mut out = String::new();
-    let mut line = head.to_string();
-    let mut first = true;
-    for (i, word) in words.iter().enumerate() {
-        let piece = if i + 1 < words.len() {
-            format!("{word}{}", sep.trim_end())
-        } else {
-            word.clone()
-        };
-        let gap = usize::from(!first && !line.ends_with(' '));
-        if !first && line.len() + gap + piece.len() > WIDTH {
-            out.push_str(line.trim_end());
-            out.push('\n');
-            line = " ".repeat(indent);
-        } else if !line.is_empty() && !line.ends_with(' ') {
-            line.push(' ');
-        }
-        line.push_str(&piece);
-        first = false;
-    }
-    out.push_str(line.trim_end());
-    out.push('\n');
-    out
+    let last = words.len().saturating_sub(1);
+    let pieces: Vec<String> = words
+        .iter()
+        .enumerate()
+        .map(|(i, word)| match i < last {
+            true => format!("{word}{}", sep.trim_end()),
+            false => word.clone(),
+        })
+        .collect();
+    crate::grid::canvas::wrap_words(head, &pieces, indent)
 }
 
 /// A move text and what it does, on one line when both fit.

@@ -10,33 +10,13 @@ use super::state::State;
 use super::turns::{Placement, Reach};
 use super::RightOfWay;
 use crate::engine::rules::{MoveFilter, Seat};
+use crate::grid::canvas::wrap_words as wrapped;
+use crate::grid::canvas::WIDTH;
 
-/// The widest line a listing writes.
-const WIDTH: usize = 78;
 /// How many cells the unfiltered list shows one per line; the rest are grouped.
 const CELLS_SHOWN: usize = 12;
 /// How many cells the list of one tile shows one per line; the rest are grouped.
 const TILE_CELLS_SHOWN: usize = 16;
-
-/// Words joined with spaces into lines of at most [`WIDTH`] columns, the first line
-/// starting with `head` and the others indented by `indent`.
-fn wrapped(head: &str, words: &[String], indent: usize) -> String {
-    let mut out = String::new();
-    let mut line = head.to_string();
-    for word in words {
-        if !line.trim().is_empty() && line.len() + 1 + word.len() > WIDTH {
-            out.push_str(line.trim_end());
-            out.push('\n');
-            line = " ".repeat(indent);
-        } else if !line.ends_with(' ') && !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    out.push_str(line.trim_end());
-    out.push('\n');
-    out
-}
 
 /// A move text on the rest of a line that starts with `head`, or on the next line,
 /// indented, when it would not fit.

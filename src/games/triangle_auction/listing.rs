@@ -11,32 +11,11 @@ use super::report::{and_list, plural, rank_name};
 use super::state::{Phase, State};
 use super::TriangleAuction;
 use crate::engine::rules::{MoveFilter, Rules, Seat};
+use crate::grid::canvas::wrap_words as wrapped;
 use crate::grid::triangle::{rotated, Cell, Outlets};
 
-/// The widest line a listing writes.
-const WIDTH: usize = 78;
 /// How many placements the list of one tile shows one per line.
 const PLACEMENTS_SHOWN: usize = 16;
-
-/// Words joined with spaces into lines of at most [`WIDTH`] columns, the first line
-/// starting with `head` and the others indented by `indent`.
-fn wrapped(head: &str, words: &[String], indent: usize) -> String {
-    let mut out = String::new();
-    let mut line = head.to_string();
-    for word in words {
-        if !line.trim().is_empty() && line.len() + 1 + word.len() > WIDTH {
-            out.push_str(line.trim_end());
-            out.push('\n');
-            line = " ".repeat(indent);
-        } else if !line.ends_with(' ') && !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    out.push_str(line.trim_end());
-    out.push('\n');
-    out
-}
 
 /// What a filter word names, in this game's terms.
 #[derive(Debug, Clone, PartialEq, Eq)]
