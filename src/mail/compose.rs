@@ -176,19 +176,29 @@ pub fn wrap(text: &str, width: usize) -> String {
             out.push('\n');
             continue;
         }
-        let indent: String = line.chars().take_while(|c| *c == ' ').collect();
-        let mut current = indent.clone();
+        let first: String = line.chars().take_while(|c| *c == ' ').collect();
+        // A list item's continuation lines hang under its text, not its dash.
+        let rest = if line[first.len()..].starts_with("- ") {
+            format!("{first}  ")
+        } else {
+            first.clone()
+        };
+        let mut current = first;
+        // Whether `current` holds a word yet (beyond its indentation).
+        let mut started = false;
         for word in line.split_whitespace() {
             let len = current.chars().count();
-            if len > indent.len() && len + 1 + word.chars().count() > width {
+            if started && len + 1 + word.chars().count() > width {
                 out.push_str(&current);
                 out.push('\n');
-                current = indent.clone();
+                current = rest.clone();
+                started = false;
             }
-            if current.len() > indent.len() {
+            if started {
                 current.push(' ');
             }
             current.push_str(word);
+            started = true;
         }
         out.push_str(&current);
         out.push('\n');
@@ -289,6 +299,18 @@ mod tests {
             .all(|l| l.chars().count() <= 40 && l.starts_with("  ")));
         assert_eq!(wrapped.split_whitespace().count(), 30);
         assert_eq!(wrap("short\n", 40), "short\n");
+    }
+
+    #[test]
+    fn a_list_items_continuation_hangs_under_its_text() {
+        let line = format!("  - {}", "word ".repeat(20));
+        let wrapped = wrap(&line, 40);
+        let lines: Vec<&str> = wrapped.lines().collect();
+        assert!(lines[0].starts_with("  - word"));
+        assert!(
+            lines[1..].iter().all(|l| l.starts_with("    word")),
+            "{wrapped}"
+        );
     }
 
     #[test]

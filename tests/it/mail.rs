@@ -1391,14 +1391,19 @@ fn players_join_by_replying_to_the_invitation_and_the_last_starts_the_game() {
 /// A mail as a snapshot keeps it: subject and text, with every player's secret (the
 /// token) and reply code replaced, so no snapshot holds a capability.
 fn snapshot_text(mail: &Mail) -> String {
-    let mut text = format!("Subject: {}\n\n{}", mail.subject, mail.text);
-    for line in mail.text.lines() {
+    snapshot_of(&mail.subject, &mail.text)
+}
+
+/// A mail as its snapshot holds it: subject and text, the player's token and reply
+/// code (capabilities, though of a test key) replaced by placeholders.
+fn snapshot_of(subject: &str, body: &str) -> String {
+    let mut text = format!("Subject: {subject}\n\n{body}");
+    for line in body.lines() {
         if let Some(token) = line.trim().strip_prefix("pbem-token: ") {
             text = text.replace(token, "[token]");
         }
     }
-    if let Some(code) = mail
-        .subject
+    if let Some(code) = subject
         .split("(ref ")
         .nth(1)
         .and_then(|rest| rest.split(')').next())
@@ -1471,6 +1476,7 @@ fn players_preview_list_moves_correct_refusals_and_pass_notes_by_reply() {
     assert!(answer.subject.contains("(ref "), "{}", answer.subject);
     assert!(answer.text.lines().count() < 60, "{}", answer.text);
     assert_eq!(host.file_bytes(), before);
+    insta::assert_snapshot!("moves", snapshot_text(&answer));
 
     // `moves CELL`: only the moves at that cell.
     let legal = host.legal(&player);
@@ -1595,6 +1601,11 @@ fn an_absent_player_is_not_reminded_and_their_deadline_waits() {
     assert!(report.starts_with("away"), "{report}");
     let told = host.mails_since(sent);
     assert_eq!(told.len(), 2, "both players are told");
+    let other = told
+        .iter()
+        .find(|m| m.to != from)
+        .expect("the other's mail");
+    insta::assert_snapshot!("away", snapshot_text(other));
     for mail in &told {
         assert!(
             mail.subject
@@ -1679,9 +1690,16 @@ fn every_turn_report_reaches_exactly_the_players_who_may_see_it() {
     ] {
         let mut reports = 0;
         let mut private = 0;
+        let (mut first_notice, mut game_over) = (None, None);
         super::support::play_by_mail(game, names, seed, 11, |sent| {
             if sent.subject.contains("Reminder") {
                 return;
+            }
+            if sent.subject.contains("your move") && first_notice.is_none() {
+                first_notice = Some(snapshot_of(sent.subject, sent.body));
+            }
+            if sent.subject.contains("The game is over") && sent.to == address(names[0]) {
+                game_over = Some(snapshot_of(sent.subject, sent.body));
             }
             let turn = sent.after["turn"].as_u64().expect("turn");
             let reader = names
@@ -1710,6 +1728,15 @@ fn every_turn_report_reaches_exactly_the_players_who_may_see_it() {
             }
         });
         assert!(reports > 0, "{game}: no report reached anyone");
+        // The mails of a turn and of the end, as a player reads them.
+        insta::assert_snapshot!(
+            format!("{game}_first_turn_notice"),
+            first_notice.expect("a turn notice")
+        );
+        insta::assert_snapshot!(
+            format!("{game}_game_over"),
+            game_over.expect("the game-over mail")
+        );
         if game == "desert-kingdom" {
             assert!(
                 private > 0,

@@ -353,6 +353,8 @@ pub fn play_by_mail(
     std::fs::create_dir_all(&games).expect("games");
     let file = games.join("game.json");
     let smtp = Smtp::start(&dir.path().join("delivered"));
+    // With the fixed key and seed, the game and its mail repeat (for snapshots).
+    test_key(&dir.path().join("keyring"));
     let pbem = || {
         let mut command = Process::new(assert_cmd::cargo::cargo_bin("pbem"));
         command
