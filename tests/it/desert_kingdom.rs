@@ -1159,7 +1159,8 @@ fn the_example_move_is_a_sensible_one() {
     let (rules, mut state) = empty(2);
     // No city yet: the city tile, where the spiral comes last.
     assert_eq!(rules.example_move(&state, 0).as_deref(), Some("city D5"));
-    assert_eq!(rules.example_move(&state, 1), None, "not Bob's turn");
+    // Bob, not to move, is shown what a turn of his could be (his welcome has one).
+    assert_eq!(rules.example_move(&state, 1).as_deref(), Some("city D5"));
     // A city on the board and only a road that scores nothing: discover, not the road.
     put(&mut state, "B4", Kind::City, Some(0), false);
     put(&mut state, "G7", Kind::Desert, Some(1), false);

@@ -780,7 +780,10 @@ impl DesertKingdom {
     pub(crate) fn example(&self, state: &State, seat: Seat) -> Option<Move> {
         match state.phase {
             Phase::Choosing { seat: s, .. } if usize::from(s) == seat => Self::best_drawn(state),
-            Phase::Turn { seat: s } if usize::from(s) == seat => {
+            Phase::Over => None,
+            // Also for a seat not to move: what a turn of theirs could be now (the
+            // welcome of a player who does not move first shows one).
+            Phase::Choosing { .. } | Phase::Turn { .. } => {
                 let heart = self.last_on_spiral(state);
                 if state.players[seat].city_tile && self.cities_held(state, seat) == 0 {
                     if let Some(at) = heart {
@@ -792,7 +795,6 @@ impl DesertKingdom {
                 }
                 heart.map(Move::Discover)
             }
-            _ => None,
         }
     }
 
