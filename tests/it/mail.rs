@@ -1651,36 +1651,6 @@ fn squeezed(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The report of turn `turn` as `viewer` may read it, from `pbem show --format json`.
-fn report_as(sent: &super::support::Sent<'_>, viewer: &str, turn: u64) -> Vec<String> {
-    let output = Command::new(assert_cmd::cargo::cargo_bin("pbem"))
-        .env("PBEM_HOME", sent.home)
-        .arg("show")
-        .arg(sent.file)
-        .args([
-            "--format",
-            "json",
-            "--as",
-            viewer,
-            "--turn",
-            &turn.to_string(),
-        ])
-        .output()
-        .expect("runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let view: Value = serde_json::from_slice(&output.stdout).expect("json");
-    view["report"]
-        .as_array()
-        .expect("a report")
-        .iter()
-        .map(|line| line.as_str().expect("a line").to_string())
-        .collect()
-}
-
 #[test]
 fn every_turn_report_reaches_exactly_the_players_who_may_see_it() {
     for (game, names, seed) in [
@@ -1706,7 +1676,7 @@ fn every_turn_report_reaches_exactly_the_players_who_may_see_it() {
                 .iter()
                 .find(|name| address(name) == sent.to)
                 .expect("a player's mail");
-            let seen = report_as(sent, reader, turn);
+            let seen = sent.report_as(reader, turn);
             let body = squeezed(sent.body);
             for line in &seen {
                 assert!(
@@ -1716,7 +1686,7 @@ fn every_turn_report_reaches_exactly_the_players_who_may_see_it() {
                 );
                 reports += 1;
             }
-            for line in report_as(sent, "referee", turn) {
+            for line in sent.report_as("referee", turn) {
                 if !seen.contains(&line) {
                     private += 1;
                     assert!(

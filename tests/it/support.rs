@@ -337,6 +337,39 @@ pub struct Sent<'a> {
     pub home: &'a Path,
 }
 
+impl Sent<'_> {
+    /// The report of turn `turn` as `viewer` may read it, from `pbem show --format
+    /// json --as VIEWER --turn N` (with the referee's keyring).
+    pub fn report_as(&self, viewer: &str, turn: u64) -> Vec<String> {
+        let output = Process::new(assert_cmd::cargo::cargo_bin("pbem"))
+            .env("PBEM_HOME", self.home)
+            .arg("show")
+            .arg(self.file)
+            .args([
+                "--format",
+                "json",
+                "--as",
+                viewer,
+                "--turn",
+                &turn.to_string(),
+            ])
+            .output()
+            .expect("runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let view: Value = serde_json::from_slice(&output.stdout).expect("json");
+        view["report"]
+            .as_array()
+            .expect("a report")
+            .iter()
+            .map(|line| line.as_str().expect("a line").to_string())
+            .collect()
+    }
+}
+
 /// Plays a whole game of `game` by mail: a real SMTP server on loopback, `pbem new
 /// --mail`, then every move a player's message (their token) fed to `pbem inbox`,
 /// chosen at random from what `pbem legal` offers the player (the referee's command).

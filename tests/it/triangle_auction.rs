@@ -1304,29 +1304,7 @@ fn mail_notices_carry_each_turns_report_to_its_readers() {
             .iter()
             .find(|name| sent.to.starts_with(&name.to_ascii_lowercase()))
             .expect("a player's mail");
-        let report = |viewer: &str| -> Vec<String> {
-            let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("pbem"))
-                .env("PBEM_HOME", sent.home)
-                .arg("show")
-                .arg(sent.file)
-                .args([
-                    "--format",
-                    "json",
-                    "--as",
-                    viewer,
-                    "--turn",
-                    &turn.to_string(),
-                ])
-                .output()
-                .expect("runs");
-            let view: Value = serde_json::from_slice(&output.stdout).expect("json");
-            view["report"]
-                .as_array()
-                .expect("a report")
-                .iter()
-                .map(|l| l.as_str().expect("a line").to_string())
-                .collect()
-        };
+        let report = |viewer: &str| sent.report_as(viewer, turn);
         let body = squeezed(sent.body);
         let seen = report(reader);
         assert!(!seen.is_empty(), "turn {turn}: every turn says what it did");
