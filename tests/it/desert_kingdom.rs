@@ -185,16 +185,22 @@ fn play(rules: &DesertKingdom, state: &State, seat: usize, text: &str) -> Result
         .map_err(|e| e.to_string())
 }
 
+/// Bob's city at B4, Ann's grass at C4 (no road yet), Cid's oasis at D4, Ann's mine at
+/// C5 (next to C4), Cid's desert at E4 with a road: a road on C4 links the city.
+fn network_beside_a_city(state: &mut State) {
+    put(state, "B4", Kind::City, Some(1), false);
+    put(state, "C4", Kind::Grass, Some(0), false);
+    put(state, "D4", Kind::Oasis, Some(2), false);
+    put(state, "C5", Kind::Mine, Some(0), false);
+    put(state, "E4", Kind::Desert, Some(2), true);
+}
+
 #[test]
 fn a_road_that_links_a_new_city_scores_the_whole_network() {
     let (rules, mut state) = empty(3);
     // Bob's city at B4, Ann's grass at C4 (no road yet), Cid's oasis at D4, Ann's mine
     // at C5 (next to C4), Cid's desert at E4 with a road.
-    put(&mut state, "B4", Kind::City, Some(1), false);
-    put(&mut state, "C4", Kind::Grass, Some(0), false);
-    put(&mut state, "D4", Kind::Oasis, Some(2), false);
-    put(&mut state, "C5", Kind::Mine, Some(0), false);
-    put(&mut state, "E4", Kind::Desert, Some(2), true);
+    network_beside_a_city(&mut state);
     state.phase = Phase::Turn { seat: 1 };
     let before: Vec<i64> = state.players.iter().map(|p| p.points).collect();
     // Bob builds on Ann's grass: the road links city B4 to the network (E4's road).
@@ -816,11 +822,7 @@ fn a_discovery_reports_the_tile_turned_up_or_the_special_kept() {
 #[test]
 fn a_road_reports_what_it_linked_and_every_players_points_square_by_square() {
     let (rules, mut state) = empty(3);
-    put(&mut state, "B4", Kind::City, Some(1), false);
-    put(&mut state, "C4", Kind::Grass, Some(0), false);
-    put(&mut state, "D4", Kind::Oasis, Some(2), false);
-    put(&mut state, "C5", Kind::Mine, Some(0), false);
-    put(&mut state, "E4", Kind::Desert, Some(2), true);
+    network_beside_a_city(&mut state);
     state.phase = Phase::Turn { seat: 1 };
     let (_, lines) = reported(&rules, &state, 1, "road C4");
     assert_eq!(
@@ -1075,11 +1077,7 @@ fn the_attack_is_reported_band_by_band() {
 fn the_move_list_groups_by_action_and_narrows_by_square_and_tile() {
     use pbem::engine::MoveFilter;
     let (rules, mut state) = empty(3);
-    put(&mut state, "B4", Kind::City, Some(1), false);
-    put(&mut state, "C4", Kind::Grass, Some(0), false);
-    put(&mut state, "D4", Kind::Oasis, Some(2), false);
-    put(&mut state, "C5", Kind::Mine, Some(0), false);
-    put(&mut state, "E4", Kind::Desert, Some(2), true);
+    network_beside_a_city(&mut state);
     put(&mut state, "G7", Kind::Desert, Some(0), false);
     state.phase = Phase::Turn { seat: 1 };
     let filtered = |at: Option<&str>, tile: Option<&str>| {
@@ -1517,35 +1515,6 @@ fn an_activation_of_a_recorded_game_as_each_player_reads_it() {
     insta::assert_snapshot!("report_of_an_activation_to_the_other", read_by(other));
 }
 
-/// `pbem show --format json --as VIEWER --turn N`'s report lines (VIEWER `None`: the
-/// public's).
-fn report_shown(
-    pbem: &mut std::process::Command,
-    file: &std::path::Path,
-    viewer: Option<&str>,
-    turn: usize,
-) -> Vec<String> {
-    pbem.arg("show")
-        .arg(file)
-        .args(["--format", "json", "--turn", &turn.to_string()]);
-    if let Some(viewer) = viewer {
-        pbem.args(["--as", viewer]);
-    }
-    let output = pbem.output().expect("runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let view: Value = serde_json::from_slice(&output.stdout).expect("json");
-    view["report"]
-        .as_array()
-        .expect("a report")
-        .iter()
-        .map(|line| line.as_str().expect("a line").to_string())
-        .collect()
-}
-
 /// The command line shows each turn's report as its reader may read it: `pbem show
 /// --turn N --format json` the viewer's lines, `pbem show` under the board, `pbem log`
 /// (once the game is over and its seed revealed) the public lines of every turn.
@@ -1584,7 +1553,7 @@ fn the_command_line_shows_each_report_to_whom_it_may() {
     let shown = |viewer: Option<&str>| {
         let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("pbem"));
         command.env("PBEM_HOME", table.home());
-        report_shown(&mut command, &table.file(), viewer, number)
+        super::support::report_shown(&mut command, &table.file(), viewer, number)
     };
     assert_eq!(shown(Some(mover)), lines_for(Viewer::Player(turn.seat)));
     assert_eq!(shown(Some(other)), lines_for(Viewer::Player(1 - turn.seat)));
@@ -1658,7 +1627,7 @@ fn by_mail_every_notice_carries_the_report_its_reader_may_read() {
         let shown = |viewer: Option<&str>| {
             let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("pbem"));
             command.env("PBEM_HOME", sent.home);
-            report_shown(&mut command, sent.file, viewer, turn)
+            super::support::report_shown(&mut command, sent.file, viewer, turn)
         };
         let seen = shown(Some(reader));
         let public = shown(None);

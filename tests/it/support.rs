@@ -338,36 +338,41 @@ pub struct Sent<'a> {
 }
 
 impl Sent<'_> {
-    /// The report of turn `turn` as `viewer` may read it, from `pbem show --format
-    /// json --as VIEWER --turn N` (with the referee's keyring).
+    /// The report of turn `turn` as `viewer` may read it (with the referee's keyring).
     pub fn report_as(&self, viewer: &str, turn: u64) -> Vec<String> {
-        let output = Process::new(assert_cmd::cargo::cargo_bin("pbem"))
-            .env("PBEM_HOME", self.home)
-            .arg("show")
-            .arg(self.file)
-            .args([
-                "--format",
-                "json",
-                "--as",
-                viewer,
-                "--turn",
-                &turn.to_string(),
-            ])
-            .output()
-            .expect("runs");
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let view: Value = serde_json::from_slice(&output.stdout).expect("json");
-        view["report"]
-            .as_array()
-            .expect("a report")
-            .iter()
-            .map(|line| line.as_str().expect("a line").to_string())
-            .collect()
+        let mut pbem = Process::new(assert_cmd::cargo::cargo_bin("pbem"));
+        pbem.env("PBEM_HOME", self.home);
+        report_shown(&mut pbem, self.file, Some(viewer), turn as usize)
     }
+}
+
+/// `pbem show --format json --as VIEWER --turn N`'s report lines (VIEWER `None`: the
+/// public's).
+pub fn report_shown(
+    pbem: &mut Process,
+    file: &Path,
+    viewer: Option<&str>,
+    turn: usize,
+) -> Vec<String> {
+    pbem.arg("show")
+        .arg(file)
+        .args(["--format", "json", "--turn", &turn.to_string()]);
+    if let Some(viewer) = viewer {
+        pbem.args(["--as", viewer]);
+    }
+    let output = pbem.output().expect("runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let view: Value = serde_json::from_slice(&output.stdout).expect("json");
+    view["report"]
+        .as_array()
+        .expect("a report")
+        .iter()
+        .map(|line| line.as_str().expect("a line").to_string())
+        .collect()
 }
 
 /// Plays a whole game of `game` by mail: a real SMTP server on loopback, `pbem new
