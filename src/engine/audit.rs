@@ -8,12 +8,14 @@ use std::fmt::Write as _;
 
 use super::digest::{hash_from_hex, to_hex, Hash};
 use super::fairness::{
-    sealed_commitment, RecordingChance, ReplayChance, ReplayMismatch, Seed, TurnDraws,
+    sealed_commitment, RecordingChance, ReplayChance, ReplayMismatch, Scope, Seed, TurnDraws,
 };
-use super::file::{hashes, Draw, UndoStep};
+use super::file::{hashes, Draw, UndoStep, Version};
 use super::keyring::Keyring;
 use super::rules::{Chance, Rules};
-use super::session::{setup_key, signatures_hold, state_hash_of, undo_line, EngineError, Game};
+use super::session::{
+    continues_round, setup_key, signatures_hold, state_hash_of, undo_line, EngineError, Game,
+};
 use super::undo::{Effect, Ledger};
 
 /// The outcome of an audit.
@@ -139,17 +141,13 @@ fn describe(draws: &[Draw]) -> String {
 /// is one, else the recorded draws.
 fn chance_for<'a>(
     seed: Option<(&'a Seed, Hash)>,
-    game_id: &'a str,
+    scope: &'a Scope,
     turn: u64,
     recorded: &'a [Draw],
 ) -> AuditChance<'a> {
     match seed {
         Some((seed, key)) => AuditChance::Derived(Box::new(RecordingChance::new(
-            TurnDraws {
-                seed,
-                game_id,
-                turn,
-            },
+            TurnDraws { seed, scope, turn },
             key,
         ))),
         None => AuditChance::Recorded(ReplayChance::new(recorded, None)),
@@ -226,10 +224,11 @@ fn audit_into<R: Rules>(
 
     // Genesis: hash, signature, setup draws, state.
     let body = game.genesis_body()?;
+    let scope = game.scope()?;
     let keyed = seed
         .as_ref()
         .map(|seed| (seed, setup_key(game.version, seed, id, &body)));
-    let mut chance = chance_for(keyed, id, 0, &genesis.draws);
+    let mut chance = chance_for(keyed, &scope, 0, &genesis.draws);
     let setup = game.rules.setup(&game.names, &mut chance);
     let mut problems = Vec::new();
     // Set once replaying needs what only the seed opens: from there the moves wait for
@@ -303,6 +302,10 @@ fn audit_into<R: Rules>(
     if restores {
         positions.push(state.clone());
     }
+    // Format 3: the seats awaited before each move, by turn, to check the rounds the
+    // records mark against the rules.
+    let mut awaited_before: std::collections::BTreeMap<u64, Vec<usize>> =
+        std::collections::BTreeMap::new();
     for (index, (expected_turn, record)) in (1..).zip(&file.records).enumerate() {
         let mut problems = Vec::new();
         let label = format!("turn {expected_turn} ({})", record.player);
@@ -319,6 +322,33 @@ fn audit_into<R: Rules>(
             problems.push("the referee's signature does not verify".into());
         }
         let seat = game.seat_of(&record.player)?;
+        // The round the rules give a move here, checked before the ledger reads it.
+        let ruled_round = match state.as_ref().filter(|_| pending.is_none()) {
+            Some(before) if game.version == Version::V3 && record.undo.is_none() => {
+                let now = game.rules.to_move(before);
+                awaited_before.insert(record.turn, now.clone());
+                let continued = match ledger.last_standing() {
+                    Some((last, last_seat, Some(round)))
+                        if !ledger.round_seats().contains(&seat) =>
+                    {
+                        awaited_before
+                            .get(&last)
+                            .filter(|was| continues_round(was, last_seat, &now))
+                            .map(|_| round)
+                    }
+                    _ => None,
+                };
+                Some(continued.or((now.len() >= 2).then_some(record.turn)))
+            }
+            _ => None,
+        };
+        if let Some(ruled) = ruled_round.filter(|ruled| *ruled != record.round) {
+            problems.push(format!(
+                "it marks {}, the rules make it {}",
+                round_words(record.round),
+                round_words(ruled)
+            ));
+        }
         let effect = match ledger.step(record.turn, seat, record) {
             Ok(effect) => effect,
             Err(refused) => {
@@ -400,6 +430,10 @@ fn audit_into<R: Rules>(
             (Some(before), Some(text)) => {
                 let seat = game.seat_of(&record.player)?;
                 let keyed = match &seed {
+                    Some(seed) if game.version == Version::V3 => Some((
+                        seed,
+                        game.draw_key_v3(seed, &ledger, (record.turn, &record.player, &text))?,
+                    )),
                     Some(seed) => Some((
                         seed,
                         game.draw_key(
@@ -413,7 +447,7 @@ fn audit_into<R: Rules>(
                     )),
                     None => None,
                 };
-                let mut chance = chance_for(keyed, id, record.turn, &record.draws);
+                let mut chance = chance_for(keyed, &scope, record.turn, &record.draws);
                 let replayed = game.rules.parse_move(before, seat, &text).and_then(|mv| {
                     let opens = game.rules.opens(before, seat, &mv);
                     let next = game.rules.apply(before, seat, &mv, &mut chance)?;
@@ -527,8 +561,8 @@ fn check_openings<R: Rules>(
                 opening.turn
             ));
         }
-        if let Some(seed) = seed {
-            if seed.seal_salt(&game.file.genesis.id, opening.turn) != salt {
+        if let Some((seed, scope)) = seed.zip(game.scope().ok()) {
+            if seed.seal_salt_in(&scope, opening.turn) != salt {
                 problems.push(format!(
                     "its opening of turn {} has a salt the seed does not give",
                     opening.turn
@@ -565,6 +599,14 @@ fn opened_as_ruled<R: Rules>(
     (expected != actual).then(|| {
         format!("it opens the sealed moves of turns {actual:?}, the rules open those of turns {expected:?}")
     })
+}
+
+/// A round marker in words.
+fn round_words(round: Option<u64>) -> String {
+    match round {
+        Some(round) => format!("round {round}"),
+        None => "no round".to_string(),
+    }
 }
 
 fn conclude(report: &mut AuditReport, label: &str, detail: &str, problems: Vec<String>) {

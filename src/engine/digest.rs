@@ -113,8 +113,20 @@ pub fn to_hex(bytes: &[u8]) -> String {
     out
 }
 
-/// Parses exactly 64 hexadecimal digits (either case) into 32 bytes.
+/// Parses exactly 64 lowercase hexadecimal digits into 32 bytes: the one way every
+/// hex field of a game file is read, by every command and in every format, so that no
+/// command accepts a file another refuses (pbem has only ever written lowercase).
 pub fn hash_from_hex(text: &str) -> Option<Hash> {
+    let text = text.as_bytes();
+    if text.len() != 64 || !text.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        return None;
+    }
+    hash_from_any_hex(std::str::from_utf8(text).ok()?)
+}
+
+/// Parses exactly 64 hexadecimal digits in either case: for what people type and the
+/// keyring's own files, never for a field of a game file.
+pub fn hash_from_any_hex(text: &str) -> Option<Hash> {
     let text = text.as_bytes();
     if text.len() != 64 {
         return None;
@@ -136,7 +148,8 @@ mod tests {
     fn hex_round_trips() {
         let bytes: Hash = core::array::from_fn(|i| (i * 37) as u8);
         assert_eq!(hash_from_hex(&to_hex(&bytes)), Some(bytes));
-        assert_eq!(hash_from_hex(&to_hex(&bytes).to_uppercase()), Some(bytes));
+        assert_eq!(hash_from_hex(&to_hex(&bytes).to_uppercase()), None);
+        assert_eq!(hash_from_any_hex(&to_hex(&bytes).to_uppercase()), Some(bytes));
         assert_eq!(hash_from_hex("00"), None);
         assert_eq!(hash_from_hex(&"zz".repeat(32)), None);
     }

@@ -957,6 +957,17 @@ impl<R: Rules> OpenGame for Opened<R> {
     }
 
     fn apply(&mut self, keyring: &Keyring, player: &str, move_text: &str) -> Result<MoveOutcome> {
+        // Format 3 keys a move's draws on the last move standing before its round: the
+        // head alone tells that only when it is a move made alone.
+        let head_alone = self
+            .game
+            .file
+            .records
+            .last()
+            .is_none_or(|head| head.undo.is_none() && head.round.is_none());
+        if self.game.version == super::file::Version::V3 && !head_alone {
+            self.read_all()?;
+        }
         if !self.checked {
             self.game.check_chain()?;
             self.checked = true;

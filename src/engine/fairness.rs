@@ -1,15 +1,29 @@
-//! Seeds, commitments and the draw derivation (`pbem-draw/1`, docs/FAIRNESS.md).
+//! Seeds, commitments and the draw derivations (`pbem-draw/1` to `pbem-draw/3`,
+//! docs/FAIRNESS.md).
 //!
 //! The seed is committed in genesis before any player input exists. The draws of each
-//! record come from a stream keyed by the seed *and* the previous record's hash, the
-//! moving player's name and their move text, so the referee cannot steer a draw once
-//! the seed is committed, and no player can predict one without the seed.
+//! record come from a stream keyed by the seed *and* what the turn resolves: in
+//! `pbem-draw/3` the whole genesis, the last move standing before the turn's round and
+//! the round's moves in seat order, so the referee cannot steer a draw once the seed is
+//! committed (not by spelling, arrival order or taking moves back), and no player can
+//! predict one without the seed.
 
 use super::chance::DrawStream;
 use super::digest::{Fields, Hash};
 use super::file::Draw;
 use super::rules::{Chance, Visibility};
-use crate::engine::digest::{hash_from_hex, to_hex};
+use crate::engine::digest::{hash_from_any_hex, hash_from_hex, to_hex};
+
+/// What every keyed derivation of a game binds besides the seed: its id in formats 1
+/// and 2, the hash of its whole genesis body in format 3, so that two games that
+/// happen to share a seed (a reused `--seed`) share no keystream, salt or draw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// Formats 1 and 2: `str(game_id)`.
+    Id(String),
+    /// Format 3: `h32(genesis body hash)`.
+    Body(Hash),
+}
 
 /// A game's secret seed. Lives in the referee's keyring until revealed.
 #[derive(Clone, PartialEq, Eq)]
@@ -71,6 +85,60 @@ impl Seed {
         fields.finish()
     }
 
+    /// The key of the setup's draws, `pbem-draw/3`: the whole genesis body.
+    pub fn setup_key_v3(&self, body: &Hash) -> Hash {
+        Fields::keyed(&self.0, "pbem/v3/setup").fixed(body).finish()
+    }
+
+    /// The key of one record's draws, `pbem-draw/3`: the genesis body, the hash of the
+    /// last move standing before the record's round (`anchor`, the genesis hash when
+    /// there is none) and the round's moves in seat order. A move taken back is no
+    /// longer standing, so the same move from the same position draws the same however
+    /// many moves were taken back on the way; the order simultaneous moves arrived in
+    /// changes nothing.
+    pub fn draw_key_v3(&self, body: &Hash, anchor: &Hash, moves: &[(&str, &str)]) -> Hash {
+        let mut fields = Fields::keyed(&self.0, "pbem/v3/draw")
+            .fixed(body)
+            .fixed(anchor)
+            .u32(u32::try_from(moves.len()).unwrap_or(u32::MAX));
+        for (player, move_text) in moves {
+            fields = fields.text(player).text(move_text);
+        }
+        fields.finish()
+    }
+
+    /// A keyed derivation of `domain` bound to the game by `scope`: `pbem/v2/NAME` with
+    /// the game id, or `pbem/v3/NAME` with the genesis body.
+    fn scoped(&self, scope: &Scope, name: &str) -> Fields<hmac::Hmac<sha2::Sha256>> {
+        match scope {
+            Scope::Id(id) => Fields::keyed(&self.0, &format!("pbem/v2/{name}")).text(id),
+            Scope::Body(body) => Fields::keyed(&self.0, &format!("pbem/v3/{name}")).fixed(body),
+        }
+    }
+
+    /// [`Seed::seal_salt`] in any format.
+    pub fn seal_salt_in(&self, scope: &Scope, turn: u64) -> Hash {
+        self.scoped(scope, "seal-salt").u64(turn).finish()
+    }
+
+    /// [`Seed::seal_key`] in any format.
+    pub fn seal_key_in(&self, scope: &Scope, turn: u64) -> Hash {
+        self.scoped(scope, "seal-key").u64(turn).finish()
+    }
+
+    /// [`Seed::salt`] in any format: `pbem/v1/salt` with the game id in formats 1 and
+    /// 2, `pbem/v3/salt` with the genesis body in format 3.
+    pub fn salt_in(&self, scope: &Scope, turn: u64, index: u32) -> Hash {
+        match scope {
+            Scope::Id(id) => self.salt(id, turn, index),
+            Scope::Body(body) => Fields::keyed(&self.0, "pbem/v3/salt")
+                .fixed(body)
+                .u64(turn)
+                .u32(index)
+                .finish(),
+        }
+    }
+
     /// The salt of record `turn`'s sealed move: opened with the move, it proves the move
     /// is the one committed to.
     pub fn seal_salt(&self, game_id: &str, turn: u64) -> Hash {
@@ -103,8 +171,15 @@ impl Seed {
         to_hex(&self.0)
     }
 
+    /// A seed as a person or the keyring writes it: 64 hex digits in either case,
+    /// surrounding white space ignored.
     pub fn from_hex(text: &str) -> Option<Seed> {
-        hash_from_hex(text.trim()).map(Seed)
+        hash_from_any_hex(text.trim()).map(Seed)
+    }
+
+    /// A revealed seed as the game file must hold it: exactly 64 lowercase hex digits.
+    pub fn from_file_hex(text: &str) -> Option<Seed> {
+        hash_from_hex(text).map(Seed)
     }
 }
 
@@ -157,7 +232,7 @@ pub fn open_box(key: &Hash, sealed: &[u8]) -> Option<String> {
 /// Where one turn's draws are coming from and going to.
 pub struct TurnDraws<'a> {
     pub seed: &'a Seed,
-    pub game_id: &'a str,
+    pub scope: &'a Scope,
     pub turn: u64,
 }
 
@@ -189,7 +264,7 @@ impl Chance for RecordingChance<'_> {
                 let salt = self
                     .turn
                     .seed
-                    .salt(self.turn.game_id, self.turn.turn, index);
+                    .salt_in(self.turn.scope, self.turn.turn, index);
                 Draw::Hidden {
                     of: n,
                     commit: to_hex(&hidden_commitment(&salt, n, pick)),
@@ -224,14 +299,15 @@ pub enum ReplayMismatch {
 /// the caller checks [`ReplayChance::finish`].
 pub struct ReplayChance<'a> {
     draws: &'a [Draw],
-    seed: Option<(&'a Seed, &'a str, u64)>,
+    seed: Option<(&'a Seed, &'a Scope, u64)>,
     next: usize,
     pub mismatch: Option<ReplayMismatch>,
 }
 
 impl<'a> ReplayChance<'a> {
-    /// `seed` (with game id and turn) opens hidden draws; without it a hidden draw fails.
-    pub fn new(draws: &'a [Draw], seed: Option<(&'a Seed, &'a str, u64)>) -> Self {
+    /// `seed` (with the game's scope and turn) opens hidden draws; without it a hidden
+    /// draw fails.
+    pub fn new(draws: &'a [Draw], seed: Option<(&'a Seed, &'a Scope, u64)>) -> Self {
         ReplayChance {
             draws,
             seed,
@@ -276,10 +352,10 @@ impl Chance for ReplayChance<'_> {
             Draw::Public { pick, .. } if *pick < n => *pick,
             Draw::Public { .. } => self.fail(ReplayMismatch::OutOfRange { index }),
             Draw::Hidden { commit, .. } => {
-                let Some((seed, game_id, turn)) = self.seed else {
+                let Some((seed, scope, turn)) = self.seed else {
                     return self.fail(ReplayMismatch::Sealed { index });
                 };
-                let salt = seed.salt(game_id, turn, index as u32);
+                let salt = seed.salt_in(scope, turn, index as u32);
                 // Open the commitment by trying each possible pick: ranges are small.
                 let found =
                     (0..n).find(|&pick| to_hex(&hidden_commitment(&salt, n, pick)) == *commit);

@@ -22,15 +22,20 @@ use super::rules::Options;
 use super::session::{EngineError, Result};
 
 /// The value of `format` this version writes.
-pub const FORMAT: &str = "pbem.game/2";
+pub const FORMAT: &str = "pbem.game/3";
 /// The first format, which this version still reads, checks and plays on: no sealed
 /// moves, draws keyed by `pbem-draw/1`.
 pub const FORMAT_V1: &str = "pbem.game/1";
+/// The second format, still read, checked and played on: sealed moves, draws keyed by
+/// `pbem-draw/2`.
+pub const FORMAT_V2: &str = "pbem.game/2";
 /// The value of `draw_algorithm` this version writes: the derivation in
 /// docs/FAIRNESS.md.
-pub const DRAW_ALGORITHM: &str = "pbem-draw/2";
+pub const DRAW_ALGORITHM: &str = "pbem-draw/3";
 /// The draw algorithm of files in [`FORMAT_V1`].
 pub const DRAW_ALGORITHM_V1: &str = "pbem-draw/1";
+/// The draw algorithm of files in [`FORMAT_V2`].
+pub const DRAW_ALGORITHM_V2: &str = "pbem-draw/2";
 
 /// The file formats this version reads: what each changes is in docs/FAIRNESS.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,6 +46,11 @@ pub enum Version {
     /// `pbem.game/2` with `pbem-draw/2`: sealed moves and their openings, draws keyed
     /// on the public state a turn starts from and the moves it resolves in seat order.
     V2,
+    /// `pbem.game/3` with `pbem-draw/3`: rounds of simultaneous moves marked in the
+    /// file (sealed or in clear), draws keyed on the last move standing before the
+    /// round (so moves taken back change no draw) and the round's moves in seat order,
+    /// every derivation bound to the whole genesis.
+    V3,
 }
 
 impl Version {
@@ -48,24 +58,39 @@ impl Version {
     pub fn of(format: &str) -> Option<Version> {
         match format {
             FORMAT_V1 => Some(Version::V1),
-            FORMAT => Some(Version::V2),
+            FORMAT_V2 => Some(Version::V2),
+            FORMAT => Some(Version::V3),
             _ => None,
         }
+    }
+
+    /// The version whose `draw_algorithm` this is.
+    pub fn of_draw_algorithm(algorithm: &str) -> Option<Version> {
+        [Version::V1, Version::V2, Version::V3]
+            .into_iter()
+            .find(|version| version.draw_algorithm() == algorithm)
     }
 
     /// The `draw_algorithm` that goes with the format.
     pub fn draw_algorithm(self) -> &'static str {
         match self {
             Version::V1 => DRAW_ALGORITHM_V1,
-            Version::V2 => DRAW_ALGORITHM,
+            Version::V2 => DRAW_ALGORITHM_V2,
+            Version::V3 => DRAW_ALGORITHM,
         }
     }
 
     pub fn format(self) -> &'static str {
         match self {
             Version::V1 => FORMAT_V1,
-            Version::V2 => FORMAT,
+            Version::V2 => FORMAT_V2,
+            Version::V3 => FORMAT,
         }
+    }
+
+    /// Whether the format records sealed moves, openings and steps of taking back.
+    pub fn seals(self) -> bool {
+        self != Version::V1
     }
 }
 
@@ -108,7 +133,7 @@ pub struct FileText<'a> {
 pub fn version_of(format: &str, genesis: &Genesis) -> Result<Version> {
     let version = Version::of(format).ok_or_else(|| {
         EngineError::Malformed(format!(
-            "format {format:?} is not one this pbem reads ({FORMAT:?} or {FORMAT_V1:?}); a newer pbem may read it"
+            "format {format:?} is not one this pbem reads ({FORMAT:?}, {FORMAT_V2:?} or {FORMAT_V1:?}); a newer pbem may read it"
         ))
     })?;
     if genesis.draw_algorithm != version.draw_algorithm() {
@@ -194,6 +219,10 @@ impl<'a> FileText<'a> {
         // What pbem writes is compact and in the type's own order: equal text is the
         // common case, and settles it.
         if written != stored {
+            // A key given twice would read as its last value in what follows: refused,
+            // as it is everywhere else in the file.
+            serde_json::from_str::<Distinct>(stored)
+                .map_err(|error| malformed("the stored state", &error))?;
             let stored: Value = serde_json::from_str(stored)
                 .map_err(|error| malformed("the stored state", &error))?;
             let read: Value = serde_json::from_str(&written)
@@ -373,6 +402,95 @@ fn first_difference(stored: &Value, read: &Value, path: &str) -> Option<String> 
     }
 }
 
+/// Any JSON value whose objects each name a key once: serde reads a key given twice in
+/// a map as its last value, and a file must never be read two ways.
+struct Distinct;
+
+impl<'de> Deserialize<'de> for Distinct {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(DistinctVisitor)
+    }
+}
+
+struct DistinctVisitor;
+
+impl<'de> serde::de::Visitor<'de> for DistinctVisitor {
+    type Value = Distinct;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("JSON")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Distinct, E> {
+        Ok(Distinct)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Distinct, E> {
+        Ok(Distinct)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Distinct, E> {
+        Ok(Distinct)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Distinct, E> {
+        Ok(Distinct)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Distinct, E> {
+        Ok(Distinct)
+    }
+
+    fn visit_unit<E>(self) -> Result<Distinct, E> {
+        Ok(Distinct)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Distinct, A::Error> {
+        while seq.next_element::<Distinct>()?.is_some() {}
+        Ok(Distinct)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Distinct, A::Error> {
+        let mut keys = std::collections::BTreeSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !keys.insert(key.clone()) {
+                return Err(serde::de::Error::custom(format!(
+                    "the key {key:?} is given twice"
+                )));
+            }
+            map.next_value::<Distinct>()?;
+        }
+        Ok(Distinct)
+    }
+}
+
+/// Genesis's options: a JSON object of strings, each key once (a key given twice is
+/// refused, never read as either value).
+fn distinct_options<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Options, D::Error> {
+    struct OptionsVisitor;
+    impl<'de> serde::de::Visitor<'de> for OptionsVisitor {
+        type Value = Options;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object of option names and string values")
+        }
+
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Options, A::Error> {
+            let mut options = Options::new();
+            while let Some((key, value)) = map.next_entry::<String, String>()? {
+                if options.contains_key(&key) {
+                    return Err(serde::de::Error::custom(format!(
+                        "the option {key:?} is given twice"
+                    )));
+                }
+                options.insert(key, value);
+            }
+            Ok(options)
+        }
+    }
+    deserializer.deserialize_map(OptionsVisitor)
+}
+
 /// A player as listed at the start.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -390,6 +508,7 @@ pub struct Genesis {
     pub id: String,
     pub engine: String,
     pub players: Vec<PlayerEntry>,
+    #[serde(deserialize_with = "distinct_options")]
     pub options: Options,
     /// SHA-256 of `rules_data`, hex.
     pub rules_hash: String,
@@ -439,6 +558,11 @@ pub struct Record {
     /// declined or done (docs/FAIRNESS.md, "Taking back moves").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undo: Option<UndoRecord>,
+    /// Format 3: the first record of the round of simultaneous moves this move belongs
+    /// to (its own turn for the round's first move); left out for a move made alone
+    /// (docs/FAIRNESS.md, "Rounds").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u64>,
     /// Sealed moves of earlier records this record opens (format 2).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub opens: Vec<Opening>,
@@ -470,25 +594,33 @@ impl Record {
     /// # Errors
     /// A record of a shape its format does not have.
     pub fn check_shape(&self, version: Version) -> Result<()> {
-        let problem = match (version, &self.sealed, self.move_text.is_empty()) {
+        let round = match self.round {
+            Some(_) if version != Version::V3 => Some("marks a round, which only format 3 has"),
+            Some(_) if self.undo.is_some() => Some("takes back moves but also marks a round"),
+            Some(round) if round == 0 || round > self.turn => {
+                Some("marks a round that does not begin at it or before it")
+            }
+            _ => None,
+        };
+        let problem = round.or(match (version, &self.sealed, self.move_text.is_empty()) {
             (Version::V1, _, _) if self.undo.is_some() => {
                 Some("takes back moves, which format 1 cannot")
             }
-            (Version::V2, None, true) if self.undo.is_some() => (!self.opens.is_empty()
-                || !self.draws.is_empty())
-            .then_some("takes back moves but also opens or draws"),
-            (Version::V2, _, _) if self.undo.is_some() => {
+            (_, None, true) if version.seals() && self.undo.is_some() => {
+                (!self.opens.is_empty() || !self.draws.is_empty())
+                    .then_some("takes back moves but also opens or draws")
+            }
+            _ if version.seals() && self.undo.is_some() => {
                 Some("takes back moves but also holds a move")
             }
             (Version::V1, Some(_), _) => Some("holds a sealed move, which format 1 has not"),
             (Version::V1, None, _) if !self.opens.is_empty() => {
                 Some("opens sealed moves, which format 1 has not")
             }
-            (Version::V1, None, true) => Some("holds no move"),
-            (Version::V2, Some(_), false) => Some("holds both a move and a sealed move"),
-            (Version::V2, None, true) => Some("holds no move"),
+            (_, None, true) => Some("holds no move"),
+            (_, Some(_), false) => Some("holds both a move and a sealed move"),
             _ => None,
-        };
+        });
         match problem {
             Some(problem) => Err(EngineError::Malformed(format!(
                 "record {} {problem}",
@@ -653,7 +785,7 @@ pub mod hashes {
         for contribution in &genesis.entropy {
             fields = fields.text(contribution);
         }
-        if version == Version::V2 {
+        if version.seals() {
             fields = fields.text(&genesis.invitation);
         }
         fields.finish()
@@ -678,21 +810,25 @@ pub mod hashes {
         let domain = match version {
             Version::V1 => "pbem/v1/record",
             Version::V2 => "pbem/v2/record",
+            Version::V3 => "pbem/v3/record",
         };
         let mut fields = Fields::hash(domain)
             .text(game_id)
             .u64(record.turn)
             .fixed(prev)
             .text(&record.player);
+        if record.round.is_some() && version != Version::V3 {
+            return None;
+        }
         fields = match (version, &record.sealed) {
             (Version::V1, _) if record.undo.is_some() => return None,
             (Version::V1, None) if record.opens.is_empty() => fields.text(&record.move_text),
             (Version::V1, _) => return None,
-            (Version::V2, None) => match record.undo {
+            (_, None) => match record.undo {
                 Some(undo) => fields.u8(2).text(undo.step.name()).u64(undo.turn),
                 None => fields.u8(0).text(&record.move_text),
             },
-            (Version::V2, Some(sealed)) => {
+            (_, Some(sealed)) => {
                 use base64::Engine as _;
                 let sealed_box = base64::engine::general_purpose::STANDARD
                     .decode(&sealed.sealed_box)
@@ -703,7 +839,10 @@ pub mod hashes {
                     .bytes(&sealed_box)
             }
         };
-        if version == Version::V2 {
+        if version == Version::V3 {
+            fields = fields.u64(record.round.unwrap_or(0));
+        }
+        if version.seals() {
             fields = fields.u32(u32::try_from(record.opens.len()).ok()?);
             for opening in &record.opens {
                 fields = fields
@@ -783,6 +922,7 @@ mod tests {
             move_text: format!("move {turn}\nsecond line \"quoted\""),
             sealed: None,
             undo: None,
+            round: None,
             opens: Vec::new(),
             draws: vec![Draw::Hidden {
                 of: 9,
@@ -915,7 +1055,7 @@ mod tests {
             ("\"seed\":", "\"sead\":null,\"seed\":"),
             ("\"turn\":1,", "\"turn\":1,\"extra\":0,"),
             ("{\"game\":", "{\"x\":0,\"game\":"),
-            ("pbem.game/2", "pbem.game/3"),
+            ("pbem.game/3", "pbem.game/4"),
         ] {
             let changed = bytes.replacen(from, to, 1);
             assert_ne!(changed, bytes);

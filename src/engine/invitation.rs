@@ -76,10 +76,20 @@ fn invitation_hash(genesis: &Genesis) -> Result<Hash> {
         .ok_or_else(|| EngineError::Malformed("referee_key is not a base64 key".into()))?;
     let hex = |what: &str, text: &str| {
         hash_from_hex(text)
-            .ok_or_else(|| EngineError::Malformed(format!("{what} is not 64 hexadecimal digits")))
+            .ok_or_else(|| EngineError::Malformed(format!("{what} is not 64 lowercase hexadecimal digits")))
     };
+    // The body of the game the invitation becomes, in that game's format: format 2
+    // for invitations written before format 3, whose draw algorithm says so.
+    let version = Version::of_draw_algorithm(&genesis.draw_algorithm)
+        .filter(|version| version.seals())
+        .ok_or_else(|| {
+            EngineError::Malformed(format!(
+                "the invitation's draw_algorithm {:?} is not one a game the players join has",
+                genesis.draw_algorithm
+            ))
+        })?;
     let body = hashes::genesis_body(
-        Version::V2,
+        version,
         genesis,
         &key,
         &hex("seed_commitment", &genesis.seed_commitment)?,

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use ed25519_dalek::SigningKey;
 
-use super::digest::{hash_from_hex, to_hex};
+use super::digest::{hash_from_any_hex, to_hex};
 use super::fairness::Seed;
 use super::store::create_private_dir;
 
@@ -154,7 +154,7 @@ impl Keyring {
         self.verified_path(game_id)
             .ok()
             .and_then(|path| fs::read_to_string(path).ok())
-            .and_then(|text| hash_from_hex(text.trim()))
+            .and_then(|text| hash_from_any_hex(text.trim()))
             .is_some_and(|known| known == *digest)
     }
 
@@ -226,7 +226,7 @@ pub fn random_bytes() -> Result<[u8; 32], KeyringError> {
 
 fn read_secret(path: &Path) -> Result<Option<[u8; 32]>, KeyringError> {
     match fs::read_to_string(path) {
-        Ok(text) => hash_from_hex(text.trim())
+        Ok(text) => hash_from_any_hex(text.trim())
             .map(Some)
             .ok_or_else(|| KeyringError::Malformed {
                 path: path.to_path_buf(),

@@ -8,12 +8,12 @@ use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 
 use super::digest::{hash_from_hex, sha256, to_hex, Hash};
 use super::fairness::{
-    open_box, seal_box, sealed_commitment, RecordingChance, ReplayChance, ReplayMismatch, Seed,
-    TurnDraws,
+    open_box, seal_box, sealed_commitment, RecordingChance, ReplayChance, ReplayMismatch, Scope,
+    Seed, TurnDraws,
 };
 use super::file::{
     hashes, version_of, GameFile, Genesis, Opening, PlayerEntry, Record, SealedMove, Version,
-    DRAW_ALGORITHM, FORMAT,
+    DRAW_ALGORITHM,
 };
 use super::invitation::Invitation;
 use super::keyring::{random_bytes, Keyring, KeyringError};
@@ -135,7 +135,9 @@ fn state_hash<S: serde::Serialize>(state: &S) -> Result<Hash> {
 
 fn hex_field(what: &str, text: &str) -> Result<Hash> {
     hash_from_hex(text)
-        .ok_or_else(|| EngineError::Malformed(format!("{what} is not 64 hexadecimal digits")))
+        .ok_or_else(|| {
+            EngineError::Malformed(format!("{what} is not 64 lowercase hexadecimal digits"))
+        })
 }
 
 /// The short prefix of game ids: the initials of the game's name ("row" for
@@ -214,22 +216,30 @@ impl<R: Rules> Game<R> {
             Some(seed) => seed,
             None => Seed(random_bytes()?),
         };
-        // The id is derived from the seed so a fixed seed gives a reproducible game;
-        // four bytes of a hash reveal nothing usable about the seed.
-        let id_hash = super::digest::Fields::hash("pbem/v1/game-id")
-            .fixed(&seed.0)
-            .finish();
-        let id = format!("{}-{}", id_prefix(R::NAME), &to_hex(&id_hash)[..8]);
         let key = keyring.create_signing_key()?;
         let referee_key = key.verifying_key().to_bytes();
-        let commitment = seed.commitment(&id);
         let rules_hash = sha256(R::DEFAULT_DATA.as_bytes());
+        let options = rules.options();
+        // The id is derived from the seed and what is fixed with it, so a fixed seed
+        // and key give a reproducible game, while the same seed in another keyring or
+        // for other players does not give the same id (and so the same commitment);
+        // four bytes of a hash reveal nothing usable about the seed.
+        let id = game_id_v3(
+            &seed,
+            R::NAME,
+            &referee_key,
+            &request.players,
+            &options,
+            &rules_hash,
+            &request.entropy,
+        );
+        let commitment = seed.commitment(&id);
         let genesis = Genesis {
             game: R::NAME.to_string(),
             id,
             engine: format!("pbem {}", env!("CARGO_PKG_VERSION")),
             players: request.players,
-            options: rules.options(),
+            options,
             rules_hash: to_hex(&rules_hash),
             rules_data: R::DEFAULT_DATA.to_string(),
             referee_key: BASE64.encode(referee_key),
@@ -247,7 +257,16 @@ impl<R: Rules> Game<R> {
 
     /// Runs the setup of a prepared genesis, keyed on its body, and signs it.
     fn found(rules: R, mut genesis: Genesis, seed: &Seed, keyring: &Keyring) -> Result<Game<R>> {
-        let version = Version::V2;
+        // Format 3 for every new game; an invitation made before it becomes the
+        // format-2 game its draw algorithm promised.
+        let version = Version::of_draw_algorithm(&genesis.draw_algorithm)
+            .filter(|version| version.seals())
+            .ok_or_else(|| {
+                EngineError::Malformed(format!(
+                    "draw_algorithm {:?} is not one a new game is made in",
+                    genesis.draw_algorithm
+                ))
+            })?;
         let key = keyring.signing_key()?;
         let referee_key = key.verifying_key().to_bytes();
         let commitment = hex_field("seed_commitment", &genesis.seed_commitment)?;
@@ -255,9 +274,10 @@ impl<R: Rules> Game<R> {
         let body = hashes::genesis_body(version, &genesis, &referee_key, &commitment, &rules_hash);
         let names: Vec<String> = genesis.players.iter().map(|p| p.name.clone()).collect();
         let id = genesis.id.clone();
+        let scope = scope_of(version, &id, &body);
         let turn = TurnDraws {
             seed,
-            game_id: &id,
+            scope: &scope,
             turn: 0,
         };
         let setup = setup_key(version, seed, &id, &body);
@@ -276,7 +296,7 @@ impl<R: Rules> Game<R> {
             names,
             version,
             file: GameFile {
-                format: FORMAT.to_string(),
+                format: version.format().to_string(),
                 genesis,
                 records: Vec::new(),
                 seed: None,
@@ -352,6 +372,19 @@ impl<R: Rules> Game<R> {
             &commitment,
             &rules_hash,
         ))
+    }
+
+    /// What the game's keyed derivations bind besides the seed: its id, or in format 3
+    /// its genesis body.
+    ///
+    /// # Errors
+    /// A malformed genesis.
+    pub(crate) fn scope(&self) -> Result<Scope> {
+        let body = match self.version {
+            Version::V3 => self.genesis_body()?,
+            Version::V1 | Version::V2 => [0; 32],
+        };
+        Ok(scope_of(self.version, &self.file.genesis.id, &body))
     }
 
     /// The seat of a player, by name, ignoring case; `Name <email>` is accepted too.
@@ -494,8 +527,14 @@ impl<R: Rules> Game<R> {
         sealed: bool,
     ) -> Result<Hash> {
         let id = self.file.genesis.id.as_str();
-        if self.version == Version::V1 {
-            return Ok(seed.draw_key(id, turn, prev, player, text));
+        match self.version {
+            Version::V1 => return Ok(seed.draw_key(id, turn, prev, player, text)),
+            Version::V2 => {}
+            Version::V3 => {
+                return Err(EngineError::Malformed(
+                    "format 3 keys draws by rounds (Game::draw_key_v3)".into(),
+                ))
+            }
         }
         let mut moves = vec![(
             self.seat_of(player)?,
@@ -550,6 +589,91 @@ impl<R: Rules> Game<R> {
         Ok(seed.draw_key_v2(id, turn, &anchor, &pairs))
     }
 
+    /// The key of the draws of the last move standing in `ledger` (format 3): the
+    /// genesis body, the hash of the last move standing before its round (genesis's
+    /// before the first) and the round's moves in seat order, records of the same seat
+    /// by turn. `current` is that move's (turn, player, text) when it is not yet in the
+    /// file; the others are read from it (sealed ones opened with the seed).
+    ///
+    /// # Errors
+    /// A record it needs is missing or malformed, or a sealed one does not open.
+    pub(crate) fn draw_key_v3(
+        &self,
+        seed: &Seed,
+        ledger: &Ledger,
+        current: (u64, &str, &str),
+    ) -> Result<Hash> {
+        let inputs = ledger.round_inputs();
+        // Searched by turn: on the fast path only the head is loaded.
+        let record_of = |turn: u64| {
+            self.file
+                .records
+                .iter()
+                .rev()
+                .find(|record| record.turn == turn)
+                .ok_or_else(|| {
+                    EngineError::Malformed(format!(
+                        "record {turn} is needed to key the draws of turn {}",
+                        current.0
+                    ))
+                })
+        };
+        let anchor = match inputs.anchor {
+            None => hex_field("genesis hash", &self.file.genesis.hash)?,
+            Some(turn) => hex_field("a record's hash", &record_of(turn)?.hash)?,
+        };
+        let mut moves = Vec::with_capacity(inputs.moves.len());
+        for (turn, seat) in inputs.moves {
+            let text = if turn == current.0 {
+                current.2.to_string()
+            } else {
+                let record = record_of(turn)?;
+                self.move_of(Some(seed), record)?.unwrap_or_default()
+            };
+            let player = if turn == current.0 {
+                current.1
+            } else {
+                self.names[seat].as_str()
+            };
+            moves.push((seat, turn, player.to_string(), text));
+        }
+        moves.sort_by_key(|(seat, turn, _, _)| (*seat, *turn));
+        let pairs: Vec<(&str, &str)> = moves
+            .iter()
+            .map(|(_, _, player, text)| (player.as_str(), text.as_str()))
+            .collect();
+        Ok(seed.draw_key_v3(&self.genesis_body()?, &anchor, &pairs))
+    }
+
+    /// Format 3: the round a move of `seat` made now belongs to, in `state` (the
+    /// position before it) after the records of `ledger`: it continues the round of
+    /// the last move standing when that move was made with others still to move, this
+    /// seat has not moved in the round, and exactly the round's other seats are still
+    /// awaited; else it begins one when several seats are awaited now; else none.
+    ///
+    /// # Errors
+    /// The position before the last move standing cannot be replayed.
+    pub(crate) fn round_for(
+        &self,
+        seed: Option<&Seed>,
+        ledger: &Ledger,
+        state: &R::State,
+        turn: u64,
+        seat: Seat,
+    ) -> Result<Option<u64>> {
+        let awaited = self.rules.to_move(state);
+        if let Some((last, last_seat, Some(round))) = ledger.last_standing() {
+            let seats = ledger.round_seats();
+            if !seats.contains(&seat) {
+                let before = self.replay(seed, Some(last - 1))?.state;
+                if continues_round(&self.rules.to_move(&before), last_seat, &awaited) {
+                    return Ok(Some(round));
+                }
+            }
+        }
+        Ok((awaited.len() >= 2).then_some(turn))
+    }
+
     /// The text of a record's move: in clear, or sealed and opened by the seed or by a
     /// later record of the file (each checked against the commitment). `None` for a
     /// sealed move nobody can open yet without the seed.
@@ -560,7 +684,7 @@ impl<R: Rules> Game<R> {
         let Some(sealed) = &record.sealed else {
             return Ok(Some(record.move_text.clone()));
         };
-        let id = self.file.genesis.id.as_str();
+        let scope = self.scope()?;
         let commit = hex_field("a sealed move's commitment", &sealed.commit)?;
         let broken = |how: &str| {
             EngineError::Tampered(format!("the sealed move of record {} {how}", record.turn))
@@ -569,9 +693,9 @@ impl<R: Rules> Game<R> {
             let sealed_box = BASE64
                 .decode(&sealed.sealed_box)
                 .map_err(|_| broken("is not base64"))?;
-            let text = open_box(&seed.seal_key(id, record.turn), &sealed_box)
+            let text = open_box(&seed.seal_key_in(&scope, record.turn), &sealed_box)
                 .ok_or_else(|| broken("does not decrypt"))?;
-            if sealed_commitment(&seed.seal_salt(id, record.turn), &text) != commit {
+            if sealed_commitment(&seed.seal_salt_in(&scope, record.turn), &text) != commit {
                 return Err(broken("does not match its commitment"));
             }
             return Ok(Some(text));
@@ -615,8 +739,10 @@ impl<R: Rules> Game<R> {
     /// Neither has it, or it does not match the commitment.
     pub fn seed(&self, keyring: Option<&Keyring>) -> Result<Option<Seed>> {
         let seed = match (&self.file.seed, keyring) {
-            (Some(text), _) => Some(Seed::from_hex(text).ok_or_else(|| {
-                EngineError::Malformed("the revealed seed is not 64 hexadecimal digits".into())
+            (Some(text), _) => Some(Seed::from_file_hex(text).ok_or_else(|| {
+                EngineError::Malformed(
+                    "the revealed seed is not 64 lowercase hexadecimal digits".into(),
+                )
             })?),
             (None, Some(keyring)) => keyring.seed_if_present(&self.file.genesis.id)?,
             (None, None) => None,
@@ -719,6 +845,7 @@ impl<R: Rules> Game<R> {
         let prev = self.head_hash()?;
         let name = self.names[seat].clone();
         let id = self.file.genesis.id.clone();
+        let scope = self.scope()?;
         let sealed = self.rules.is_sealed(&state, seat);
         let opens = self.rules.opens(&state, seat, &mv);
         if (sealed || !opens.is_empty()) && (self.version == Version::V1 || !R::HAS_HIDDEN_STATE) {
@@ -740,17 +867,42 @@ impl<R: Rules> Game<R> {
                 openings.push(Opening {
                     turn: record.turn,
                     move_text: text,
-                    salt: to_hex(&seed.seal_salt(&id, record.turn)),
+                    salt: to_hex(&seed.seal_salt_in(&scope, record.turn)),
                 });
             }
         }
         // In turn order, as docs/FAIRNESS.md lists them, whatever order the rules
         // named the seats in.
         openings.sort_by_key(|opening| opening.turn);
-        let key = self.draw_key(&seed, turn, &prev, &name, &understood, sealed)?;
+        let (key, round) = if self.version == Version::V3 {
+            let mut ledger = self.ledger_before(earlier)?;
+            let round = self.round_for(Some(&seed), &ledger, &state, turn, seat)?;
+            let made = Record {
+                turn,
+                player: name.clone(),
+                move_text: understood.clone(),
+                sealed: None,
+                undo: None,
+                round,
+                opens: Vec::new(),
+                draws: Vec::new(),
+                prev: String::new(),
+                state_hash: String::new(),
+                hash: String::new(),
+                signature: String::new(),
+            };
+            ledger
+                .step(turn, seat, &made)
+                .map_err(|refused| unallowed_step(&made, &refused))?;
+            let key = self.draw_key_v3(&seed, &ledger, (turn, &name, &understood))?;
+            (key, round)
+        } else {
+            let key = self.draw_key(&seed, turn, &prev, &name, &understood, sealed)?;
+            (key, None)
+        };
         let draws = TurnDraws {
             seed: &seed,
-            game_id: &id,
+            scope: &scope,
             turn,
         };
         let mut chance = RecordingChance::new(draws, key);
@@ -771,6 +923,7 @@ impl<R: Rules> Game<R> {
             move_text: understood.clone(),
             sealed: None,
             undo: None,
+            round,
             opens: openings,
             draws,
             prev: to_hex(&prev),
@@ -781,8 +934,11 @@ impl<R: Rules> Game<R> {
         if sealed {
             record.move_text = String::new();
             record.sealed = Some(SealedMove {
-                commit: to_hex(&sealed_commitment(&seed.seal_salt(&id, turn), &understood)),
-                sealed_box: BASE64.encode(seal_box(&seed.seal_key(&id, turn), &understood)),
+                commit: to_hex(&sealed_commitment(
+                    &seed.seal_salt_in(&scope, turn),
+                    &understood,
+                )),
+                sealed_box: BASE64.encode(seal_box(&seed.seal_key_in(&scope, turn), &understood)),
             });
         }
         let hash = hashes::record(self.version, &id, &record, &prev, &after)
@@ -926,8 +1082,9 @@ impl<R: Rules> Game<R> {
         mut visit: impl FnMut(&Record, Seat, &R::State, &R::Move, &R::State),
     ) -> Result<Replayed<R::State>> {
         let names = &self.names;
-        let id = self.file.genesis.id.as_str();
-        let mut chance = ReplayChance::new(&self.file.genesis.draws, seed.map(|s| (s, id, 0)));
+        let scope = self.scope()?;
+        let mut chance =
+            ReplayChance::new(&self.file.genesis.draws, seed.map(|s| (s, &scope, 0)));
         let mut state = self.rules.setup(names, &mut chance)?;
         chance.finish().map_err(|m| replay_error(0, &m))?;
         let limit = upto.unwrap_or(u64::MAX);
@@ -974,7 +1131,8 @@ impl<R: Rules> Game<R> {
                 ))
             })?;
             let mv = self.rules.parse_move(&state, seat, &text)?;
-            let mut chance = ReplayChance::new(&record.draws, seed.map(|s| (s, id, record.turn)));
+            let mut chance =
+                ReplayChance::new(&record.draws, seed.map(|s| (s, &scope, record.turn)));
             let next = self.rules.apply(&state, seat, &mv, &mut chance)?;
             chance.finish().map_err(|m| replay_error(record.turn, &m))?;
             visit(record, seat, &state, &mv, &next);
@@ -985,6 +1143,31 @@ impl<R: Rules> Game<R> {
             turn = record.turn;
         }
         Ok(Replayed { state, turn })
+    }
+
+    /// The ledger after the records loaded, `earlier` records coming before them: the
+    /// whole file's, or on the fast path (only the head loaded) that of a head which is
+    /// a move made alone, the only head the fast path takes in format 3.
+    ///
+    /// # Errors
+    /// A step the records do not allow, or a head the fast path cannot key a draw on.
+    fn ledger_before(&self, earlier: u64) -> Result<Ledger> {
+        if earlier == 0 {
+            return self.ledger();
+        }
+        let mut ledger = Ledger::new(self.names.len());
+        match self.file.records.as_slice() {
+            [head] if head.undo.is_none() && head.round.is_none() => {
+                let seat = self.seat_of(&head.player)?;
+                ledger
+                    .step(head.turn, seat, head)
+                    .map_err(|refused| unallowed_step(head, &refused))?;
+                Ok(ledger)
+            }
+            _ => Err(EngineError::Malformed(
+                "the draws of this move are keyed on records before the head; read the whole file".into(),
+            )),
+        }
     }
 
     /// The ledger of taking back moves after every record of the file (which must be
@@ -1057,6 +1240,7 @@ impl<R: Rules> Game<R> {
                 move_text: String::new(),
                 sealed: None,
                 undo: Some(undo),
+                round: None,
                 opens: Vec::new(),
                 draws: Vec::new(),
                 prev: to_hex(&prev),
@@ -1252,6 +1436,59 @@ pub(crate) fn setup_key(version: Version, seed: &Seed, game_id: &str, body: &Has
     match version {
         Version::V1 => seed.draw_key(game_id, 0, body, "", ""),
         Version::V2 => seed.draw_key_v2(game_id, 0, body, &[]),
+        Version::V3 => seed.setup_key_v3(body),
+    }
+}
+
+/// The game id of a new game in format 3: the game's initials and eight hex digits of
+/// a hash of the seed and everything fixed with it when the game is made (docs/
+/// FAIRNESS.md, "The game id"), so two keyrings given the same seed make two ids.
+pub(crate) fn game_id_v3(
+    seed: &Seed,
+    game: &str,
+    referee_key: &[u8; 32],
+    players: &[PlayerEntry],
+    options: &crate::engine::rules::Options,
+    rules_hash: &Hash,
+    entropy: &[String],
+) -> String {
+    let mut fields = super::digest::Fields::hash("pbem/v3/game-id")
+        .fixed(&seed.0)
+        .text(game)
+        .fixed(referee_key)
+        .u32(players.len() as u32);
+    for player in players {
+        fields = fields
+            .text(&player.name)
+            .text(player.email.as_deref().unwrap_or(""));
+    }
+    fields = fields.u32(options.len() as u32);
+    for (key, value) in options {
+        fields = fields.text(key).text(value);
+    }
+    fields = fields.fixed(rules_hash).u32(entropy.len() as u32);
+    for entry in entropy {
+        fields = fields.text(entry);
+    }
+    format!("{}-{}", id_prefix(game), &to_hex(&fields.finish())[..8])
+}
+
+/// Whether a move continues the round of the last move standing: that move (of
+/// `last_seat`) was made while `before` were awaited, several of them, and now exactly
+/// the others are.
+pub(crate) fn continues_round(before: &[Seat], last_seat: Seat, now: &[Seat]) -> bool {
+    let mut rest: Vec<Seat> = before.iter().copied().filter(|&s| s != last_seat).collect();
+    let mut now = now.to_vec();
+    rest.sort_unstable();
+    now.sort_unstable();
+    before.len() >= 2 && before.contains(&last_seat) && !now.is_empty() && rest == now
+}
+
+/// What a game's keyed derivations bind besides the seed, in its format.
+pub(crate) fn scope_of(version: Version, game_id: &str, body: &Hash) -> Scope {
+    match version {
+        Version::V3 => Scope::Body(*body),
+        Version::V1 | Version::V2 => Scope::Id(game_id.to_string()),
     }
 }
 

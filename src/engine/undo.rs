@@ -55,6 +55,19 @@ struct Standing {
     turn: u64,
     seat: Seat,
     fixed: Option<Fixed>,
+    /// Format 3: the first record of the round of simultaneous moves it belongs to.
+    round: Option<u64>,
+}
+
+/// What keys the draws of a move in format 3 (docs/FAIRNESS.md, "The draw stream of a
+/// turn"): the last move standing before its round, and the round's moves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoundInputs {
+    /// The turn of the last move standing before the round; `None`: the setup.
+    pub anchor: Option<u64>,
+    /// The round's moves standing, (turn, seat), in the order they were made; a move
+    /// outside any round is a round of one.
+    pub moves: Vec<(u64, Seat)>,
 }
 
 /// What a record does to the position.
@@ -124,6 +137,9 @@ impl Ledger {
     /// A step the records before it do not allow.
     pub fn step(&mut self, turn: u64, seat: Seat, record: &Record) -> Result<Effect, UndoRefused> {
         let Some(undo) = record.undo else {
+            if let Some(round) = record.round {
+                self.check_round(turn, seat, round)?;
+            }
             let fixed = if record.is_sealed() {
                 Some(Fixed::Sealed)
             } else if !record.opens.is_empty() {
@@ -133,7 +149,12 @@ impl Ledger {
             } else {
                 None
             };
-            self.standing.push(Standing { turn, seat, fixed });
+            self.standing.push(Standing {
+                turn,
+                seat,
+                fixed,
+                round: record.round,
+            });
             // A move made while a request waits changes what it would take back: the
             // request lapses, and must be asked again if still wanted.
             self.pending = None;
@@ -141,6 +162,80 @@ impl Ledger {
         };
         self.check(seat, undo)?;
         Ok(self.record(seat, undo))
+    }
+
+    /// Whether a move of `seat` at `turn` may say it belongs to the round begun by record
+    /// `round`: its own turn begins one; an earlier one must be the round of the last
+    /// move standing, and no seat moves twice in a round. Whether the rules had the
+    /// seats move together is the audit's replay to check.
+    fn check_round(&self, turn: u64, seat: Seat, round: u64) -> Result<(), UndoRefused> {
+        if round == turn {
+            return Ok(());
+        }
+        let accepted = "a move continues the round of the last move standing, by a seat that has not moved in it";
+        if self.standing.last().and_then(|m| m.round) != Some(round) {
+            return Err(refused(
+                format!("turn {turn} continues round {round}, which the last move standing is not part of"),
+                accepted,
+            ));
+        }
+        if self.round_members(round).any(|m| m.seat == seat) {
+            return Err(refused(
+                format!("turn {turn} continues round {round}, in which its player has moved already"),
+                accepted,
+            ));
+        }
+        Ok(())
+    }
+
+    /// The moves standing of the round begun by record `round`: the tail of the list.
+    fn round_members(&self, round: u64) -> impl Iterator<Item = &Standing> {
+        let first = self
+            .standing
+            .iter()
+            .rposition(|m| m.round != Some(round))
+            .map_or(0, |at| at + 1);
+        self.standing[first..].iter()
+    }
+
+    /// The last move standing: (turn, seat, the round it belongs to).
+    pub fn last_standing(&self) -> Option<(u64, Seat, Option<u64>)> {
+        self.standing.last().map(|m| (m.turn, m.seat, m.round))
+    }
+
+    /// The seats that have moved in the round of the last move standing (none when it
+    /// belongs to no round).
+    pub fn round_seats(&self) -> Vec<Seat> {
+        match self.standing.last().and_then(|m| m.round) {
+            Some(round) => self.round_members(round).map(|m| m.seat).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// What keys the draws of the last move standing, format 3: the move before its
+    /// round, and the round's moves (itself alone when it belongs to no round).
+    pub fn round_inputs(&self) -> RoundInputs {
+        let Some(last) = self.standing.last() else {
+            return RoundInputs {
+                anchor: None,
+                moves: Vec::new(),
+            };
+        };
+        let first = match last.round {
+            Some(round) => self
+                .standing
+                .iter()
+                .rposition(|m| m.round != Some(round))
+                .map_or(0, |at| at + 1),
+            None => self.standing.len() - 1,
+        };
+        RoundInputs {
+            anchor: first.checked_sub(1).map(|at| self.standing[at].turn),
+            moves: self.standing[first..]
+                .iter()
+                .map(|m| (m.turn, m.seat))
+                .collect(),
+        }
     }
 
     /// What `seat`'s word `word` (`undo`, `agree` or `decline`) becomes as records,
@@ -207,7 +302,7 @@ impl Ledger {
         for later in &self.standing[at..] {
             let why = match later.fixed {
                 None => continue,
-                Some(Fixed::Drew) => "drew from the game's chance: taking it back would hide a draw already made, and the move made again would draw anew",
+                Some(Fixed::Drew) => "drew from the game's chance: taking it back would let its maker choose again knowing what that move drew",
                 Some(Fixed::Sealed) => "is a sealed choice, made face down beside the others' choices",
                 Some(Fixed::Opened) => "opened sealed choices, which everyone has now seen",
             };
@@ -370,6 +465,7 @@ mod tests {
             },
             sealed: None,
             undo,
+            round: None,
             opens: Vec::new(),
             draws: if drew {
                 vec![Draw::Public { of: 2, pick: 0 }]

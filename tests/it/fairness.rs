@@ -10,7 +10,8 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use pbem::engine::digest::{to_hex, Fields};
 use pbem::engine::fairness::{
-    hidden_commitment, open_box, seal_box, sealed_commitment, RecordingChance, Seed, TurnDraws,
+    hidden_commitment, open_box, seal_box, sealed_commitment, RecordingChance, Scope, Seed,
+    TurnDraws,
 };
 use pbem::engine::file::FileText;
 use pbem::engine::keyring::Keyring;
@@ -123,9 +124,10 @@ fn v2_vectors(seed: &Seed, anchor: &[u8; 32]) -> Vec<String> {
         }
         out.push(line.join("; "));
     }
+    let scope = Scope::Id(GAME.to_string());
     let turn = TurnDraws {
         seed,
-        game_id: GAME,
+        scope: &scope,
         turn: 9,
     };
     let key = seed.draw_key_v2(GAME, 9, anchor, &[("Ann", "choose 2"), ("Bob", "choose 1")]);
@@ -191,9 +193,10 @@ fn hidden_vectors(seed: &Seed, anchor: &[u8; 32]) -> Vec<String> {
         )
     })
     .collect();
+    let scope = Scope::Id(GAME.to_string());
     let turn = TurnDraws {
         seed,
-        game_id: GAME,
+        scope: &scope,
         turn: 4,
     };
     let mut chance = RecordingChance::new(turn, seed.draw_key(GAME, 4, anchor, "Bob", "pass"));
