@@ -420,7 +420,8 @@ pub fn log(path: &Path, keyring: Option<&Keyring>) -> Result<String> {
 /// # Errors
 /// A file too broken to audit at all (a failed audit is a report, not an error).
 pub fn audit(path: &Path, keyring: Option<&Keyring>) -> Result<AuditReport> {
-    Ok(open(path, keyring)?.audit())
+    let bytes = store::read(path)?;
+    Ok(crate::engine::driver::open_to_audit_with(&bytes, keyring, driver)?.audit())
 }
 
 /// The names in a JSON list of a view (`to_move`, `winners`), joined for people; empty

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""A second, independent implementation of pbem-draw/1 and pbem-draw/2
-(docs/FAIRNESS.md), for game files in format pbem.game/1 and pbem.game/2.
+"""A second, independent implementation of pbem-draw/1, /2 and /3
+(docs/FAIRNESS.md), for game files in format pbem.game/1, /2 and /3.
 
 Standard library only. Without arguments it prints the golden vectors that
 tests/it/fairness.rs pins, so the specification is checked against code that shares
 nothing with pbem's. `pbem_draw.py check FILE` checks a revealed game file of either
 format: the seed against its commitment, the rules hash, the genesis and record hashes
 and their chain, every draw re-derived from the seed (public picks compared, hidden
-commitments opened), and the cached state's hash; in format 2 also every sealed move
+commitments opened), and the cached state's hash; in format 3 also the game id, the
+rounds the records mark and the draw keys of the moves standing; in formats 2 and 3
+every sealed move
 (its box decrypted with the seed and checked against its commitment) and every
 opening (its commitment, its salt, an earlier sealed record opened once), and every
 step of taking back moves (allowed by the records before it, leaving the position it
@@ -204,8 +206,8 @@ class Bad(Exception):
 
 
 def unhex(text):
-    if len(text) != 64:
-        raise Bad("not 64 hexadecimal digits: %r" % text)
+    if not isinstance(text, str) or len(text) != 64 or any(c not in "0123456789abcdef" for c in text):
+        raise Bad("not 64 lowercase hexadecimal digits: %r" % (text,))
     return bytes.fromhex(text)
 
 
@@ -214,7 +216,7 @@ def same(what, found, expected):
         raise Bad("%s: the file says %s, recomputed %s" % (what, expected, found))
 
 
-def check_draws(what, seed, game_id, turn, key, draws):
+def check_draws(what, seed, scope, turn, key, draws):
     """Re-derives each draw of a turn from the seed and the turn's draw key: the range
     is the file's (the rules chose it), the pick the stream's; a hidden draw's
     commitment must open to it."""
@@ -226,13 +228,58 @@ def check_draws(what, seed, game_id, turn, key, draws):
         if "pick" in d:
             same("%s draw %d" % (what, j), pick, d["pick"])
         else:
-            found = hidden_commit(salt(seed, game_id, turn, j), d["of"], pick).hex()
+            found = hidden_commit(scoped_salt(seed, scope, turn, j), d["of"], pick).hex()
             same("%s draw %d" % (what, j), found, d["commit"])
 
 
 STATE_KEY = b'\n"state":'
 
-FORMATS = {"pbem.game/1": (1, "pbem-draw/1"), "pbem.game/2": (2, "pbem-draw/2")}
+FORMATS = {"pbem.game/1": (1, "pbem-draw/1"), "pbem.game/2": (2, "pbem-draw/2"),
+           "pbem.game/3": (3, "pbem-draw/3")}
+
+
+# Format 3 binds every keyed derivation to the genesis body ("scope"); formats 1 and 2
+# to the game id.
+def scoped_salt(seed, scope, turn, j):
+    if scope[0] == "body":
+        return HMAC(seed, "pbem/v3/salt", scope[1], u64(turn), u32(j))
+    return salt(seed, scope[1], turn, j)
+
+
+def scoped_seal_salt(seed, scope, turn):
+    if scope[0] == "body":
+        return HMAC(seed, "pbem/v3/seal-salt", scope[1], u64(turn))
+    return seal_salt(seed, scope[1], turn)
+
+
+def scoped_seal_key(seed, scope, turn):
+    if scope[0] == "body":
+        return HMAC(seed, "pbem/v3/seal-key", scope[1], u64(turn))
+    return seal_key(seed, scope[1], turn)
+
+
+def draw_key_v3(seed, body, anchor, moves):
+    fields = [body, anchor, u32(len(moves))]
+    for player, move_text in moves:
+        fields += [field_str(player), field_str(move_text)]
+    return HMAC(seed, "pbem/v3/draw", *fields)
+
+
+def game_id_v3(seed, g, key):
+    """FAIRNESS.md, "The game id": what the id of a format-3 game is derived from."""
+    own = g.get("entropy", [])
+    if g.get("invitation", ""):
+        own = own[:len(own) - len(g["players"])]
+    fields = [seed, field_str(g["game"]), key, u32(len(g["players"]))]
+    for p in g["players"]:
+        fields += [field_str(p["name"]), field_str(p.get("email", ""))]
+    options = g["options"]
+    fields.append(u32(len(options)))
+    for k in sorted(options, key=lambda k: k.encode()):
+        fields += [field_str(k), field_str(options[k])]
+    fields += [unhex(g["rules_hash"]), u32(len(own))] + [field_str(e) for e in own]
+    initials = "".join(word[0] for word in g["game"].split("-") if word)
+    return "%s-%s" % (initials, H("pbem/v3/game-id", *fields).hex()[:8])
 def genesis_body(fmt, g, version):
     """The genesis body hash (also what an invitation's hash is made of)."""
     key = base64.b64decode(g["referee_key"], validate=True)
@@ -248,7 +295,7 @@ def genesis_body(fmt, g, version):
     body += field_str(g["draw_algorithm"])
     entropy = g.get("entropy", [])
     body += u32(len(entropy)) + b"".join(field_str(e) for e in entropy)
-    if version == 2:
+    if version >= 2:
         body += field_str(g.get("invitation", ""))
     return H("pbem/v1/genesis-body", body)
 
@@ -257,6 +304,8 @@ RECORD_KEYS = {
     1: ["turn", "player", "move", "draws", "prev", "state_hash", "hash", "signature"],
     2: ["turn", "player", "move", "sealed", "undo", "opens", "draws", "prev", "state_hash",
         "hash", "signature"],
+    3: ["turn", "player", "move", "sealed", "undo", "round", "opens", "draws", "prev",
+        "state_hash", "hash", "signature"],
 }
 
 
@@ -295,12 +344,14 @@ def record_hash(version, game_id, r, prev):
         body = b"\x02" + field_str(r["undo"]["step"]) + u64(r["undo"]["turn"])
     else:
         body = b"\x00" + field_str(r["move"])
+    if version == 3:
+        body += u64(r.get("round", 0))
     opens = r.get("opens", [])
     body += u32(len(opens))
     for o in opens:
         body += u64(o["turn"]) + field_str(o["move"]) + unhex(o["salt"])
-    return H("pbem/v2/record", field_str(game_id), u64(r["turn"]), prev, field_str(r["player"]),
-             body, draws_fields(r["draws"]), unhex(r["state_hash"]))
+    return H("pbem/v%d/record" % version, field_str(game_id), u64(r["turn"]), prev,
+             field_str(r["player"]), body, draws_fields(r["draws"]), unhex(r["state_hash"]))
 
 
 class Ledger:
@@ -309,7 +360,7 @@ class Ledger:
 
     def __init__(self, players):
         self.players = players
-        self.standing = []  # (turn, seat, can be taken back)
+        self.standing = []  # (turn, seat, can be taken back, round or None)
         self.pending = None  # [asker, first turn, set of seats that agreed]
 
     def last_of(self, seat):
@@ -317,16 +368,43 @@ class Ledger:
         if not at:
             raise Bad("no move of the player stands")
         later = self.standing[at[-1]:]
-        if not all(free for _, _, free in later):
+        if not all(m[2] for m in later):
             raise Bad("a move it would take back drew, is sealed or opened sealed moves")
         return self.standing[at[-1]][0]
+
+    def round_members(self, rnd):
+        """The standing moves of round `rnd`: a run at the end of the list."""
+        members = []
+        for m in reversed(self.standing):
+            if m[3] != rnd:
+                break
+            members.insert(0, m)
+        return members
+
+    def round_inputs(self):
+        """pbem-draw/3: the turn of the standing move before the last one's round (None:
+        the setup), and the round's moves (turn, seat)."""
+        last = self.standing[-1]
+        members = self.round_members(last[3]) if last[3] is not None else [last]
+        before = len(self.standing) - len(members) - 1
+        anchor = self.standing[before][0] if before >= 0 else None
+        return anchor, [(m[0], m[1]) for m in members]
 
     def step(self, number, seat, r):
         """Reads record `number`; returns the turn whose position an undo returns to
         (0: the setup), else None."""
         if "undo" not in r:
             free = "sealed" not in r and not r.get("opens") and not r["draws"]
-            self.standing.append((number, seat, free))
+            rnd = r.get("round")
+            if rnd is not None:
+                if not isinstance(rnd, int) or not 1 <= rnd <= number:
+                    raise Bad("a round that does not begin at or before the record")
+                if rnd != number:
+                    if not self.standing or self.standing[-1][3] != rnd:
+                        raise Bad("it continues round %d, which the last move standing is not part of" % rnd)
+                    if seat in [m[1] for m in self.round_members(rnd)]:
+                        raise Bad("it continues round %d, in which its player has moved already" % rnd)
+            self.standing.append((number, seat, free, rnd))
             self.pending = None
             return None
         step, turn = r["undo"]["step"], r["undo"]["turn"]
@@ -367,7 +445,7 @@ def check_file(path):
     keys_checked("the file", f, ["format", "genesis", "records", "seed", "state"],
                   ["format", "genesis", "records", "seed", "state"])
     if f["format"] not in FORMATS:
-        raise Bad("format %r is neither pbem.game/1 nor pbem.game/2" % f["format"])
+        raise Bad("format %r is not pbem.game/1, /2 or /3" % f["format"])
     version, algorithm = FORMATS[f["format"]]
     g = f["genesis"]
     game_id = g["id"]
@@ -383,6 +461,9 @@ def check_file(path):
     if version == 1 and "invitation" in g:
         raise Bad("genesis names an invitation, which format 1 has not")
     body = genesis_body(f["format"], g, version)
+    scope = ("body", body) if version == 3 else ("id", game_id)
+    if version == 3:
+        same("game id", game_id_v3(seed, g, key), game_id)
     if g.get("invitation", ""):
         # The game of `pbem new --join`: the invitation it names is genesis without the
         # players' words (one entry per seat, "NAME: WORDS", last) and without a name.
@@ -394,14 +475,17 @@ def check_file(path):
             if not entry.startswith(p["name"] + ": "):
                 raise Bad("genesis holds no words of %s where the seat's are due" % p["name"])
         invited = dict(g, entropy=g["entropy"][:own], invitation="")
+        # The invitation's body is that of the game it becomes, with an empty invitation.
         invitation = H("pbem/v2/invitation", genesis_body(f["format"], invited, version))
         same("invitation", invitation.hex(), g["invitation"])
         print("invitation %s joined by %d" % (g["invitation"], n))
     if version == 1:
         setup_key = draw_key(seed, game_id, 0, body, "", "")
-    else:
+    elif version == 2:
         setup_key = draw_key_v2(seed, game_id, 0, body, [])
-    check_draws("setup", seed, game_id, 0, setup_key, g["draws"])
+    else:
+        setup_key = HMAC(seed, "pbem/v3/setup", body)
+    check_draws("setup", seed, scope, 0, setup_key, g["draws"])
     genesis = H("pbem/v1/genesis", body, draws_fields(g["draws"]), unhex(g["state_hash"]))
     same("genesis hash", genesis.hex(), g["hash"])
     print("genesis %s draws %d" % (g["hash"], len(g["draws"])))
@@ -416,6 +500,8 @@ def check_file(path):
         what = "record %d" % number
         required = ["turn", "player", "draws", "prev", "state_hash", "hash", "signature"]
         keys_checked(what, r, RECORD_KEYS[version], required + (["move"] if version == 1 else []))
+        if "round" in r and "undo" in r:
+            raise Bad("%s takes back moves but also marks a round" % what)
         same(what + " turn", r["turn"], number)
         same(what + " prev", prev.hex(), r["prev"])
         if r["player"] not in seats:
@@ -436,21 +522,24 @@ def check_file(path):
             prev = h
             states.append(unhex(r["state_hash"]))
             continue
-        ledger.step(number, seats[r["player"]], r)
+        try:
+            ledger.step(number, seats[r["player"]], r)
+        except Bad as why:
+            raise Bad("%s: %s" % (what, why))
         sealed = "sealed" in r
-        if version == 2 and sealed == ("move" in r):
+        if version >= 2 and sealed == ("move" in r):
             raise Bad("%s holds %s" % (what, "both a move and a sealed move" if sealed else "no move"))
-        if version == 2 and not sealed and r["move"] == "":
+        if version >= 2 and not sealed and r["move"] == "":
             raise Bad("%s holds an empty move" % what)
         if sealed:
             s = r["sealed"]
             keys_checked(what + " sealed", s, ["commit", "box"], ["commit", "box"])
             box = base64.b64decode(s["box"], validate=True)
-            text = open_box(seal_key(seed, game_id, number), box)
+            text = open_box(scoped_seal_key(seed, scope, number), box)
             if text is None:
                 raise Bad("%s: its sealed box does not decrypt with the seed" % what)
             same(what + " sealed commitment",
-                 sealed_commit(seal_salt(seed, game_id, number), text).hex(), s["commit"])
+                 sealed_commit(scoped_seal_salt(seed, scope, number), text).hex(), s["commit"])
             texts[number] = text
         for o in r.get("opens", []):
             keys_checked(what + " opening", o, ["turn", "move", "salt"], ["turn", "move", "salt"])
@@ -463,10 +552,18 @@ def check_file(path):
             same("%s opening of turn %d: commitment" % (what, t),
                  sealed_commit(unhex(o["salt"]), o["move"]).hex(), records[t - 1]["sealed"]["commit"])
             same("%s opening of turn %d: salt" % (what, t),
-                 seal_salt(seed, game_id, t).hex(), o["salt"])
+                 scoped_seal_salt(seed, scope, t).hex(), o["salt"])
             same("%s opening of turn %d: move" % (what, t), texts[t], o["move"])
         if version == 1:
             key = draw_key(seed, game_id, number, prev, r["player"], r["move"])
+        elif version == 3:
+            # The last move standing before this record's round, and the round's moves
+            # standing, in seat order.
+            anchor_turn, members = ledger.round_inputs()
+            anchor = genesis if anchor_turn is None else unhex(records[anchor_turn - 1]["hash"])
+            moves = [(records[t - 1]["player"], texts[t] if "sealed" in records[t - 1] else records[t - 1]["move"])
+                     for _, t in sorted((seat, t) for t, seat in members)]
+            key = draw_key_v3(seed, body, anchor, moves)
         elif not sealed:
             key = draw_key_v2(seed, game_id, number, states[number - 1], [(r["player"], r["move"])])
         else:
@@ -477,7 +574,7 @@ def check_file(path):
             round_moves = sorted((seats[records[t - 1]["player"]], t) for t in range(first, number + 1))
             moves = [(records[t - 1]["player"], texts[t]) for _, t in round_moves]
             key = draw_key_v2(seed, game_id, number, states[first - 1], moves)
-        check_draws(what, seed, game_id, number, key, r["draws"])
+        check_draws(what, seed, scope, number, key, r["draws"])
         h = record_hash(version, game_id, r, prev)
         same(what + " hash", h.hex(), r["hash"])
         line = "record %d %s draws %d" % (number, r["hash"], len(r["draws"]))

@@ -107,19 +107,33 @@ pub trait GameDriver: Sync {
     /// # Errors
     /// A tampered invitation, a player still to join, a keyring without the seed.
     fn accept(&self, invitation: &Invitation, keyring: &Keyring) -> Result<Vec<u8>>;
-    /// Opens a game file read as `text` from `bytes`, whole: every record read. With
+    /// Opens a game file read as `text` from `bytes`, whole: every record read, and the
+    /// chain checked (every hash, link and signature, and the stored state against the
+    /// head), so that nothing is shown or played from a file that does not hold. With
     /// `to_move`, when the bytes are exactly those `keyring` last verified and wrote,
     /// only the head and the state are read (the fast path of a move); the rest is
     /// read if a question needs it.
     ///
     /// # Errors
-    /// A malformed file, or one of another game.
+    /// A malformed file, one of another game, or a chain that does not hold.
     fn open(
         &self,
         text: FileText<'_>,
         bytes: &[u8],
         keyring: Option<&Keyring>,
         to_move: bool,
+    ) -> Result<Box<dyn OpenGame>>;
+
+    /// Opens a game file for [`OpenGame::audit`] alone: read whole and checked against
+    /// the schema, the chain left for the audit to check and report record by record.
+    ///
+    /// # Errors
+    /// A file too malformed to audit at all.
+    fn open_to_audit(
+        &self,
+        text: FileText<'_>,
+        bytes: &[u8],
+        keyring: Option<&Keyring>,
     ) -> Result<Box<dyn OpenGame>>;
 }
 
@@ -595,6 +609,19 @@ impl<R: Rules + 'static> GameDriver for Driver<R> {
             },
             None => text,
         };
+        let game = Game::<R>::from_file(text.game_file()?)?;
+        game.check_chain()?;
+        let mut opened = Opened::new(game, bytes.to_vec(), keyring);
+        opened.checked = true;
+        Ok(Box::new(opened))
+    }
+
+    fn open_to_audit(
+        &self,
+        text: FileText<'_>,
+        bytes: &[u8],
+        keyring: Option<&Keyring>,
+    ) -> Result<Box<dyn OpenGame>> {
         let game = Game::<R>::from_file(text.game_file()?)?;
         Ok(Box::new(Opened::new(game, bytes.to_vec(), keyring)))
     }
@@ -1128,6 +1155,25 @@ pub fn open_with<E: From<EngineError>>(
     };
     let driver = find(&text.genesis.game)?;
     Ok(driver.open(text, bytes, keyring, to_move)?)
+}
+
+/// Opens a game file of any game `find` knows for an audit, which checks the chain
+/// itself and names every record that fails (see [`GameDriver::open_to_audit`]).
+///
+/// # Errors
+/// As for [`open_with`], but for the chain.
+pub fn open_to_audit_with<E: From<EngineError>>(
+    bytes: &[u8],
+    keyring: Option<&Keyring>,
+    find: impl FnOnce(&str) -> std::result::Result<&'static dyn GameDriver, E>,
+) -> std::result::Result<Box<dyn OpenGame>, E> {
+    let text = match FileText::parse(bytes) {
+        Ok(text) => text,
+        Err(error) if !is_invitation(bytes) => return Err(error.into()),
+        Err(_) => return Err(waiting_error(bytes).into()),
+    };
+    let driver = find(&text.genesis.game)?;
+    Ok(driver.open_to_audit(text, bytes, keyring)?)
 }
 
 /// What a command on an invitation's file is told: the game has not begun.

@@ -102,6 +102,13 @@ impl Chance for PreviewChance {
 
 pub type Result<T, E = EngineError> = std::result::Result<T, E>;
 
+/// The most a player's move may hold as sent: a turn is a few lines of text.
+pub const MAX_MOVE_BYTES: usize = 16 * 1024;
+
+/// The most a move's canonical text may hold in a record (docs/FAIRNESS.md): every
+/// game's longest turn is far shorter, so a longer one can only be padding.
+pub const MAX_RECORDED_MOVE_BYTES: usize = 4096;
+
 /// What `pbem new` needs.
 #[derive(Debug, Clone, Default)]
 pub struct NewGame {
@@ -825,11 +832,31 @@ impl<R: Rules> Game<R> {
             });
         }
         let (confirmed, move_text) = strip_confirm(move_text);
+        if move_text.len() > MAX_MOVE_BYTES {
+            return Err(RuleError::new(
+                format!(
+                    "the move is {} bytes long; a turn is at most {MAX_MOVE_BYTES}",
+                    move_text.len()
+                ),
+                "send the move alone, as the turn notice's example shows",
+            )
+            .into());
+        }
         let mv = self.rules.parse_move(&state, seat, move_text)?;
         // The record holds the move as the rules understood it, never its spelling: so
         // the draws it keys cannot be steered by writing the same move another way, and
         // nothing the player's mail client left around the move reaches the log.
         let understood = self.rules.canonical_text(&mv);
+        if understood.len() > MAX_RECORDED_MOVE_BYTES {
+            return Err(RuleError::new(
+                format!(
+                    "the move as understood is {} bytes long; a recorded move is at most {MAX_RECORDED_MOVE_BYTES}",
+                    understood.len()
+                ),
+                "a shorter move: each thing said once",
+            )
+            .into());
+        }
         let canonical = self.rules.parse_move(&state, seat, &understood)?;
         if self.rules.canonical_text(&canonical) != understood {
             return Err(EngineError::Malformed(format!(
@@ -1443,7 +1470,7 @@ pub(crate) fn setup_key(version: Version, seed: &Seed, game_id: &str, body: &Has
 /// The game id of a new game in format 3: the game's initials and eight hex digits of
 /// a hash of the seed and everything fixed with it when the game is made (docs/
 /// FAIRNESS.md, "The game id"), so two keyrings given the same seed make two ids.
-pub(crate) fn game_id_v3(
+pub fn game_id_v3(
     seed: &Seed,
     game: &str,
     referee_key: &[u8; 32],
