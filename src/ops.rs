@@ -343,6 +343,16 @@ pub fn view(
 ) -> Result<serde_json::Value> {
     let game = open(path, keyring)?;
     let mut view = game.view(viewer, turn)?;
+    // A joined game's words, for tools to check as the welcome asks each player to:
+    // added keys only, and only for such a game, so every other view is as it was.
+    if let Some(words) = joined_words(game.genesis()) {
+        view["joined"] = words
+            .players
+            .iter()
+            .map(|(name, words)| serde_json::json!({"name": name, "words": words}))
+            .collect();
+        view["invitation"] = serde_json::json!(words.invitation);
+    }
     // What the turn shown did, as this viewer may read it; null where it cannot be
     // worked out (a game with hidden information, without the keyring).
     view["report"] = match game.report(viewer, turn) {

@@ -1469,6 +1469,17 @@ fn every_welcome_of_a_joined_game_shows_the_words_as_recorded() {
         .find(|m| m.to == "ann@example.org")
         .expect("Ann's welcome");
     insta::assert_snapshot!("welcome_of_a_joined_game", snapshot_text(ann_welcome));
+
+    // The JSON view gives tools the same words.
+    let view = host.view();
+    assert_eq!(
+        view["joined"],
+        serde_json::json!([
+            {"name": "Ann", "words": "Blue heron 42"},
+            {"name": "Bob", "words": "seven swans"},
+        ])
+    );
+    assert_eq!(view["invitation"], hash);
 }
 
 /// A mail as a snapshot keeps it: subject and text, with every player's secret (the
@@ -1546,6 +1557,8 @@ fn players_preview_list_moves_correct_refusals_and_pass_notes_by_reply() {
             welcome.text
         );
     }
+    let view = host.view();
+    assert!(view.get("joined").is_none() && view.get("invitation").is_none());
     let (player, _) = host.first_move();
     let other = if player == "Ann" { "Bob" } else { "Ann" };
     let from = address(&player);
