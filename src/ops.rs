@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::engine::driver::{open_with, GameDriver, MoveOutcome, OpenGame};
+use crate::engine::file::Genesis;
 use crate::engine::invitation::{is_invitation, Invitation, Joined};
 use crate::engine::keyring::Keyring;
 use crate::engine::session::{AuditReport, EngineError, NewGame, Preview};
@@ -183,6 +184,48 @@ pub fn join_bytes(
     })
 }
 
+/// The words a joined game's genesis records (`pbem new --join`): what every player is
+/// shown at the start, so each can see that the words the setup was drawn with are
+/// the ones they sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JoinedWords {
+    /// The invitation's hash, which genesis names and every invitation mail showed.
+    pub invitation: String,
+    /// The referee's own `--entropy` values, before the players'.
+    pub referee: Vec<String>,
+    /// Each player's name and words, in seat order.
+    pub players: Vec<(String, String)>,
+}
+
+/// The words in `genesis` of a game the players joined; `None` for a game started at
+/// once. Read from genesis as recorded, not from the invitation: the point is to show
+/// what the draws were keyed on. An entry without its player's `NAME: ` (a file the
+/// audit refuses) is shown whole, and a missing one as nothing, so the player sees that
+/// it is not what they sent.
+pub fn joined_words(genesis: &Genesis) -> Option<JoinedWords> {
+    if genesis.invitation.is_empty() {
+        return None;
+    }
+    let own = genesis.entropy.len().saturating_sub(genesis.players.len());
+    let players = genesis
+        .players
+        .iter()
+        .enumerate()
+        .map(|(seat, player)| {
+            let entry = genesis.entropy.get(own + seat).map_or("", String::as_str);
+            let words = entry
+                .strip_prefix(&format!("{}: ", player.name))
+                .unwrap_or(entry);
+            (player.name.clone(), words.to_string())
+        })
+        .collect();
+    Some(JoinedWords {
+        invitation: genesis.invitation.clone(),
+        referee: genesis.entropy[..own].to_vec(),
+        players,
+    })
+}
+
 /// Writes what a join left, atomically; a game that started is noted in the keyring
 /// as verified, as a new game is.
 ///
@@ -300,6 +343,16 @@ pub fn view(
 ) -> Result<serde_json::Value> {
     let game = open(path, keyring)?;
     let mut view = game.view(viewer, turn)?;
+    // A joined game's words, for tools to check as the welcome asks each player to:
+    // added keys only, and only for such a game, so every other view is as it was.
+    if let Some(words) = joined_words(game.genesis()) {
+        view["joined"] = words
+            .players
+            .iter()
+            .map(|(name, words)| serde_json::json!({"name": name, "words": words}))
+            .collect();
+        view["invitation"] = serde_json::json!(words.invitation);
+    }
     // What the turn shown did, as this viewer may read it; null where it cannot be
     // worked out (a game with hidden information, without the keyring).
     view["report"] = match game.report(viewer, turn) {
@@ -608,4 +661,50 @@ pub fn forum_post(
         "legend_asked": options.legend,
     });
     crate::mail::compose::Templates::default().render(markup.template(), &context)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn genesis(entropy: &[&str], invitation: &str) -> Genesis {
+        serde_json::from_value(serde_json::json!({
+            "game": "right-of-way", "id": "row-1", "engine": "pbem",
+            "players": [{"name": "Ann"}, {"name": "Bob"}], "options": {},
+            "rules_hash": "", "rules_data": "", "referee_key": "", "seed_commitment": "",
+            "draw_algorithm": "", "entropy": entropy, "invitation": invitation,
+            "draws": [], "state_hash": "", "hash": "", "signature": ""
+        }))
+        .expect("a genesis")
+    }
+
+    #[test]
+    fn joined_words_are_read_from_genesis_as_recorded() {
+        assert_eq!(joined_words(&genesis(&["referee dice"], "")), None);
+        let words = joined_words(&genesis(
+            &["referee dice", "Ann: blue heron", "Bob: seven swans"],
+            "ab",
+        ))
+        .expect("joined");
+        assert_eq!(words.invitation, "ab");
+        assert_eq!(words.referee, ["referee dice"]);
+        assert_eq!(
+            words.players,
+            [
+                ("Ann".to_string(), "blue heron".to_string()),
+                ("Bob".to_string(), "seven swans".to_string())
+            ]
+        );
+        // Entries that are not the players' (a file the audit refuses) are shown as
+        // they are, so nobody takes them for what they sent.
+        let words = joined_words(&genesis(&["Bob: x"], "ab")).expect("joined");
+        assert!(words.referee.is_empty());
+        assert_eq!(
+            words.players,
+            [
+                ("Ann".to_string(), "Bob: x".to_string()),
+                ("Bob".to_string(), String::new())
+            ]
+        );
+    }
 }

@@ -379,7 +379,13 @@ mod tests {
             "winners": "Ann", "winner_count": 1, "seed": "00", "waiting_days": 3,
             "sender": "x@y", "subject": "s", "over": false,
             "head": "ab".repeat(32), "head_turn": 3, "commitment": "cd".repeat(32),
-            "invitation": "ef".repeat(32), "waiting": "Bob", "words": "blue heron"
+            "invitation": "ef".repeat(32), "waiting": "Bob", "words": "blue heron",
+            // A joined game's welcome, with words long enough to be wrapped.
+            "joined": [
+                {"name": "Ann", "words": "blue heron"},
+                {"name": "Bob", "words": "w ".repeat(90)}
+            ],
+            "referee_entropy": ["dice"]
         });
         // The words of taking back a move (undo.txt).
         let undo = serde_json::json!({

@@ -294,6 +294,14 @@ impl Referee {
         };
         let game_end = game.game_end()?;
         let page = game.rules_page();
+        // The words the setup was drawn with, as genesis records them: the welcome
+        // shows them so each player can see their own are what they sent. Absent for
+        // a game started at once, whose welcome then has no such section.
+        let joined = if welcome {
+            ops::joined_words(game.genesis())
+        } else {
+            None
+        };
         let mut out = Vec::new();
         for (seat, player) in roster.players.iter().enumerate() {
             let (board, example) = self.personal(game, &player.name)?;
@@ -349,6 +357,16 @@ impl Referee {
                 context["summary"] = json!(page_section(page, SUMMARY_HEADING));
                 context["syntax"] = json!(page_section(page, MOVES_HEADING));
                 context["example_now"] = json!(to_move.contains(&seat));
+                if let Some(words) = &joined {
+                    let players: Vec<Value> = words
+                        .players
+                        .iter()
+                        .map(|(name, words)| json!({"name": name, "words": words}))
+                        .collect();
+                    context["joined"] = json!(players);
+                    context["referee_entropy"] = json!(words.referee);
+                    context["invitation"] = json!(words.invitation);
+                }
                 out.extend(self.draft(
                     "welcome.txt",
                     &context,

@@ -39,6 +39,8 @@ fn new_writes_a_view_with_the_contracted_fields() {
     assert_eq!(board.len(), 61);
     let dollars = board.iter().filter(|cell| cell["dollar"] == true).count();
     assert_eq!(dollars, 31);
+    // Only a game the players joined names their words.
+    assert!(view.get("joined").is_none() && view.get("invitation").is_none());
 }
 
 #[test]
@@ -881,6 +883,16 @@ fn the_setup_waits_for_every_player_to_join_and_depends_on_their_words() {
             "{report}"
         );
         let game: Value = serde_json::from_slice(&joined).expect("json");
+        // The view gives each player's words as genesis records them.
+        let view = table.view();
+        assert_eq!(
+            view["joined"],
+            serde_json::json!([
+                {"name": "Ann", "words": words[0]},
+                {"name": "Bob", "words": words[1]},
+            ])
+        );
+        assert_eq!(view["invitation"], game["genesis"]["invitation"]);
         (
             game["genesis"]["draws"].clone(),
             game["genesis"]["seed_commitment"].clone(),

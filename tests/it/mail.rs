@@ -1388,6 +1388,100 @@ fn players_join_by_replying_to_the_invitation_and_the_last_starts_the_game() {
     );
 }
 
+/// The start of a game the players joined shows every player the words genesis
+/// records for everyone, the referee's own and the invitation's hash, so each can see
+/// that their words are the ones they sent: a referee who put other words in genesis
+/// would have to show them. One player joins by reply, the last by `pbem join --mail`.
+#[test]
+fn every_welcome_of_a_joined_game_shows_the_words_as_recorded() {
+    let host = Host::new();
+    let (ok, out) = host.run(
+        host.pbem()
+            .args(["new", "right-of-way"])
+            .args(["--player", "Ann <ann@example.org>"])
+            .args(["--player", "Bob <bob@example.org>"])
+            .args(["--entropy", "referee dice 7"])
+            .args(["--seed", SEED, "--join", "--mail", "--out"])
+            .arg(host.file()),
+    );
+    assert!(ok, "{out}");
+    let invitation_to = |to: &str| {
+        host.mails()
+            .into_iter()
+            .find(|m| m.to == to && m.subject.contains("invited"))
+            .expect("an invitation")
+    };
+    let ann = invitation_to("ann@example.org");
+    let out = host.inbox(&gmail_reply(
+        &ann,
+        "ann@example.org",
+        "Blue  heron 42",
+        "<join-ann@example.org>",
+    ));
+    assert!(out.contains("joined"), "{out}");
+    let (ok, out) = host.run(host.pbem().arg("join").arg(host.file()).args([
+        "--player",
+        "Bob",
+        "--entropy",
+        "seven \t  swans",
+        "--mail",
+    ]));
+    assert!(ok && out.contains("has begun"), "{out}");
+
+    let game: Value =
+        serde_json::from_str(&std::fs::read_to_string(host.file()).expect("the game"))
+            .expect("json");
+    let genesis = &game["genesis"];
+    assert_eq!(
+        genesis["entropy"],
+        serde_json::json!(["referee dice 7", "Ann: Blue heron 42", "Bob: seven swans"])
+    );
+    let hash = genesis["invitation"].as_str().expect("an invitation hash");
+    let welcomes: Vec<Mail> = host
+        .mails()
+        .into_iter()
+        .filter(|m| m.subject.contains("Welcome"))
+        .collect();
+    assert_eq!(welcomes.len(), 2);
+    let tag = host.tag();
+    for welcome in &welcomes {
+        check_outgoing(welcome, &tag);
+        let name = if welcome.to == "ann@example.org" {
+            "Ann"
+        } else {
+            "Bob"
+        };
+        for part in [
+            "THE WORDS IN THE DICE".to_string(),
+            "  - Ann: Blue heron 42\n".to_string(),
+            "  - Bob: seven swans\n".to_string(),
+            "  - referee dice 7\n".to_string(),
+            format!("the words shown for {name} must be exactly those you sent"),
+            format!("    {hash}\n"),
+        ] {
+            assert!(welcome.text.contains(&part), "{part}: {}", welcome.text);
+        }
+        // The same hash as the player's invitation showed.
+        assert!(invitation_to(&welcome.to).text.contains(hash));
+    }
+    let ann_welcome = welcomes
+        .iter()
+        .find(|m| m.to == "ann@example.org")
+        .expect("Ann's welcome");
+    insta::assert_snapshot!("welcome_of_a_joined_game", snapshot_text(ann_welcome));
+
+    // The JSON view gives tools the same words.
+    let view = host.view();
+    assert_eq!(
+        view["joined"],
+        serde_json::json!([
+            {"name": "Ann", "words": "Blue heron 42"},
+            {"name": "Bob", "words": "seven swans"},
+        ])
+    );
+    assert_eq!(view["invitation"], hash);
+}
+
 /// A mail as a snapshot keeps it: subject and text, with every player's secret (the
 /// token) and reply code replaced, so no snapshot holds a capability.
 fn snapshot_text(mail: &Mail) -> String {
@@ -1455,7 +1549,16 @@ fn players_preview_list_moves_correct_refusals_and_pass_notes_by_reply() {
             .and_then(|rest| rest.lines().next())
             .unwrap_or_default();
         assert!(example.starts_with("place "), "{}", welcome.text);
+        // Nobody joined with words: nothing to check, so no such section.
+        assert!(
+            !welcome.text.contains("THE WORDS IN THE DICE")
+                && !welcome.text.contains("must be exactly those you sent"),
+            "{}",
+            welcome.text
+        );
     }
+    let view = host.view();
+    assert!(view.get("joined").is_none() && view.get("invitation").is_none());
     let (player, _) = host.first_move();
     let other = if player == "Ann" { "Bob" } else { "Ann" };
     let from = address(&player);
