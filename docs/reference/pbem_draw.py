@@ -402,8 +402,6 @@ class Ledger:
                 if rnd != number:
                     if not self.standing or self.standing[-1][3] != rnd:
                         raise Bad("it continues round %d, which the last move standing is not part of" % rnd)
-                    if seat in [m[1] for m in self.round_members(rnd)]:
-                        raise Bad("it continues round %d, in which its player has moved already" % rnd)
             self.standing.append((number, seat, free, rnd))
             self.pending = None
             return None

@@ -14,7 +14,7 @@ use super::file::{hashes, Draw, UndoStep, Version};
 use super::keyring::Keyring;
 use super::rules::{Chance, Rules};
 use super::session::{
-    continues_round, setup_key, signatures_hold, state_hash_of, undo_line, EngineError, Game,
+    ruled_round, setup_key, signatures_hold, state_hash_of, undo_line, EngineError, Game,
 };
 use super::undo::{Effect, Ledger};
 
@@ -304,8 +304,10 @@ fn audit_into<R: Rules>(
     }
     // Format 3: the seats awaited before each move, by turn, to check the rounds the
     // records mark against the rules.
-    let mut awaited_before: std::collections::BTreeMap<u64, Vec<usize>> =
-        std::collections::BTreeMap::new();
+    let mut awaited_before: std::collections::BTreeMap<
+        u64,
+        (super::rules::RoundLabel, Vec<usize>),
+    > = std::collections::BTreeMap::new();
     for (index, (expected_turn, record)) in (1..).zip(&file.records).enumerate() {
         let mut problems = Vec::new();
         let label = format!("turn {expected_turn} ({})", record.player);
@@ -325,20 +327,13 @@ fn audit_into<R: Rules>(
         // The round the rules give a move here, checked before the ledger reads it.
         let ruled_round = match state.as_ref().filter(|_| pending.is_none()) {
             Some(before) if game.version == Version::V3 && record.undo.is_none() => {
-                let now = game.rules.to_move(before);
-                awaited_before.insert(record.turn, now.clone());
-                let continued = match ledger.last_standing() {
-                    Some((last, last_seat, Some(round)))
-                        if !ledger.round_seats().contains(&seat) =>
-                    {
-                        awaited_before
-                            .get(&last)
-                            .filter(|was| continues_round(was, last_seat, &now))
-                            .map(|_| round)
-                    }
-                    _ => None,
-                };
-                Some(continued.or((now.len() >= 2).then_some(record.turn)))
+                let now = (game.rules.round_label(before), game.rules.to_move(before));
+                let before_last = ledger
+                    .last_standing()
+                    .and_then(|(last, _, _)| awaited_before.get(&last));
+                let ruled = ruled_round(&ledger, &now, before_last, record.turn, seat);
+                awaited_before.insert(record.turn, now);
+                Some(ruled)
             }
             _ => None,
         };

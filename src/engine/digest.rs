@@ -149,7 +149,10 @@ mod tests {
         let bytes: Hash = core::array::from_fn(|i| (i * 37) as u8);
         assert_eq!(hash_from_hex(&to_hex(&bytes)), Some(bytes));
         assert_eq!(hash_from_hex(&to_hex(&bytes).to_uppercase()), None);
-        assert_eq!(hash_from_any_hex(&to_hex(&bytes).to_uppercase()), Some(bytes));
+        assert_eq!(
+            hash_from_any_hex(&to_hex(&bytes).to_uppercase()),
+            Some(bytes)
+        );
         assert_eq!(hash_from_hex("00"), None);
         assert_eq!(hash_from_hex(&"zz".repeat(32)), None);
     }

@@ -466,7 +466,9 @@ impl<'de> serde::de::Visitor<'de> for DistinctVisitor {
 
 /// Genesis's options: a JSON object of strings, each key once (a key given twice is
 /// refused, never read as either value).
-fn distinct_options<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Options, D::Error> {
+fn distinct_options<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Options, D::Error> {
     struct OptionsVisitor;
     impl<'de> serde::de::Visitor<'de> for OptionsVisitor {
         type Value = Options;
@@ -606,10 +608,9 @@ impl Record {
             (Version::V1, _, _) if self.undo.is_some() => {
                 Some("takes back moves, which format 1 cannot")
             }
-            (_, None, true) if version.seals() && self.undo.is_some() => {
-                (!self.opens.is_empty() || !self.draws.is_empty())
-                    .then_some("takes back moves but also opens or draws")
-            }
+            (_, None, true) if version.seals() && self.undo.is_some() => (!self.opens.is_empty()
+                || !self.draws.is_empty())
+            .then_some("takes back moves but also opens or draws"),
             _ if version.seals() && self.undo.is_some() => {
                 Some("takes back moves but also holds a move")
             }

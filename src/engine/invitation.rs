@@ -75,8 +75,9 @@ fn invitation_hash(genesis: &Genesis) -> Result<Hash> {
         .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
         .ok_or_else(|| EngineError::Malformed("referee_key is not a base64 key".into()))?;
     let hex = |what: &str, text: &str| {
-        hash_from_hex(text)
-            .ok_or_else(|| EngineError::Malformed(format!("{what} is not 64 lowercase hexadecimal digits")))
+        hash_from_hex(text).ok_or_else(|| {
+            EngineError::Malformed(format!("{what} is not 64 lowercase hexadecimal digits"))
+        })
     };
     // The body of the game the invitation becomes, in that game's format: format 2
     // for invitations written before format 3, whose draw algorithm says so.

@@ -226,11 +226,13 @@ pub fn random_bytes() -> Result<[u8; 32], KeyringError> {
 
 fn read_secret(path: &Path) -> Result<Option<[u8; 32]>, KeyringError> {
     match fs::read_to_string(path) {
-        Ok(text) => hash_from_any_hex(text.trim())
-            .map(Some)
-            .ok_or_else(|| KeyringError::Malformed {
-                path: path.to_path_buf(),
-            }),
+        Ok(text) => {
+            hash_from_any_hex(text.trim())
+                .map(Some)
+                .ok_or_else(|| KeyringError::Malformed {
+                    path: path.to_path_buf(),
+                })
+        }
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(KeyringError::Io {
             path: path.to_path_buf(),

@@ -17,6 +17,6 @@ pub mod undo;
 pub use chance::{index_from_stream, DrawStream};
 pub use rules::{
     declared_options, grouped_moves, page_section, score_changes, Audience, BoardContext, Chance,
-    Deadline, GameEnd, GameView, LastMove, LegalMove, MoveFilter, Options, ReportLine, RuleError,
-    Rules, Seat, Viewer, Visibility, MOVES_HEADING, SUMMARY_HEADING,
+    Deadline, GameEnd, GameView, LastMove, LegalMove, MoveFilter, Options, ReportLine, RoundLabel,
+    RuleError, Rules, Seat, Viewer, Visibility, MOVES_HEADING, SUMMARY_HEADING,
 };

@@ -18,6 +18,19 @@ pub type Seat = usize;
 /// without a JSON canonical form.
 pub type Options = BTreeMap<String, String>;
 
+/// What the rules say of the round a move belongs to ([`Rules::round_label`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoundLabel {
+    /// Read from who is to move: several seats awaited make a round, each seat moving
+    /// once, while exactly the round's other seats are awaited.
+    ByWhoMoves,
+    /// A move made alone, whoever else is awaited.
+    Alone,
+    /// The round with this number: every move made in a position of the same number
+    /// belongs to one round, whoever makes it and however often.
+    Phase(u64),
+}
+
 /// Whether other players may learn the outcome of a draw when it happens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Visibility {
@@ -490,6 +503,15 @@ pub trait Rules: Sized {
     /// whatever that order. Only the last move of a round should draw.
     fn is_sealed(&self, _state: &Self::State, _seat: Seat) -> bool {
         false
+    }
+
+    /// Which round of simultaneous moves a move made in `state` belongs to (format 3,
+    /// docs/FAIRNESS.md "Rounds"): the moves of one round draw on all of them in seat
+    /// order. The default reads it from who is to move, each seat once a round; a game
+    /// whose players may move more than once in a round (placing tiles in several
+    /// messages) names its rounds instead.
+    fn round_label(&self, _state: &Self::State) -> RoundLabel {
+        RoundLabel::ByWhoMoves
     }
 
     /// The seats whose sealed moves not yet opened the move `mv` of `seat` opens (seed

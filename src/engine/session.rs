@@ -17,7 +17,7 @@ use super::file::{
 };
 use super::invitation::Invitation;
 use super::keyring::{random_bytes, Keyring, KeyringError};
-use super::rules::{Chance, Options, ReportLine, RuleError, Rules, Seat, Visibility};
+use super::rules::{Chance, Options, ReportLine, RoundLabel, RuleError, Rules, Seat, Visibility};
 use super::undo::{Effect, Ledger, UndoRefused};
 
 /// Why an operation on a game file failed. Messages say what was wrong and what would
@@ -141,10 +141,9 @@ fn state_hash<S: serde::Serialize>(state: &S) -> Result<Hash> {
 }
 
 fn hex_field(what: &str, text: &str) -> Result<Hash> {
-    hash_from_hex(text)
-        .ok_or_else(|| {
-            EngineError::Malformed(format!("{what} is not 64 lowercase hexadecimal digits"))
-        })
+    hash_from_hex(text).ok_or_else(|| {
+        EngineError::Malformed(format!("{what} is not 64 lowercase hexadecimal digits"))
+    })
 }
 
 /// The short prefix of game ids: the initials of the game's name ("row" for
@@ -668,17 +667,15 @@ impl<R: Rules> Game<R> {
         turn: u64,
         seat: Seat,
     ) -> Result<Option<u64>> {
-        let awaited = self.rules.to_move(state);
-        if let Some((last, last_seat, Some(round))) = ledger.last_standing() {
-            let seats = ledger.round_seats();
-            if !seats.contains(&seat) {
+        let now = (self.rules.round_label(state), self.rules.to_move(state));
+        let before_last = match ledger.last_standing() {
+            Some((last, _, Some(_))) if now.0 != RoundLabel::Alone => {
                 let before = self.replay(seed, Some(last - 1))?.state;
-                if continues_round(&self.rules.to_move(&before), last_seat, &awaited) {
-                    return Ok(Some(round));
-                }
+                Some((self.rules.round_label(&before), self.rules.to_move(&before)))
             }
-        }
-        Ok((awaited.len() >= 2).then_some(turn))
+            _ => None,
+        };
+        Ok(ruled_round(ledger, &now, before_last.as_ref(), turn, seat))
     }
 
     /// The text of a record's move: in clear, or sealed and opened by the seed or by a
@@ -1110,8 +1107,7 @@ impl<R: Rules> Game<R> {
     ) -> Result<Replayed<R::State>> {
         let names = &self.names;
         let scope = self.scope()?;
-        let mut chance =
-            ReplayChance::new(&self.file.genesis.draws, seed.map(|s| (s, &scope, 0)));
+        let mut chance = ReplayChance::new(&self.file.genesis.draws, seed.map(|s| (s, &scope, 0)));
         let mut state = self.rules.setup(names, &mut chance)?;
         chance.finish().map_err(|m| replay_error(0, &m))?;
         let limit = upto.unwrap_or(u64::MAX);
@@ -1192,7 +1188,8 @@ impl<R: Rules> Game<R> {
                 Ok(ledger)
             }
             _ => Err(EngineError::Malformed(
-                "the draws of this move are keyed on records before the head; read the whole file".into(),
+                "the draws of this move are keyed on records before the head; read the whole file"
+                    .into(),
             )),
         }
     }
@@ -1498,6 +1495,35 @@ pub fn game_id_v3(
         fields = fields.text(entry);
     }
     format!("{}-{}", id_prefix(game), &to_hex(&fields.finish())[..8])
+}
+
+/// The round the rules give a move of `seat` as record `turn` (docs/FAIRNESS.md,
+/// "Rounds"): `now` is the round label and the seats awaited in the position before it,
+/// `before_last` those before the last move standing when it belongs to a round.
+pub(crate) fn ruled_round(
+    ledger: &Ledger,
+    now: &(RoundLabel, Vec<Seat>),
+    before_last: Option<&(RoundLabel, Vec<Seat>)>,
+    turn: u64,
+    seat: Seat,
+) -> Option<u64> {
+    let last = ledger.last_standing();
+    let open = last.and_then(|(_, last_seat, round)| Some((last_seat, round?)));
+    match (now.0, open, before_last) {
+        (RoundLabel::Alone, _, _) => None,
+        (RoundLabel::Phase(phase), Some((_, round)), Some((RoundLabel::Phase(was), _)))
+            if phase == *was =>
+        {
+            Some(round)
+        }
+        (RoundLabel::Phase(_), _, _) => Some(turn),
+        (RoundLabel::ByWhoMoves, Some((last_seat, round)), Some((RoundLabel::ByWhoMoves, was)))
+            if !ledger.round_seats().contains(&seat) && continues_round(was, last_seat, &now.1) =>
+        {
+            Some(round)
+        }
+        (RoundLabel::ByWhoMoves, _, _) => (now.1.len() >= 2).then_some(turn),
+    }
 }
 
 /// Whether a move continues the round of the last move standing: that move (of

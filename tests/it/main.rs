@@ -13,7 +13,7 @@ mod replies;
 mod right_of_way;
 mod secret_game;
 mod support;
-mod trust;
 mod transport;
 mod triangle_auction;
+mod trust;
 mod undo;

@@ -182,6 +182,7 @@ pub fn resign(file: &mut Value, key: &ed25519_dalek::SigningKey) {
     use pbem::engine::digest::{hash_from_hex, to_hex};
     use pbem::engine::file::{hashes, Record, Version};
     let id = file["genesis"]["id"].as_str().expect("id").to_string();
+    let version = Version::of(file["format"].as_str().expect("format")).expect("a format");
     let mut prev = hash_from_hex(file["genesis"]["hash"].as_str().expect("hex")).expect("hash");
     for record in file["records"].as_array_mut().expect("records") {
         record["prev"] = to_hex(&prev).into();
@@ -189,7 +190,7 @@ pub fn resign(file: &mut Value, key: &ed25519_dalek::SigningKey) {
         record["signature"] = "".into();
         let parsed: Record = serde_json::from_value(record.clone()).expect("a record");
         let after = hash_from_hex(&parsed.state_hash).expect("hash");
-        let hash = hashes::record(Version::V2, &id, &parsed, &prev, &after).expect("hashes");
+        let hash = hashes::record(version, &id, &parsed, &prev, &after).expect("hashes");
         record["hash"] = to_hex(&hash).into();
         record["signature"] = base64::engine::general_purpose::STANDARD
             .encode(key.sign(&hash).to_bytes())

@@ -19,7 +19,7 @@ use serde::Deserialize;
 
 use crate::engine::rules::{
     BoardContext, Chance, Deadline, GameEnd, GameView, LegalMove, MoveFilter, Options, ReportLine,
-    RuleError, Rules, Seat, Viewer,
+    RoundLabel, RuleError, Rules, Seat, Viewer,
 };
 
 pub use moves::{Move, Step};
@@ -291,6 +291,18 @@ impl Rules for TriangleAuction {
 
     fn is_sealed(&self, state: &State, _seat: Seat) -> bool {
         state.phase == Phase::Cards
+    }
+
+    fn round_label(&self, state: &State) -> RoundLabel {
+        // The cards of a round are chosen all at once, and its placements made by every
+        // winner at once, in as many messages as each likes: each is one round of
+        // simultaneous moves, whose draws (the next offer) key on all of them.
+        let round = u64::from(state.round) * 2;
+        match state.phase {
+            Phase::Cards => RoundLabel::Phase(round),
+            Phase::Placing => RoundLabel::Phase(round + 1),
+            Phase::Bidding { .. } | Phase::Over => RoundLabel::Alone,
+        }
     }
 
     fn opens(&self, state: &State, seat: Seat, _mv: &Move) -> Vec<Seat> {
