@@ -629,3 +629,68 @@ fn the_golden_vectors_of_the_specification_hold() {
         computed.join("\n")
     );
 }
+
+/// Files written before format 3 (by the pbem of format 2) read, audit, check with the
+/// reference implementation, and take moves in their own format.
+#[test]
+fn files_of_format_2_are_still_read_checked_and_played_on() {
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/format2");
+    // A finished game, its seed revealed: anyone audits it, the reference checks it.
+    let finished = Table::new();
+    std::fs::copy(
+        format!("{fixtures}/triangle-auction-finished.json"),
+        finished.file(),
+    )
+    .expect("copy");
+    let (passed, report) = finished.audit(true);
+    assert!(passed, "{report}");
+    assert!(report.contains("every draw is re-derived"), "{report}");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reference/pbem_draw.py");
+    let output = std::process::Command::new("python3")
+        .arg(script)
+        .arg("check")
+        .arg(finished.file())
+        .output()
+        .expect("python3 runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains(" opens "));
+
+    // A game nine records in (a sealed round, its openings, bids), with the tests'
+    // key and its seed in the keyring: the next move keeps format 2.
+    let table = Table::new();
+    table.test_key();
+    std::fs::copy(
+        format!("{fixtures}/triangle-auction-9-turns.json"),
+        table.file(),
+    )
+    .expect("copy");
+    let seeds = table.home().join("seeds");
+    std::fs::create_dir_all(&seeds).expect("seeds");
+    std::fs::write(
+        seeds.join("ta-131074de.seed"),
+        format!("{}\n", "4".repeat(64)),
+    )
+    .expect("seed");
+    let (passed, report) = table.audit(false);
+    assert!(passed, "{report}");
+    for _ in 0..6 {
+        let (mover, text) = table.first_move();
+        let (ok, error) = table.apply(&mover, &text);
+        assert!(ok, "{error}");
+    }
+    let file: Value =
+        serde_json::from_slice(&std::fs::read(table.file()).expect("file")).expect("JSON");
+    assert_eq!(file["format"], "pbem.game/2");
+    assert_eq!(file["genesis"]["draw_algorithm"], "pbem-draw/2");
+    assert!(file["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .all(|r| r.get("round").is_none()));
+    let (passed, report) = table.audit(false);
+    assert!(passed, "{report}");
+}
