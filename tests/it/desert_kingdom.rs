@@ -1672,3 +1672,65 @@ fn by_mail_every_notice_carries_the_report_its_reader_may_read() {
     assert!(own_draws > 0, "an activation's tiles reached the drawer");
     assert_eq!(ends, names.len());
 }
+
+// --- One move, one record ----------------------------------------------------------
+
+/// Two spellings of one activation's preference list (D19), applied through `pbem
+/// apply` to the same position of two games with the same seed: one canonical text in
+/// both records, and so the same draws.
+#[test]
+fn spellings_of_one_preference_are_recorded_and_drawn_alike() {
+    let seed = "5e".repeat(32);
+    let tables = [Table::new(), Table::new()];
+    for table in &tables {
+        table.start("desert-kingdom", &["Ann", "Bob"], &seed);
+    }
+    // The same discoveries in both games until the player to move can activate a tile.
+    let (mover, activation) = loop {
+        let mover = crate::support::to_move(&tables[0].view());
+        let legal = tables[0].legal(&mover);
+        let text = |kind: &str| {
+            legal
+                .iter()
+                .find(|e| e["kind"] == kind)
+                .and_then(|e| e["move"].as_str())
+                .map(str::to_string)
+        };
+        if let Some(activation) = text("activate") {
+            break (mover, activation);
+        }
+        let discover = text("discover").expect("an empty square");
+        for table in &tables {
+            let (ok, error) = table.apply(&mover, &discover);
+            assert!(ok, "{discover}: {error}");
+        }
+    };
+    // A list longer than the kinds of tile is refused, and the file left as it was.
+    let before = std::fs::read(tables[0].file()).expect("read");
+    let long = format!("{activation} prefer {}", ["oasis"; 9].join(", "));
+    let (ok, error) = tables[0].apply(&mover, &long);
+    assert!(!ok && error.contains("at most 8 tiles"), "{error}");
+    assert_eq!(std::fs::read(tables[0].file()).expect("read"), before);
+    let spellings = [
+        format!("{activation} prefer oasis"),
+        format!("{activation} prefer Oasis, oasis; oasis"),
+    ];
+    let mut records = Vec::new();
+    for (table, spelling) in tables.iter().zip(&spellings) {
+        let (ok, error) = table.apply(&mover, spelling);
+        assert!(ok, "{spelling}: {error}");
+        records.push(table.last_record());
+        let (passed, report) = table.audit(false);
+        assert!(passed, "{report}");
+    }
+    assert_eq!(records[0]["move"], records[1]["move"]);
+    assert!(
+        records[0]["move"]
+            .as_str()
+            .is_some_and(|m| m.starts_with(&activation)),
+        "{}",
+        records[0]
+    );
+    assert!(!records[0]["draws"].as_array().expect("draws").is_empty());
+    assert_eq!(records[0]["draws"], records[1]["draws"]);
+}

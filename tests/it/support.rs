@@ -143,6 +143,17 @@ impl Table {
         )
     }
 
+    /// The file's last record, as written.
+    pub fn last_record(&self) -> Value {
+        let file: Value =
+            serde_json::from_slice(&std::fs::read(self.file()).expect("read")).expect("json");
+        file["records"]
+            .as_array()
+            .and_then(|records| records.last())
+            .expect("a record")
+            .clone()
+    }
+
     pub fn audit(&self, public: bool) -> (bool, String) {
         let mut command = self.pbem();
         command.arg("audit").arg(self.file());

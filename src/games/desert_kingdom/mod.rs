@@ -290,16 +290,18 @@ impl Rules for DesertKingdom {
     }
 
     fn parse_move(&self, state: &State, seat: Seat, text: &str) -> Result<Move, RuleError> {
-        moves::parse(state, text).map_err(|mut error| {
-            if let Some(example) = self.example(state, seat) {
-                error.accepted = format!(
-                    "{}; for example `{}`",
-                    error.accepted,
-                    moves::canonical(&example)
-                );
-            }
-            error
-        })
+        moves::parse(state, text)
+            .map(|mv| self.as_recorded(state, mv))
+            .map_err(|mut error| {
+                if let Some(example) = self.example(state, seat) {
+                    error.accepted = format!(
+                        "{}; for example `{}`",
+                        error.accepted,
+                        moves::canonical(&example)
+                    );
+                }
+                error
+            })
     }
 
     fn canonical_text(&self, mv: &Move) -> String {

@@ -4,7 +4,9 @@
 //! - `road D5`: a road on a desert or grass square;
 //! - `activate C3 to C4` (also `activate C3 C4`), optionally `prefer oasis, city`:
 //!   explore from a face-up tile into an empty square next to it; the preference
-//!   list chooses among the tiles drawn, saving the second message;
+//!   list (at most 8 tiles) chooses among the tiles drawn, saving the second message,
+//!   and is recorded with only the entries that can decide (D19,
+//!   `DesertKingdom::as_recorded`);
 //! - `city E5`: play the city tile of the setup;
 //! - `take grass` (also `grass`, or `take grass for C4` naming the activation's
 //!   square): the tile chosen of those an activation drew;
@@ -38,6 +40,8 @@ fn square(word: &str, accepted: &str) -> Result<Square, RuleError> {
     Square::parse(word)
         .ok_or_else(|| RuleError::new(format!("`{word}` is not a square A1 to H8"), accepted))
 }
+
+const KINDS: &str = "oasis, city, mine, grass, desert, mountain, treasure or barbarian";
 
 const TURN: &str = "`discover C4`, `road D5`, `activate C3 to C4` (optionally `prefer oasis, city`), `city E5` or `resign`";
 
@@ -97,13 +101,25 @@ pub fn parse(state: &State, text: &str) -> Result<Move, RuleError> {
             ["activate", from, to, rest @ ..] => {
                 let prefer = match rest {
                     [] => Vec::new(),
+                    // Longer than the kinds of tile, a list can only repeat itself: a
+                    // bound, so a move cannot carry text without end (D19).
+                    ["prefer", kinds @ ..] if kinds.len() > Kind::ALL.len() => {
+                        return Err(RuleError::new(
+                            format!("the preference list names {} tiles", kinds.len()),
+                            format!(
+                                "at most {} tiles, each once, the one you want most first, from {}; e.g. `activate C3 to C4 prefer oasis, city`",
+                                Kind::ALL.len(),
+                                KINDS
+                            ),
+                        ))
+                    }
                     ["prefer", kinds @ ..] if !kinds.is_empty() => kinds
                         .iter()
                         .map(|k| {
                             Kind::parse(k).ok_or_else(|| {
                                 RuleError::new(
                                     format!("`{k}` is not a tile"),
-                                    "oasis, city, mine, grass, desert, mountain, treasure or barbarian",
+                                    KINDS,
                                 )
                             })
                         })

@@ -96,6 +96,53 @@ pub(crate) fn chosen_at_once(prefer: &[Kind], kept: &[Kind]) -> Option<Kind> {
         })
 }
 
+/// The preference list of an activation of a `activated` tile as the record keeps it
+/// (D19): only the entries that can decide which tile is kept, so that every list that
+/// chooses alike has one text (the draws are keyed on it). `in_bag` says which kinds
+/// the game's bag holds at all.
+///
+/// [`sift`] leaves either forced tiles only (when one came up) or unforced ones only,
+/// never both, and [`chosen_at_once`] takes the first entry among those left, else the
+/// one kind left. So an entry can decide nothing when it repeats an earlier one, when
+/// it can never be left (forbidden, or not in the bag), or when every other kind that
+/// can be left with it is listed before it (reached, it is the only kind left, taken
+/// anyway); and entries of the forced and of the unforced kinds never compete, so the
+/// forced ones are written first, each part in the player's order.
+pub(crate) fn deciding_preferences(
+    activated: Kind,
+    in_bag: impl Fn(Kind) -> bool,
+    listed: &[Kind],
+) -> Vec<Kind> {
+    let is_forced = |k: Kind| forced(activated).contains(&k);
+    // The kinds that can be left together with `k`: its own side of the sift.
+    let side = |k: Kind| -> Vec<Kind> {
+        Kind::ALL
+            .into_iter()
+            .filter(|&other| {
+                in_bag(other)
+                    && !forbidden(activated).contains(&other)
+                    && is_forced(other) == is_forced(k)
+            })
+            .collect()
+    };
+    let mut deciding: Vec<Kind> = Vec::new();
+    for &kind in listed {
+        let can_be_left = in_bag(kind) && !forbidden(activated).contains(&kind);
+        if deciding.contains(&kind) || !can_be_left {
+            continue;
+        }
+        let alone = side(kind)
+            .into_iter()
+            .all(|other| other == kind || deciding.contains(&other));
+        if !alone {
+            deciding.push(kind);
+        }
+    }
+    // A stable sort: the forced kinds first, each part in the order listed.
+    deciding.sort_by_key(|&k| !is_forced(k));
+    deciding
+}
+
 fn refused(problem: impl Into<String>, accepted: impl Into<String>) -> RuleError {
     RuleError::new(problem, accepted)
 }
@@ -126,6 +173,32 @@ impl DesertKingdom {
                 players
             ],
         }
+    }
+
+    /// A move as the record keeps it: an activation's preference list cut to the
+    /// entries that can decide (D19, [`deciding_preferences`]) for the tile on its
+    /// square. Where no face-up tile lies there (`apply` refuses that), each kind is
+    /// kept at its first mention.
+    pub(crate) fn as_recorded(&self, state: &State, mv: Move) -> Move {
+        let Move::Activate { from, to, prefer } = mv else {
+            return mv;
+        };
+        let activated = Self::tile(state, from)
+            .filter(|t| !t.face_down)
+            .and_then(|t| t.kind);
+        let prefer = match activated {
+            Some(kind) => deciding_preferences(kind, |k| self.bag.contains(&k), &prefer),
+            None => {
+                let mut once = Vec::new();
+                for kind in prefer {
+                    if !once.contains(&kind) {
+                        once.push(kind);
+                    }
+                }
+                once
+            }
+        };
+        Move::Activate { from, to, prefer }
     }
 
     pub(crate) fn tile(state: &State, at: Square) -> Option<&Tile> {
@@ -811,5 +884,169 @@ impl DesertKingdom {
         moves
             .into_iter()
             .nth(rng.draw(count, Visibility::Public) as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::engine::rules::Rules;
+
+    /// What a preference list does for the activation of `activated`: the tile kept at
+    /// once (or none, a choice by a second message) for every set of kinds the sift
+    /// can leave: some forced kinds, or (none of those drawn) some unforced ones.
+    fn meaning(activated: Kind, prefer: &[Kind]) -> Vec<Option<Kind>> {
+        let allowed: Vec<Kind> = Kind::ALL
+            .into_iter()
+            .filter(|k| !forbidden(activated).contains(k))
+            .collect();
+        let (must, other): (Vec<Kind>, Vec<Kind>) = allowed
+            .into_iter()
+            .partition(|k| forced(activated).contains(k));
+        let mut outcomes = Vec::new();
+        for side in [must, other] {
+            for subset in 1..(1u32 << side.len()) {
+                let left: Vec<Kind> = (0..side.len())
+                    .filter(|i| subset & (1 << i) != 0)
+                    .map(|i| side[i])
+                    .collect();
+                outcomes.push(chosen_at_once(prefer, &left));
+            }
+        }
+        outcomes
+    }
+
+    /// Every list of up to four kinds (repeats included), for each tile that can be
+    /// activated: two lists that keep the same tile whatever the draw have one text,
+    /// and two that do not have two; and the list kept chooses as the one written.
+    #[test]
+    fn preference_lists_that_choose_alike_are_recorded_alike() {
+        let mut lists: Vec<Vec<Kind>> = vec![Vec::new()];
+        let mut last = lists.clone();
+        for _ in 0..4 {
+            last = last
+                .iter()
+                .flat_map(|list| {
+                    Kind::ALL.into_iter().map(move |kind| {
+                        let mut longer = list.clone();
+                        longer.push(kind);
+                        longer
+                    })
+                })
+                .collect();
+            lists.extend(last.iter().cloned());
+        }
+        for activated in Kind::ALL.into_iter().filter(|k| !k.is_special()) {
+            let mut by_meaning: BTreeMap<Vec<Option<Kind>>, Vec<Kind>> = BTreeMap::new();
+            let mut by_text: BTreeMap<Vec<Kind>, Vec<Option<Kind>>> = BTreeMap::new();
+            for list in &lists {
+                let kept = deciding_preferences(activated, |_| true, list);
+                let means = meaning(activated, list);
+                assert_eq!(meaning(activated, &kept), means, "{activated:?} {list:?}");
+                assert_eq!(
+                    deciding_preferences(activated, |_| true, &kept),
+                    kept,
+                    "kept as it is"
+                );
+                let text = by_meaning.entry(means.clone()).or_insert(kept.clone());
+                assert_eq!(*text, kept, "{activated:?} {list:?}: one meaning, one text");
+                let choice = by_text.entry(kept).or_insert(means.clone());
+                assert_eq!(
+                    *choice, means,
+                    "{activated:?} {list:?}: one text, one meaning"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_preference_list_keeps_the_entries_that_decide() {
+        use Kind::*;
+        let all = |_| true;
+        // Repeats go, the first mention stays.
+        assert_eq!(
+            deciding_preferences(Desert, all, &[Oasis, Grass, Oasis, Grass]),
+            [Oasis, Grass]
+        );
+        // A city forbids cities: `prefer city` decides nothing.
+        assert_eq!(deciding_preferences(City, all, &[City, Oasis]), [Oasis]);
+        assert_eq!(deciding_preferences(City, all, &[City]), []);
+        // Every unforced kind a desert can leave listed: the last, when reached, is the
+        // only kind left.
+        assert_eq!(
+            deciding_preferences(Desert, all, &[Barbarian, Oasis, Grass, Desert, Mountain]),
+            [Barbarian, Oasis, Grass, Desert]
+        );
+        // An oasis forces treasures and barbarians: they are never left with other
+        // kinds, so they come first; after a treasure, a barbarian is alone.
+        assert_eq!(
+            deciding_preferences(Oasis, all, &[Grass, Treasure, Barbarian, City]),
+            [Treasure, Grass, City]
+        );
+        // A kind the game's bag does not hold decides nothing.
+        assert_eq!(
+            deciding_preferences(Desert, |k| k != Oasis, &[Oasis, Grass]),
+            [Grass]
+        );
+    }
+
+    /// Through the rules: the spellings of one preference give one canonical text,
+    /// which reads back to itself; a list longer than the kinds of tile is refused.
+    #[test]
+    fn activations_are_recorded_with_the_deciding_preferences() {
+        let rules = DesertKingdom::standard().expect("built-in data");
+        let mut state = rules.start(2, &mut crate::engine::DrawStream::for_testing(1));
+        state.phase = Phase::Turn { seat: 0 };
+        let from = Square::parse("C3").expect("a square");
+        state.squares[from.index()] = Some(Tile {
+            kind: Some(Kind::Desert),
+            face_down: false,
+            owner: Some(0),
+            road: false,
+            occupied: false,
+            ruined: false,
+        });
+        let text = |move_text: &str| {
+            rules
+                .parse_move(&state, 0, move_text)
+                .map(|mv| rules.canonical_text(&mv))
+        };
+        for spelling in [
+            "activate C3 to C4 prefer oasis",
+            "activate C3 to C4 prefer oasis, oasis",
+            "activate c3 c4 prefer oasis oasis oasis city",
+            "activate C3 to C4 prefer oasis, mine, treasure, oasis",
+        ] {
+            assert_eq!(
+                text(spelling).as_deref(),
+                Ok("activate C3 to C4 prefer oasis"),
+                "{spelling}"
+            );
+        }
+        assert_eq!(
+            text("activate C3 to C4 prefer city").as_deref(),
+            Ok("activate C3 to C4")
+        );
+        let canonical = text("activate C3 to C4 prefer grass, oasis, grass").expect("a move");
+        assert_eq!(canonical, "activate C3 to C4 prefer grass, oasis");
+        assert_eq!(text(&canonical).as_deref(), Ok(canonical.as_str()));
+        // Eight entries are accepted (each kind once), nine are not.
+        let eight = "activate C3 to C4 prefer oasis, city, mine, grass, desert, mountain, treasure, barbarian";
+        assert_eq!(
+            text(eight).as_deref(),
+            Ok("activate C3 to C4 prefer oasis, grass, desert, mountain")
+        );
+        let error = text(&format!("{eight}, oasis")).expect_err("nine entries");
+        assert!(
+            error.problem.contains("names 9 tiles") && error.accepted.contains("at most 8 tiles"),
+            "{error}"
+        );
+        let long = format!(
+            "activate C3 to C4 prefer {}",
+            vec!["oasis"; 100_000].join(", ")
+        );
+        assert!(text(&long).is_err());
     }
 }
