@@ -65,6 +65,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         options,
         seed,
         entropy: args.entropy,
+        format: None,
     };
     // Before anything is written, and before a key is made for a new keyring.
     crate::engine::session::check_players(&request.players)?;

@@ -13,7 +13,6 @@ use super::fairness::{
 };
 use super::file::{
     hashes, version_of, GameFile, Genesis, Opening, PlayerEntry, Record, SealedMove, Version,
-    DRAW_ALGORITHM,
 };
 use super::invitation::Invitation;
 use super::keyring::{random_bytes, Keyring, KeyringError};
@@ -118,6 +117,9 @@ pub struct NewGame {
     pub seed: Option<Seed>,
     /// Entropy contributed by players, mixed into every draw.
     pub entropy: Vec<String>,
+    /// The file format; `None`: the current one. Only a replay of a game recorded in
+    /// an earlier format (format 2) asks for another; the command line never does.
+    pub format: Option<Version>,
 }
 
 /// A game file in memory with its rules.
@@ -222,6 +224,14 @@ impl<R: Rules> Game<R> {
             Some(seed) => seed,
             None => Seed(random_bytes()?),
         };
+        let version = request.format.unwrap_or(Version::V3);
+        if !version.seals() {
+            return Err(EngineError::Usage(format!(
+                "a new game is made in {} or {}",
+                Version::V3.format(),
+                Version::V2.format()
+            )));
+        }
         let key = keyring.create_signing_key()?;
         let referee_key = key.verifying_key().to_bytes();
         let rules_hash = sha256(R::DEFAULT_DATA.as_bytes());
@@ -230,15 +240,23 @@ impl<R: Rules> Game<R> {
         // and key give a reproducible game, while the same seed in another keyring or
         // for other players does not give the same id (and so the same commitment);
         // four bytes of a hash reveal nothing usable about the seed.
-        let id = game_id_v3(
-            &seed,
-            R::NAME,
-            &referee_key,
-            &request.players,
-            &options,
-            &rules_hash,
-            &request.entropy,
-        );
+        let id = match version {
+            Version::V3 => game_id_v3(
+                &seed,
+                R::NAME,
+                &referee_key,
+                &request.players,
+                &options,
+                &rules_hash,
+                &request.entropy,
+            ),
+            _ => {
+                let id_hash = super::digest::Fields::hash("pbem/v1/game-id")
+                    .fixed(&seed.0)
+                    .finish();
+                format!("{}-{}", id_prefix(R::NAME), &to_hex(&id_hash)[..8])
+            }
+        };
         let commitment = seed.commitment(&id);
         let genesis = Genesis {
             game: R::NAME.to_string(),
@@ -250,7 +268,7 @@ impl<R: Rules> Game<R> {
             rules_data: R::DEFAULT_DATA.to_string(),
             referee_key: BASE64.encode(referee_key),
             seed_commitment: to_hex(&commitment),
-            draw_algorithm: DRAW_ALGORITHM.to_string(),
+            draw_algorithm: version.draw_algorithm().to_string(),
             entropy: request.entropy,
             invitation: String::new(),
             draws: Vec::new(),

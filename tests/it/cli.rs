@@ -131,6 +131,7 @@ fn tampering_is_caught_and_named() {
     let original = bytes(&table.file());
     let text = String::from_utf8(original.clone()).expect("utf-8");
     let mut file: Value = serde_json::from_str(&text).expect("json");
+    let mover = to_move(&table.view());
     // Rewrite the move of record 2.
     let moved = file["records"][1]["move"]
         .as_str()
@@ -146,7 +147,14 @@ fn tampering_is_caught_and_named() {
     assert!(!ok, "a rewritten move must fail the audit");
     assert!(report.contains("turn 2"), "{report}");
     let tampered = bytes(&table.file());
-    let mover = to_move(&table.view());
+    let shown = table
+        .pbem()
+        .arg("show")
+        .arg(table.file())
+        .output()
+        .expect("runs");
+    assert!(!shown.status.success(), "a tampered file is not shown");
+    assert!(String::from_utf8_lossy(&shown.stderr).contains("altered"));
     let (ok, stderr) = table.apply(&mover, "place E,W at E5");
     assert!(!ok);
     assert!(stderr.contains("altered"), "{stderr}");

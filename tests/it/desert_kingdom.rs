@@ -571,6 +571,7 @@ fn record_desert_kingdom_games() {
         let seed_hex = format!("{:064x}", 0xd400 + attempt);
         // A third of the moves the referee's own skip, which discovers in reading order.
         let (moves, state) = crate::support::random_recorded_game::<DesertKingdom>(
+            None,
             &names(players),
             &seed_hex,
             attempt,

@@ -18,6 +18,14 @@ fn open(bytes: &[u8], keyring: Option<&Keyring>) -> Box<dyn OpenGame> {
     pbem::ops::open_bytes(bytes, keyring, false).expect("a game file")
 }
 
+/// The audit of a game file's bytes, as `pbem audit` opens them (the chain is the
+/// audit's to check, record by record).
+fn audit_of(bytes: &[u8], keyring: Option<&Keyring>) -> pbem::engine::audit::AuditReport {
+    pbem::engine::driver::open_to_audit_with(bytes, keyring, pbem::ops::driver)
+        .expect("a game file")
+        .audit()
+}
+
 /// A move on a game file's bytes, as `pbem apply` makes it: the game after it.
 fn apply(
     bytes: &[u8],
@@ -128,7 +136,7 @@ fn a_forged_draw_is_caught_once_the_seed_is_known() {
     let of = draw["of"].as_u64().expect("of");
     draw["pick"] = serde_json::json!((pick + 1) % of);
     let forged = serde_json::to_vec(&file).expect("json");
-    let report = open(&forged, Some(&keyring)).audit();
+    let report = audit_of(&forged, Some(&keyring));
     assert!(!report.passed());
     assert!(
         report
@@ -255,14 +263,19 @@ fn the_fast_path_never_vouches_for_changed_bytes() {
         pbem::ops::apply_move(&file, &keyring, &player, &text).expect("apply");
     }
     let text = std::fs::read_to_string(&file).expect("read");
+    let view = open(text.as_bytes(), None).view(None, None).expect("view");
+    let player = view["to_move"][0].as_str().expect("player").to_string();
+    let legal = open(text.as_bytes(), None).legal(&player).expect("legal");
     let record_two = text.lines().nth(4).expect("record 2");
     let altered = record_two.replacen("\"move\":\"", "\"move\":\" ", 1);
     assert_ne!(altered, record_two);
     std::fs::write(&file, text.replacen(record_two, &altered, 1)).expect("write");
     let bytes = std::fs::read(&file).expect("read");
-    let view = open(&bytes, None).view(None, None).expect("view");
-    let player = view["to_move"][0].as_str().expect("player").to_string();
-    let legal = open(&bytes, None).legal(&player).expect("legal");
+    // Nothing is shown from it either.
+    let Err(error) = pbem::ops::open_bytes(&bytes, None, false) else {
+        panic!("a tampered file must not be shown");
+    };
+    assert!(error.to_string().contains("record 2"), "{error}");
     let Err(error) = apply(&bytes, &keyring, &player, &legal[0].text) else {
         panic!("a tampered file must be refused");
     };

@@ -536,6 +536,7 @@ pub fn play_by_mail(
 /// in `skip_one_in`, the move the referee plays past a deadline: the move list (player,
 /// canonical text) and the full state at the end. For recording games as fixtures.
 pub fn random_recorded_game<R: pbem::engine::Rules>(
+    format: Option<pbem::engine::file::Version>,
     names: &[String],
     seed_hex: &str,
     picks: u64,
@@ -557,6 +558,7 @@ pub fn random_recorded_game<R: pbem::engine::Rules>(
     let request = NewGame {
         players: names.iter().map(|n| parse_player(n)).collect(),
         seed: Some(seed.clone()),
+        format,
         ..NewGame::default()
     };
     let mut game = Game::<R>::create(request, &keyring).expect("create");
@@ -579,6 +581,41 @@ pub fn random_recorded_game<R: pbem::engine::Rules>(
         game.apply(&keyring, &names[seat], &text).expect("applies");
         moves.push((names[seat].clone(), text));
     }
+}
+
+/// A recorded game of format 2 (recorded before format 3 changed the draws) replayed
+/// move by move through the command line, in the format it was recorded in: the game
+/// made as `pbem new` made it then (the tests' key, the seed), then every move by
+/// `pbem apply`. The table it leaves, at the end.
+pub fn replay_recorded_in_format_2(
+    game: &str,
+    players: &[String],
+    seed: &str,
+    moves: &[(String, String)],
+) -> Table {
+    use pbem::engine::fairness::Seed;
+    use pbem::engine::file::Version;
+    use pbem::engine::keyring::Keyring;
+    use pbem::engine::session::{parse_player, NewGame};
+    let table = Table::new();
+    table.test_key();
+    let keyring = Keyring::at(table.home());
+    let request = NewGame {
+        players: players.iter().map(|p| parse_player(p)).collect(),
+        seed: Some(Seed::from_hex(seed).expect("a seed")),
+        format: Some(Version::V2),
+        ..NewGame::default()
+    };
+    let bytes = pbem::ops::driver(game)
+        .expect("a game")
+        .create(request, &keyring)
+        .expect("created");
+    std::fs::write(table.file(), &bytes).expect("write");
+    for (player, text) in moves {
+        let (ok, error) = table.apply(player, text);
+        assert!(ok, "{player} `{text}`: {error}");
+    }
+    table
 }
 
 /// A recorded game replayed move by move through the command line: the table it

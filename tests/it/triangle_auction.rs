@@ -479,6 +479,7 @@ fn record_triangle_auction_games() {
         // A quarter of the moves the referee's own fallback, which plays tidily and
         // encloses areas now and then.
         let (moves, state) = crate::support::random_recorded_game::<TriangleAuction>(
+            Some(pbem::engine::file::Version::V2),
             &names(players),
             &seed_hex,
             attempt,
@@ -541,7 +542,7 @@ fn recorded_games_replay_to_their_recorded_results() {
     for path in files {
         let recorded: Recorded =
             serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
-        let table = crate::support::replay_recorded(
+        let table = crate::support::replay_recorded_in_format_2(
             "triangle-auction",
             &recorded.players,
             &recorded.seed,
@@ -617,7 +618,7 @@ fn the_board_mid_game() {
     let path = format!("{RECORDED}/ending-1.json");
     let recorded: Recorded =
         serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
-    let table = crate::support::replay_recorded(
+    let table = crate::support::replay_recorded_in_format_2(
         "triangle-auction",
         &recorded.players,
         &recorded.seed,
@@ -659,6 +660,8 @@ impl InProcess {
         let request = NewGame {
             players: recorded.players.iter().map(|n| parse_player(n)).collect(),
             seed: Some(seed.clone()),
+            // The recorded games were recorded in format 2.
+            format: Some(pbem::engine::file::Version::V2),
             ..NewGame::default()
         };
         let mut game = Game::<TriangleAuction>::create(request, &keyring).expect("create");
@@ -876,7 +879,7 @@ fn a_card_is_named_only_to_its_owner_until_it_opens() {
 #[test]
 fn the_command_line_shows_each_turns_report_to_its_readers() {
     let recorded = recorded(1);
-    let table = crate::support::replay_recorded(
+    let table = crate::support::replay_recorded_in_format_2(
         "triangle-auction",
         &recorded.players,
         &recorded.seed,
@@ -928,7 +931,7 @@ fn the_command_line_shows_each_turns_report_to_its_readers() {
     assert!(text.contains("  Unclaimed, discarded: D:RPG\n"), "{text}");
 
     // The log replays with the seed only once it is revealed: at the end.
-    let finished = crate::support::replay_recorded(
+    let finished = crate::support::replay_recorded_in_format_2(
         "triangle-auction",
         &recorded.players,
         &recorded.seed,
@@ -1226,7 +1229,7 @@ fn the_end_of_each_recorded_game_breaks_every_score_down() {
 #[test]
 fn the_board_marks_the_last_move() {
     let recorded = recorded(1);
-    let table = crate::support::replay_recorded(
+    let table = crate::support::replay_recorded_in_format_2(
         "triangle-auction",
         &recorded.players,
         &recorded.seed,
