@@ -668,6 +668,101 @@ def vectors_v2(seed, game, anchor):
     print(json.dumps(turn_draws(seed, game, 9, None, None, None, asked, key), separators=(",", ":")))
 
 
+def scoped_draws(seed, scope, turn, key, asked):
+    """The draws of one turn as the file lists them, from its key; `asked` is (n,
+    hidden) in order."""
+    words = chacha20_words(key)
+    out = []
+    for j, (n, hidden) in enumerate(asked):
+        pick = index(words, n)
+        if hidden:
+            out.append({"of": n, "commit": hidden_commit(scoped_salt(seed, scope, turn, j), n, pick).hex()})
+        else:
+            out.append({"of": n, "pick": pick})
+    return json.dumps(out, separators=(",", ":"), ensure_ascii=False)
+
+
+def doc_vectors():
+    """The lines of the golden-vector block of docs/FAIRNESS.md, computed from the
+    inputs that document names."""
+    out = []
+    zero = chacha20_words(bytes(32))
+    out.append("chacha zero key: " + " ".join("%08x" % next(zero) for _ in range(4)))
+    words = chacha20_words(bytes([7] * 32))
+    picks = [index(words, n) for n in (61, 54, 53, 6, 2, 1000, 3, 1)]
+    out.append("sampler key 07: [%s]" % ", ".join(map(str, picks)))
+    half = 2**31 + 1
+    i = 0
+    while next(chacha20_words(H("pbem/test/skip", u32(i)))) < half:
+        i += 1
+    for n in (half, 3 * 2**30):
+        words = Counted(chacha20_words(H("pbem/test/skip", u32(i))))
+        picks = [index(words, n) for _ in range(8)]
+        out.append("skip i %d n %d: picks [%s] words %d" % (i, n, ", ".join(map(str, picks)), words.taken))
+    seed = bytes(range(32))
+    game = "row-0a1b2c3d"
+    anchor = H("anchor")
+    body = H("body")
+    key = bytes([0x11] * 32)
+    by_id, by_body = ("id", game), ("body", body)
+    mixed_1 = [(6, False), (54, True), (2, False), (1000, True), (1, True)]
+    mixed_2 = [(6, True), (4, False), (1000, True), (2**31 + 1, False)]
+    salts = ((0, 0, 6, 5), (7, 1, 54, 17), (2**40, 2**31, 1000, 999))
+    out.append("seed commitment G: " + commitment(seed, game).hex())
+    out.append('v1 key G turn 3 A Ann "place E,W at E5": '
+               + draw_key(seed, game, 3, anchor, "Ann", "place E,W at E5").hex())
+    for t, j, n, pick in salts:
+        sj = salt(seed, game, t, j)
+        out.append("v1 salt G t %d j %d: %s commit of pick %d of %d: %s"
+                   % (t, j, sj.hex(), pick, n, hidden_commit(sj, n, pick).hex()))
+    out.append('v1 turn draws G turn 4 key (G, 4, A, Bob, "pass"): '
+               + scoped_draws(seed, by_id, 4, draw_key(seed, game, 4, anchor, "Bob", "pass"), mixed_1))
+    moves = [("Ann", "bid 3"), ("Bob", "pass"), ("Cy", "bid 5 \u2660")]
+    for k in (0, 1, 3):
+        out.append("v2 key G turn 7 A k %d: %s" % (k, draw_key_v2(seed, game, 7, anchor, moves[:k]).hex()))
+    key9 = draw_key_v2(seed, game, 9, anchor, [("Ann", "choose 2"), ("Bob", "choose 1")])
+    out.append('v2 turn draws G turn 9 key (G, 9, A, Ann "choose 2", Bob "choose 1"): '
+               + scoped_draws(seed, by_id, 9, key9, mixed_2))
+    texts = ((5, "bid 3"), (6, "0123456789abcdef" * 4), (2**40, "bid 3 \u2660 f\u00fcr Zo\u00eb"))
+
+    def seals(scope, name):
+        for turn, text in texts:
+            s_, k_ = scoped_seal_salt(seed, scope, turn), scoped_seal_key(seed, scope, turn)
+            out.append('%s seal turn %d "%s": salt %s key %s commit %s box %s'
+                       % (name, turn, text, s_.hex(), k_.hex(), sealed_commit(s_, text).hex(),
+                          base64.b64encode(seal_box(k_, text)).decode()))
+    seals(by_id, "v2 G")
+    out.append("v3 setup key B: " + HMAC(seed, "pbem/v3/setup", body).hex())
+    one = draw_key_v3(seed, body, anchor, [("Ann", "place E,W at E5")])
+    out.append('v3 key B A Ann "place E,W at E5": ' + one.hex())
+    cards = [("Ann", "card 2"), ("Bob", "card 1"), ("Cat", "card 5")]
+    out.append('v3 key B A Ann "card 2" Bob "card 1" Cat "card 5": '
+               + draw_key_v3(seed, body, anchor, cards).hex())
+    out.append('v3 turn draws B turn 4 key (B, A, Ann "place E,W at E5"): '
+               + scoped_draws(seed, by_body, 4, one, mixed_2))
+    for t, j, n, pick in salts:
+        sj = scoped_salt(seed, by_body, t, j)
+        out.append("v3 salt B t %d j %d: %s commit of pick %d of %d: %s"
+                   % (t, j, sj.hex(), pick, n, hidden_commit(sj, n, pick).hex()))
+    seals(by_body, "v3 B")
+    g = {"game": "right-of-way", "engine": "pbem 0.1.0",
+         "players": [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob"}],
+         "options": {"setup": "hexagon"}, "rules_hash": hashlib.sha256(b"").hexdigest(),
+         "rules_data": "", "referee_key": base64.b64encode(key).decode(),
+         "draw_algorithm": "pbem-draw/3", "entropy": []}
+    g["id"] = game_id_v3(seed, g, key)
+    out.append("game id: " + g["id"])
+    g["seed_commitment"] = commitment(seed, g["id"]).hex()
+    out.append("seed commitment of that id: " + g["seed_commitment"])
+    gbody = genesis_body("pbem.game/3", g, 3)
+    out.append("genesis body: " + gbody.hex())
+    out.append("invitation hash: " + H("pbem/v2/invitation", gbody).hex())
+    record = {"turn": 3, "player": "Ann", "move": "place E,W at E5", "round": 2,
+              "draws": [{"of": 6, "pick": 3}], "state_hash": body.hex()}
+    out.append("record: " + record_hash(3, g["id"], record, anchor).hex())
+    return out
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["check"] and len(sys.argv) == 3:
         try:
@@ -678,6 +773,8 @@ if __name__ == "__main__":
         print("ok")
     elif len(sys.argv) == 1:
         vectors()
+    elif sys.argv[1:] == ["doc-vectors"]:
+        print("\n".join(doc_vectors()))
     else:
-        print("usage: pbem_draw.py [check FILE]", file=sys.stderr)
+        print("usage: pbem_draw.py [check FILE | doc-vectors]", file=sys.stderr)
         sys.exit(2)

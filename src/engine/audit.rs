@@ -193,9 +193,15 @@ fn audit_into<R: Rules>(
     ));
 
     match super::invitation::check_joined(genesis) {
-        Ok(Some(invitation)) => report.ok(format!(
-            "the players joined invitation {invitation}: its seed commitment came before their words, which genesis holds in seat order"
-        )),
+        Ok(Some(invitation)) => {
+            report.ok(format!(
+                "the players joined invitation {invitation}: its seed commitment came before their words, which genesis holds in seat order (each player checks their own):"
+            ));
+            let own = genesis.entropy.len().saturating_sub(genesis.players.len());
+            for entry in &genesis.entropy[own..] {
+                report.ok(format!("    {entry}"));
+            }
+        }
         Ok(None) => {}
         Err(error) => report.fail(format!("genesis: {error}")),
     }
@@ -210,6 +216,17 @@ fn audit_into<R: Rules>(
                 "seed {source}: matches the commitment; every draw is re-derived"
             ));
             report.draws_derived = true;
+            if game.version == Version::V3 {
+                match game.derived_id(&seed) {
+                    Ok(derived) if derived == *id => {
+                        report.ok(format!("game id {id}: derived from the seed and genesis"))
+                    }
+                    Ok(derived) => report.fail(format!(
+                        "genesis: the game id {id} is not the one the seed and genesis give ({derived})"
+                    )),
+                    Err(error) => report.fail(format!("genesis: {error}")),
+                }
+            }
             Some(seed)
         }
         Ok(None) => {

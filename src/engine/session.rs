@@ -411,6 +411,29 @@ impl<R: Rules> Game<R> {
         Ok(scope_of(self.version, &self.file.genesis.id, &body))
     }
 
+    /// The game id format 3 derives from `seed` and genesis (docs/FAIRNESS.md, "The
+    /// game id"), for the audit to compare with the one genesis names.
+    ///
+    /// # Errors
+    /// A malformed genesis.
+    pub(crate) fn derived_id(&self, seed: &Seed) -> Result<String> {
+        let genesis = &self.file.genesis;
+        let own = if genesis.invitation.is_empty() {
+            genesis.entropy.len()
+        } else {
+            genesis.entropy.len().saturating_sub(genesis.players.len())
+        };
+        Ok(game_id_v3(
+            seed,
+            &genesis.game,
+            &self.referee_key_bytes()?,
+            &genesis.players,
+            &genesis.options,
+            &hex_field("rules_hash", &genesis.rules_hash)?,
+            &genesis.entropy[..own],
+        ))
+    }
+
     /// The seat of a player, by name, ignoring case; `Name <email>` is accepted too.
     ///
     /// # Errors

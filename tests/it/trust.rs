@@ -628,6 +628,19 @@ fn the_golden_vectors_of_the_specification_hold() {
         "docs/FAIRNESS.md's golden vectors differ from what pbem computes; pbem's:\n{}",
         computed.join("\n")
     );
+    // The reference implementation, written from the document alone, computes them too.
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reference/pbem_draw.py");
+    let output = std::process::Command::new("python3")
+        .args([script, "doc-vectors"])
+        .output()
+        .expect("python3 runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let reference = String::from_utf8(output.stdout).expect("utf-8");
+    assert_eq!(reference.lines().collect::<Vec<_>>(), written);
 }
 
 /// Files written before format 3 (by the pbem of format 2) read, audit, check with the
