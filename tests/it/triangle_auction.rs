@@ -1335,3 +1335,51 @@ fn mail_notices_carry_each_turns_report_to_its_readers() {
     });
     assert!(told > 0 && kept > 0, "{told} lines told, {kept} kept back");
 }
+
+// --- One move, one record ----------------------------------------------------------
+
+/// Two orders of one placing turn (T18), applied through `pbem apply` to the same
+/// position of two games with the same seed: one canonical text in both records, and
+/// so the same draws (the turn ends the round: its record draws the next offer). A
+/// tile named twice, and more steps than tiles won, are refused.
+#[test]
+fn two_orders_of_one_placing_turn_are_recorded_and_drawn_alike() {
+    let recorded = recorded(1);
+    let (player, text) = &recorded.moves[73];
+    assert_eq!(
+        (player.as_str(), text.as_str()),
+        ("Ann", "place E at F9 r2; place G at H10 r2")
+    );
+    // Either tile joins Ann's road on its own, so `place` accepts both orders.
+    let orders = [text.as_str(), "place G at H10 r2; place E at F9 r2"];
+    let mut records = Vec::new();
+    for order in orders {
+        let table = crate::support::replay_recorded(
+            "triangle-auction",
+            &recorded.players,
+            &recorded.seed,
+            &recorded.moves[..73],
+        );
+        let before = std::fs::read(table.file()).expect("read");
+        for (refused, why) in [
+            ("place E at F9 r2; discard e", "tile E is named twice"),
+            (
+                "place E at F9 r2; place G at H10 r2; discard A",
+                "3 steps and you hold 2 tiles",
+            ),
+        ] {
+            let (ok, error) = table.apply(player, refused);
+            assert!(!ok && error.contains(why), "{refused}: {error}");
+            assert_eq!(std::fs::read(table.file()).expect("read"), before);
+        }
+        let (ok, error) = table.apply(player, order);
+        assert!(ok, "{order}: {error}");
+        records.push(table.last_record());
+        let (passed, report) = table.audit(false);
+        assert!(passed, "{report}");
+    }
+    assert_eq!(records[0]["move"], *text);
+    assert_eq!(records[1]["move"], records[0]["move"]);
+    assert!(!records[0]["draws"].as_array().expect("draws").is_empty());
+    assert_eq!(records[1]["draws"], records[0]["draws"]);
+}

@@ -217,9 +217,9 @@ impl Rules for TriangleAuction {
             Phase::Bidding { .. } => {
                 moves::parse_bid(text, state.offer.len()).map_err(with_example)
             }
-            Phase::Placing => {
-                moves::parse_place(text, state.offer.len(), self.side).map_err(with_example)
-            }
+            Phase::Placing => moves::parse_place(text, state.offer.len(), self.side)
+                .and_then(|mv| self.as_recorded(state, seat, mv))
+                .map_err(with_example),
             Phase::Over => Err(RuleError::new("the game is over", "no more moves")),
         }
     }

@@ -5,7 +5,9 @@
 //!   chits placed on tiles of the offer.
 //! - `pass`.
 //! - `place A at C5 r1; place D at C4 r0; discard F` (also `place A C5 1`,
-//!   `A at C5 rotation 1`; a missing rotation is r0): tiles won, placed in order.
+//!   `A at C5 rotation 1`; a missing rotation is r0): tiles won, each named once,
+//!   placed in order; the record keeps them in one order (T18,
+//!   `TriangleAuction::as_recorded`).
 
 use crate::engine::rules::RuleError;
 use crate::grid::triangle::Cell;
@@ -27,6 +29,15 @@ pub enum Move {
 pub enum Step {
     Place { tile: u8, cell: Cell, rotation: u8 },
     Discard { tile: u8 },
+}
+
+impl Step {
+    /// The offer tile the step places or discards.
+    pub fn tile(self) -> u8 {
+        match self {
+            Step::Place { tile, .. } | Step::Discard { tile } => tile,
+        }
+    }
 }
 
 /// An offer tile's letter: A for index 0.
@@ -166,10 +177,18 @@ pub fn parse_place(text: &str, offer: usize, side: u8) -> Result<Move, RuleError
             }
             _ => None,
         };
-        match step {
-            Some(step) => steps.push(step),
-            None => return Err(refused(format!("`{part}` is not a placement"), accepted)),
+        let Some(step) = step else {
+            return Err(refused(format!("`{part}` is not a placement"), accepted));
+        };
+        // Each tile won is placed or discarded once: a tile named again is refused at
+        // once, so a turn holds at most one step per tile of the offer.
+        if steps.iter().any(|s: &Step| s.tile() == step.tile()) {
+            return Err(refused(
+                format!("tile {} is named twice", letter(step.tile())),
+                "each tile you won once, placed or discarded",
+            ));
         }
+        steps.push(step);
     }
     if steps.is_empty() {
         return Err(refused(
@@ -235,5 +254,7 @@ mod tests {
         assert_eq!(parse_place(&canonical(&place), 7, 9), Ok(place));
         assert!(parse_place("place A at Z9", 7, 9).is_err());
         assert!(parse_place("place A at C5 r3", 7, 9).is_err());
+        let error = parse_place("place A at C5 r1; discard a", 7, 9).expect_err("A twice");
+        assert!(error.problem.contains("tile A is named twice"), "{error}");
     }
 }

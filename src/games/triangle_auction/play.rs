@@ -234,6 +234,189 @@ impl TriangleAuction {
             .collect()
     }
 
+    /// A placing turn as the record keeps it (T18): at most one step per tile won, in
+    /// one order whatever order the player wrote, identical tiles lettered by where
+    /// they go. A turn's draws (the next round's offer, when it ends the round) are
+    /// keyed on the move's text, so two spellings of one turn must have one text.
+    ///
+    /// # Errors
+    /// More steps than tiles left to place.
+    pub(crate) fn as_recorded(
+        &self,
+        state: &State,
+        seat: Seat,
+        mv: Move,
+    ) -> Result<Move, RuleError> {
+        let Move::Place(steps) = mv else {
+            return Ok(mv);
+        };
+        let Some(player) = state.players.get(seat) else {
+            return Ok(Move::Place(steps));
+        };
+        let won = &player.won;
+        if steps.len() > won.len() {
+            let yours: Vec<String> = won.iter().map(|&w| letter(w).to_string()).collect();
+            return Err(RuleError::new(
+                format!(
+                    "the turn has {} steps and you hold {} tiles to place",
+                    steps.len(),
+                    won.len()
+                ),
+                if yours.is_empty() {
+                    "no placing now: you won no tile this round".to_string()
+                } else {
+                    format!(
+                        "one step for each of your tiles to place ({}), or fewer",
+                        yours.join(", ")
+                    )
+                },
+            ));
+        }
+        let area = self.area_map(&player.area);
+        let mut written = area.clone();
+        let accepted = steps.iter().all(|step| {
+            won.contains(&step.tile()) && self.try_step(state, &mut written, step).is_some()
+        });
+        if !accepted {
+            // `apply` refuses the turn as written, and says why in its words.
+            return Ok(Move::Place(steps));
+        }
+        let alike = self.copies_in_order(state, &steps);
+        Ok(Move::Place(
+            self.first_legal_order(state, area, &alike).unwrap_or(steps),
+        ))
+    }
+
+    /// What `place` does with `step` on `area`: `None` when it refuses the step (a
+    /// tile that does not fit there, or a discard of a tile that fits somewhere), else
+    /// the space it took, if any, now in `area`.
+    fn try_step(
+        &self,
+        state: &State,
+        area: &mut BTreeMap<Cell, Outlets>,
+        step: &Step,
+    ) -> Option<Option<Cell>> {
+        let tile = state.offer.get(usize::from(step.tile()))?.tile;
+        match *step {
+            Step::Place { cell, rotation, .. } => {
+                if self.placement_problem(area, tile, cell, rotation).is_some() {
+                    return None;
+                }
+                let placed = Placed {
+                    cell,
+                    tile,
+                    rotation,
+                };
+                area.insert(cell, self.placed_outlets(&placed));
+                Some(Some(cell))
+            }
+            Step::Discard { .. } => self.placements(area, tile).is_empty().then_some(None),
+        }
+    }
+
+    /// The steps with the letters of identical tiles (the two copies of a design, say
+    /// A and D) given out in one order: the first letter to the first place (by space,
+    /// then rotation; discards last). Which copy lies where changes nothing in the
+    /// game, so it must not change the text.
+    fn copies_in_order(&self, state: &State, steps: &[Step]) -> Vec<Step> {
+        let outlets = |step: &Step| {
+            let tile = state.offer[usize::from(step.tile())].tile;
+            self.tiles.get(usize::from(tile)).map(|t| t.outlets)
+        };
+        let slot = |step: &Step| match *step {
+            Step::Place { cell, rotation, .. } => (0, Some(cell), rotation),
+            Step::Discard { .. } => (1, None, 0),
+        };
+        let mut designs: Vec<_> = steps.iter().map(outlets).collect();
+        designs.sort_unstable();
+        designs.dedup();
+        let mut out = steps.to_vec();
+        for design in designs {
+            let same: Vec<usize> = (0..steps.len())
+                .filter(|&i| outlets(&steps[i]) == design)
+                .collect();
+            let mut letters: Vec<u8> = same.iter().map(|&i| steps[i].tile()).collect();
+            letters.sort_unstable();
+            let mut places: Vec<usize> = same.clone();
+            places.sort_by_key(|&i| slot(&steps[i]));
+            for (&i, tile) in places.iter().zip(letters) {
+                out[i] = match steps[i] {
+                    Step::Place { cell, rotation, .. } => Step::Place {
+                        tile,
+                        cell,
+                        rotation,
+                    },
+                    Step::Discard { .. } => Step::Discard { tile },
+                };
+            }
+        }
+        out
+    }
+
+    /// The order, among those `place` accepts for these steps from `area`, that comes
+    /// first by tile letter (A before B at the first step that differs); None when no
+    /// order is accepted. Each step placed or discarded changes what the next may do
+    /// (a tile must join the road placed before it; a tile may be discarded only where
+    /// it fits nowhere at that point), so the letters' order alone may be refused
+    /// where another is accepted; the result of any accepted order is the same tiles
+    /// on the same spaces and the same tiles discarded.
+    fn first_legal_order(
+        &self,
+        state: &State,
+        mut area: BTreeMap<Cell, Outlets>,
+        steps: &[Step],
+    ) -> Option<Vec<Step>> {
+        // A turn has at most one step per tile of the offer (2n + 1, at most 11).
+        if steps.len() > 16 {
+            return None;
+        }
+        let mut by_letter = steps.to_vec();
+        by_letter.sort_by_key(|s| s.tile());
+        let mut order = Vec::new();
+        let mut dead = std::collections::BTreeSet::new();
+        self.complete_order(state, &mut area, &by_letter, 0, &mut order, &mut dead)
+            .then_some(order)
+    }
+
+    /// Depth first, letters in order: extends `order` (the steps of `done`, a set of
+    /// bits over `steps`) to every step. The area after a set of steps does not depend
+    /// on their order, so a set found to lead nowhere (`dead`) is not tried again.
+    fn complete_order(
+        &self,
+        state: &State,
+        area: &mut BTreeMap<Cell, Outlets>,
+        steps: &[Step],
+        done: u32,
+        order: &mut Vec<Step>,
+        dead: &mut std::collections::BTreeSet<u32>,
+    ) -> bool {
+        if order.len() == steps.len() {
+            return true;
+        }
+        if dead.contains(&done) {
+            return false;
+        }
+        for (i, step) in steps.iter().enumerate() {
+            let bit = 1u32 << i;
+            if done & bit != 0 {
+                continue;
+            }
+            let Some(placed) = self.try_step(state, area, step) else {
+                continue;
+            };
+            order.push(*step);
+            if self.complete_order(state, area, steps, done | bit, order, dead) {
+                return true;
+            }
+            order.pop();
+            if let Some(cell) = placed {
+                area.remove(&cell);
+            }
+        }
+        dead.insert(done);
+        false
+    }
+
     /// Applies a move (all or nothing).
     pub(crate) fn play(
         &self,
@@ -887,5 +1070,237 @@ impl TriangleAuction {
             }
             Phase::Over => Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::rules::Rules;
+    use crate::engine::DrawStream;
+
+    fn rules() -> TriangleAuction {
+        TriangleAuction::from_data(
+            TriangleAuction::DEFAULT_DATA,
+            &crate::engine::rules::Options::new(),
+        )
+        .expect("the built-in data")
+    }
+
+    fn names(count: usize) -> Vec<String> {
+        ["Ann", "Bob", "Cid", "Dee", "Eve"][..count]
+            .iter()
+            .map(|n| (*n).to_string())
+            .collect()
+    }
+
+    fn permutations(steps: &[Step]) -> Vec<Vec<Step>> {
+        if steps.len() <= 1 {
+            return vec![steps.to_vec()];
+        }
+        let mut all = Vec::new();
+        for i in 0..steps.len() {
+            let mut rest = steps.to_vec();
+            let first = rest.remove(i);
+            for mut tail in permutations(&rest) {
+                tail.insert(0, first);
+                all.push(tail);
+            }
+        }
+        all
+    }
+
+    /// Every tile `seat` won, each at a place `pick` chooses among those it fits given
+    /// the ones before it, or discarded where it fits nowhere: a placing turn
+    /// `place` accepts in this order.
+    fn some_turn(
+        rules: &TriangleAuction,
+        state: &State,
+        seat: Seat,
+        pick: &mut DrawStream,
+    ) -> Vec<Step> {
+        let mut area = rules.area_map(&state.players[seat].area);
+        let mut steps = Vec::new();
+        for &index in &state.players[seat].won {
+            let tile = state.offer[usize::from(index)].tile;
+            let fits = rules.placements(&area, tile);
+            if fits.is_empty() {
+                steps.push(Step::Discard { tile: index });
+                continue;
+            }
+            let (cell, rotation) = fits[pick.index(fits.len() as u32) as usize];
+            let placed = Placed {
+                cell,
+                tile,
+                rotation,
+            };
+            area.insert(cell, rules.placed_outlets(&placed));
+            steps.push(Step::Place {
+                tile: index,
+                cell,
+                rotation,
+            });
+        }
+        steps
+    }
+
+    /// What a placing turn leaves: the player's area by space and the tiles discarded,
+    /// whatever the order they were placed in.
+    fn outcome(
+        rules: &TriangleAuction,
+        state: &State,
+        seat: Seat,
+    ) -> (BTreeMap<Cell, Outlets>, Vec<u8>) {
+        let mut discarded = state.discarded.clone();
+        discarded.sort_unstable();
+        (rules.area_map(&state.players[seat].area), discarded)
+    }
+
+    /// Over random games, every placing turn of two tiles or more in every order
+    /// `place` accepts: one canonical text, which reads back to itself and applies to
+    /// the same area and discards as the order written; an order it refuses is still
+    /// refused.
+    #[test]
+    fn every_accepted_order_of_a_placing_turn_is_recorded_alike() {
+        let rules = rules();
+        let mut turns = 0;
+        let mut refused_orders = 0;
+        for (players, seed) in [(3, 1), (4, 2), (5, 3), (3, 4)] {
+            let mut chance = DrawStream::for_testing(seed);
+            let mut pick = DrawStream::for_testing(seed + 50);
+            let mut state = rules.setup(&names(players), &mut chance).expect("setup");
+            while !rules.is_over(&state) {
+                let waiting = rules.to_move(&state);
+                let seat = waiting[pick.index(waiting.len() as u32) as usize];
+                if state.phase == Phase::Placing && state.players[seat].won.len() >= 2 {
+                    let written = some_turn(&rules, &state, seat, &mut pick);
+                    let mut canonical: Option<(String, State)> = None;
+                    for order in permutations(&written) {
+                        let as_written = Move::Place(order.clone());
+                        let text = super::super::moves::canonical(&as_written);
+                        let Ok(after) =
+                            rules.play(&state, seat, &as_written, &mut DrawStream::for_testing(9))
+                        else {
+                            // An order `place` refuses stays refused (T12).
+                            let read = rules.parse_move(&state, seat, &text).expect("reads");
+                            let mut chance = DrawStream::for_testing(9);
+                            assert!(
+                                rules.apply(&state, seat, &read, &mut chance).is_err(),
+                                "{text}"
+                            );
+                            refused_orders += 1;
+                            continue;
+                        };
+                        let mv = rules.parse_move(&state, seat, &text).expect("reads");
+                        let recorded = rules.canonical_text(&mv);
+                        let again = rules
+                            .parse_move(&state, seat, &recorded)
+                            .expect("reads back");
+                        assert_eq!(rules.canonical_text(&again), recorded);
+                        let applied = rules
+                            .apply(&state, seat, &again, &mut DrawStream::for_testing(9))
+                            .unwrap_or_else(|e| panic!("{recorded} (from {text}): {e}"));
+                        assert_eq!(
+                            outcome(&rules, &applied, seat),
+                            outcome(&rules, &after, seat),
+                            "{text}"
+                        );
+                        match &canonical {
+                            None => canonical = Some((recorded, applied)),
+                            Some((first, first_state)) => {
+                                assert_eq!(&recorded, first, "{text}");
+                                assert_eq!(&applied, first_state, "{text}");
+                            }
+                        }
+                    }
+                    turns += 1;
+                }
+                let mv = rules.sample_move(&state, seat, &mut pick).expect("a move");
+                state = rules
+                    .apply(&state, seat, &mv, &mut chance)
+                    .expect("applies");
+            }
+        }
+        assert!(turns >= 10, "{turns} placing turns of two tiles or more");
+        assert!(
+            refused_orders > 0,
+            "some orders are refused where others are not"
+        );
+    }
+
+    /// A position of Ann's placing turn: tiles A to D on offer, the first two copies of
+    /// one design and the next two of another; she won them all.
+    fn placing(rules: &TriangleAuction) -> State {
+        let mut state = rules
+            .setup(&names(3), &mut DrawStream::for_testing(7))
+            .expect("setup");
+        state.phase = Phase::Placing;
+        // The tile set holds each design twice in a row: 0 and 1 alike, 20 and 21.
+        state.offer = [0, 1, 20, 21]
+            .into_iter()
+            .map(|tile| super::super::state::Offer { tile, bid: None })
+            .collect();
+        assert_eq!(rules.tiles[0], rules.tiles[1]);
+        assert_eq!(rules.tiles[20], rules.tiles[21]);
+        state.players[0].won = vec![0, 1, 2, 3];
+        state
+    }
+
+    #[test]
+    fn copies_of_one_design_are_recorded_by_where_they_go() {
+        let rules = rules();
+        let state = placing(&rules);
+        let mut pick = DrawStream::for_testing(3);
+        let turn = some_turn(&rules, &state, 0, &mut pick);
+        let swapped: Vec<Step> = turn
+            .iter()
+            .map(|step| {
+                // A for B, C for D and back: the same designs on the same spaces.
+                let other = step.tile() ^ 1;
+                match *step {
+                    Step::Place { cell, rotation, .. } => Step::Place {
+                        tile: other,
+                        cell,
+                        rotation,
+                    },
+                    Step::Discard { .. } => Step::Discard { tile: other },
+                }
+            })
+            .collect();
+        let text = |steps: &[Step]| {
+            let written = super::super::moves::canonical(&Move::Place(steps.to_vec()));
+            rules
+                .parse_move(&state, 0, &written)
+                .map(|mv| rules.canonical_text(&mv))
+                .expect("reads")
+        };
+        assert_ne!(
+            super::super::moves::canonical(&Move::Place(turn.clone())),
+            super::super::moves::canonical(&Move::Place(swapped.clone()))
+        );
+        assert_eq!(text(&turn), text(&swapped));
+    }
+
+    #[test]
+    fn a_placing_turn_names_each_tile_won_once() {
+        let rules = rules();
+        let mut state = placing(&rules);
+        state.players[0].won = vec![0, 2];
+        let error = rules
+            .parse_move(&state, 0, "place A at E5 r0; place C at E6 r0; discard B")
+            .expect_err("three steps for two tiles");
+        assert!(
+            error.problem.contains("3 steps and you hold 2 tiles")
+                && error.accepted.contains("(A, C)"),
+            "{error}"
+        );
+        let error = rules
+            .parse_move(&state, 0, "place A at E5 r0; discard A")
+            .expect_err("A twice");
+        assert!(error.problem.contains("named twice"), "{error}");
+        let error = rules
+            .parse_move(&state, 1, "place A at E5 r0")
+            .expect_err("Bob won nothing");
+        assert!(error.accepted.contains("you won no tile"), "{error}");
     }
 }
