@@ -1354,7 +1354,7 @@ fn two_orders_of_one_placing_turn_are_recorded_and_drawn_alike() {
     let orders = [text.as_str(), "place G at H10 r2; place E at F9 r2"];
     let mut records = Vec::new();
     for order in orders {
-        let table = crate::support::replay_recorded(
+        let table = crate::support::replay_recorded_in_format_2(
             "triangle-auction",
             &recorded.players,
             &recorded.seed,
