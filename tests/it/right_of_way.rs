@@ -665,12 +665,13 @@ fn the_move_language_is_forgiving() {
     // Rotation: FL (E,NE,W) turned two steps is NW,W,E (edges 2,3,5 -> 2,3,5).
     let mv = p.rules.parse_move(&p.s, 0, "place FL rot 2 at E9").unwrap();
     assert_eq!(p.rules.move_text(&mv), "place NW,W,SE at E9");
-    // Several actions on separate lines, synonyms, a purchase after the placement.
+    // Several actions on separate lines, synonyms, a purchase after the placement
+    // (recorded first, as it changes nothing: R31).
     let mv = p
         .rules
         .parse_move(&p.s, 0, "Build E W at A5\nPurchase E9 with Y")
         .unwrap();
-    assert_eq!(p.rules.move_text(&mv), "place E,W at A5; buy E9 with Y");
+    assert_eq!(p.rules.move_text(&mv), "buy E9 with Y; place E,W at A5");
     let reparsed = p
         .rules
         .parse_move(&p.s, 0, &p.rules.move_text(&mv))
@@ -1382,7 +1383,9 @@ fn a_default_purchase_keeps_the_tile_the_placement_needs() {
         .rules
         .parse_move(&p.s, 0, "place E,W at E9; buy E7")
         .unwrap();
-    assert_eq!(p.rules.move_text(&mv), "place E,W at E9; buy E7 with C");
+    // The same turn with the purchase written after: the same tiles go, so it is
+    // recorded as the purchase first (R31).
+    assert_eq!(p.rules.move_text(&mv), "buy E7 with C; place E,W at E9");
 }
 
 /// A game file made under revision 1 of the rules (no `revision` in its rules data) is
@@ -1397,4 +1400,106 @@ fn a_game_of_an_earlier_rules_revision_is_refused_with_a_way_forward() {
     };
     assert!(error.problem.contains("revision 1"), "{error}");
     assert!(error.accepted.contains("pbem that started it"), "{error}");
+}
+
+// ---- One move, one record (R31) ----
+
+/// The canonical text of `text` for `seat`, and the state it leaves.
+fn recorded_as(p: &Pos, seat: usize, text: &str) -> (String, State) {
+    let mv = p
+        .rules
+        .parse_move(&p.s, seat, text)
+        .unwrap_or_else(|e| panic!("{text}: {e}"));
+    let canonical = p.rules.move_text(&mv);
+    let again = p
+        .rules
+        .parse_move(&p.s, seat, &canonical)
+        .expect("reads back");
+    assert_eq!(p.rules.move_text(&again), canonical, "{text}");
+    let after = p
+        .rules
+        .apply(&p.s, seat, &again, &mut DrawStream::for_testing(5))
+        .unwrap_or_else(|e| panic!("{canonical} (from {text}): {e}"));
+    (canonical, after)
+}
+
+/// Spellings of one turn that differ only in the order of tiles given up together
+/// (a loss's discards, a stack's price) or of a purchase elsewhere and the placement
+/// have one canonical text: the draws are keyed on it.
+#[test]
+fn spellings_of_one_turn_have_one_canonical_text() {
+    // A loss of $2 the hand pays: the tiles named, in either order.
+    let mut p = Pos::new();
+    p.dollar(&[CENTRE]).only(&[CENTRE, "A5"]);
+    p.hand(0, &["I", "C", "V", "Y"]).hand(1, &["I"]);
+    let (first, after) = recorded_as(&p, 0, "place E,W at E9; discard C,V");
+    assert!(first.ends_with("discard C,V"), "{first}");
+    let (second, again) = recorded_as(&p, 0, "place E,W at E9; discard V,C");
+    assert_eq!(second, first);
+    assert!(again == after, "the same position");
+    // A stack of two bought: its price, in either order.
+    let mut p = Pos::new();
+    p.face_down(1, CENTRE, "I").face_down(1, CENTRE, "C");
+    p.hand(0, &["I", "C", "V", "Y", "X"]).hand(1, &["I"]);
+    let (first, after) = recorded_as(&p, 0, "buy E9 with X paying C,V; place E,W at E9");
+    let (second, again) = recorded_as(&p, 0, "buy E9 with X paying V,C; place E,W at E9");
+    assert_eq!(second, first);
+    assert!(again == after, "the same position");
+    // A purchase elsewhere, before or after a placement that draws nothing.
+    let mut p = Pos::new();
+    p.hand(0, &["I", "C", "Y", "X"]).hand(1, &["I"]);
+    let (first, after) = recorded_as(&p, 0, "buy E9 with C; place E,W at A5");
+    assert_eq!(first, "buy E9 with C; place E,W at A5");
+    let (second, again) = recorded_as(&p, 0, "place E,W at A5; buy E9 with C");
+    assert_eq!(second, first);
+    assert!(again == after, "the same position");
+    // After a placement that draws ($3 here): a purchase that names its tile moves
+    // first all the same; one left to the defaults, which choose among the tiles
+    // drawn, stays where it was written.
+    let mut p = Pos::new();
+    let (e, w, ne) = (
+        p.next_to(CENTRE, 0),
+        p.next_to(CENTRE, 3),
+        p.next_to(CENTRE, 1),
+    );
+    p.dollar(&[&ne]);
+    p.road(1, &e, &[3, 4]).road(0, &w, &[0, 1]);
+    p.hand(0, &["FL", "I", "C"]).hand(1, &["I"]);
+    let (named, _) = recorded_as(&p, 0, "place E,NE,W at E9; buy A5 with C");
+    assert_eq!(named, "buy A5 with C; place E,NE,W at E9");
+    let (default, _) = recorded_as(&p, 0, "place E,NE,W at E9; buy A5");
+    assert_eq!(default, "place E,NE,W at E9; buy A5");
+}
+
+/// A purchase written before or after the placement (R31), applied through `pbem
+/// apply` to the same position of two games with the same seed: one canonical text
+/// in both records, and so the same draws.
+#[test]
+fn a_purchase_before_or_after_the_placement_is_recorded_and_drawn_alike() {
+    let seed = "ab".repeat(32);
+    let tables = [crate::support::Table::new(), crate::support::Table::new()];
+    for table in &tables {
+        table.new_game(&seed);
+    }
+    let mover = crate::support::to_move(&tables[0].view());
+    let listed = tables[0].legal(&mover);
+    let turn = listed
+        .iter()
+        .find(|e| e["kind"] == "buy")
+        .and_then(|e| e["move"].as_str())
+        .expect("a purchase");
+    let (purchase, placement) = turn.split_once("; ").expect("a purchase and a placement");
+    let spellings = [turn.to_string(), format!("{placement}; {purchase}")];
+    let mut records = Vec::new();
+    for (table, spelling) in tables.iter().zip(&spellings) {
+        let (ok, error) = table.apply(&mover, spelling);
+        assert!(ok, "{spelling}: {error}");
+        records.push(table.last_record());
+        let (passed, report) = table.audit(false);
+        assert!(passed, "{report}");
+    }
+    assert_eq!(records[0]["move"], turn);
+    assert_eq!(records[1]["move"], records[0]["move"]);
+    assert!(!records[0]["draws"].as_array().expect("draws").is_empty());
+    assert_eq!(records[1]["draws"], records[0]["draws"]);
 }

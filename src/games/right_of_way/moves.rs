@@ -21,6 +21,9 @@ pub enum Move {
     Resign,
     /// A highway turn: exactly one placement, at most one purchase, optional discards,
     /// in the order given (a purchase before the placement can clear the way for it).
+    /// Resolved (`RightOfWay::resolve`), a purchase that may go either side of the
+    /// placement with the same result comes first, and tiles given up together are in
+    /// the defaults' order (R31).
     Turn(Vec<Action>),
 }
 

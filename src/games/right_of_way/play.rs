@@ -318,24 +318,33 @@ impl RightOfWay {
         mv: Move,
         every_loses: Option<bool>,
     ) -> Result<Move, RuleError> {
-        let (_, report) = self.play_knowing(state, seat, &mv, None, every_loses)?;
+        let (after, report) = self.play_knowing(state, seat, &mv, None, every_loses)?;
         let Move::Turn(actions) = mv else {
             return Ok(mv);
         };
         let named = discards_named(&actions).len();
+        // Tiles given up together go in the order the defaults take them (R31): which
+        // was named first changes nothing, so it must not change the text.
+        let mut discards = report.discards.clone();
+        discards.sort_by_key(|item| self.discard_rank(item));
         let mut out = Vec::new();
         let mut placed = false;
         for a in actions {
             match a {
                 Action::Discard(_) | Action::DefaultDiscard(_) => {}
-                Action::Buy { cell, .. } => {
+                Action::Buy { cell, tile, paying } => {
                     if placed && report.drew_before_buy {
-                        out.push(a);
+                        // Its defaults depend on the tiles drawn: left as written.
+                        out.push(Action::Buy {
+                            cell,
+                            tile,
+                            paying: paying.map(|p| self.in_default_order(p)),
+                        });
                     } else if let Some((tile, paying)) = &report.bought {
                         out.push(Action::Buy {
                             cell,
                             tile: Some(*tile),
-                            paying: Some(paying.clone()),
+                            paying: Some(self.in_default_order(paying.clone())),
                         });
                     }
                 }
@@ -343,14 +352,87 @@ impl RightOfWay {
                     placed = true;
                     out.push(a);
                     if report.discards.len() > named {
-                        out.push(Action::DefaultDiscard(report.discards.clone()));
-                    } else if !report.discards.is_empty() {
-                        out.push(Action::Discard(report.discards.clone()));
+                        out.push(Action::DefaultDiscard(discards.clone()));
+                    } else if !discards.is_empty() {
+                        out.push(Action::Discard(discards.clone()));
                     }
                 }
             }
         }
-        Ok(Move::Turn(out))
+        Ok(Move::Turn(
+            self.purchase_first(state, seat, &out, &after, every_loses)
+                .unwrap_or(out),
+        ))
+    }
+
+    /// Hand tiles in the order the defaults take them: fewest connections first, then
+    /// table order.
+    fn in_default_order(&self, mut tiles: Vec<u8>) -> Vec<u8> {
+        tiles.sort_by_key(|&k| self.hand_rank(k));
+        tiles
+    }
+
+    fn hand_rank(&self, kind: u8) -> (u32, u8) {
+        let connections = self
+            .kinds
+            .get(kind as usize)
+            .map_or(u32::MAX, |k| k.connections());
+        (connections, kind)
+    }
+
+    /// A tile given up for a loss, in the order the defaults take them (R15): hand
+    /// tiles, then face-down tiles by cell, then placed highways by cell.
+    fn discard_rank(&self, item: &DiscardItem) -> (u8, (u32, u16)) {
+        match *item {
+            DiscardItem::Hand(k) => {
+                let (connections, kind) = self.hand_rank(k);
+                (0, (connections, u16::from(kind)))
+            }
+            DiscardItem::Row(cell) => (1, (0, cell)),
+            DiscardItem::Placed(cell) => (2, (0, cell)),
+        }
+    }
+
+    /// The resolved turn `out` with its purchase moved before the placement, when it
+    /// is written after it and that order is accepted and leaves the same position
+    /// `after` (R31): a purchase elsewhere that names its tiles, after a placement
+    /// that leaves it the same hand to pay with. `None` when nothing moves.
+    fn purchase_first(
+        &self,
+        state: &State,
+        seat: Seat,
+        out: &[Action],
+        after: &State,
+        every_loses: Option<bool>,
+    ) -> Option<Vec<Action>> {
+        let place = out.iter().position(|a| matches!(a, Action::Place { .. }))?;
+        // Only a purchase whose tiles are all named: defaults choose from the hand as
+        // it is at the purchase, which the placement changes. A free city tile's price
+        // is nothing, named or not.
+        let buy = out.iter().position(|a| match a {
+            Action::Buy {
+                cell,
+                tile: Some(_),
+                paying,
+            } => {
+                paying.is_some()
+                    || state
+                        .cells
+                        .get(usize::from(*cell))
+                        .is_some_and(|c| c.row.is_empty())
+            }
+            _ => false,
+        })?;
+        if buy < place {
+            return None;
+        }
+        let mut first = out.to_vec();
+        let purchase = first.remove(buy);
+        first.insert(0, purchase);
+        let (moved, _) = self
+            .play_knowing(state, seat, &Move::Turn(first.clone()), None, every_loses)
+            .ok()?;
+        (moved == *after).then_some(first)
     }
 
     /// Applies a move to a copy of `before` and returns it. With `chance` absent (a
