@@ -1146,6 +1146,15 @@ pub fn open_with<E: From<EngineError>>(
     to_move: bool,
     find: impl FnOnce(&str) -> std::result::Result<&'static dyn GameDriver, E>,
 ) -> std::result::Result<Box<dyn OpenGame>, E> {
+    let (text, driver) = parsed(bytes, find)?;
+    Ok(driver.open(text, bytes, keyring, to_move)?)
+}
+
+/// The file read, and the driver of the game it names.
+fn parsed<'a, E: From<EngineError>>(
+    bytes: &'a [u8],
+    find: impl FnOnce(&str) -> std::result::Result<&'static dyn GameDriver, E>,
+) -> std::result::Result<(FileText<'a>, &'static dyn GameDriver), E> {
     let text = match FileText::parse(bytes) {
         Ok(text) => text,
         // Only a file that is no game file is looked at again, so a game's file is
@@ -1154,7 +1163,7 @@ pub fn open_with<E: From<EngineError>>(
         Err(_) => return Err(waiting_error(bytes).into()),
     };
     let driver = find(&text.genesis.game)?;
-    Ok(driver.open(text, bytes, keyring, to_move)?)
+    Ok((text, driver))
 }
 
 /// Opens a game file of any game `find` knows for an audit, which checks the chain
@@ -1167,12 +1176,7 @@ pub fn open_to_audit_with<E: From<EngineError>>(
     keyring: Option<&Keyring>,
     find: impl FnOnce(&str) -> std::result::Result<&'static dyn GameDriver, E>,
 ) -> std::result::Result<Box<dyn OpenGame>, E> {
-    let text = match FileText::parse(bytes) {
-        Ok(text) => text,
-        Err(error) if !is_invitation(bytes) => return Err(error.into()),
-        Err(_) => return Err(waiting_error(bytes).into()),
-    };
-    let driver = find(&text.genesis.game)?;
+    let (text, driver) = parsed(bytes, find)?;
     Ok(driver.open_to_audit(text, bytes, keyring)?)
 }
 

@@ -71,6 +71,21 @@ impl Version {
             .find(|version| version.draw_algorithm() == algorithm)
     }
 
+    /// The version of a game made from a genesis (or an invitation) with this
+    /// `draw_algorithm`: format 3, or format 2 for an invitation written before it.
+    ///
+    /// # Errors
+    /// A draw algorithm no new game is made in.
+    pub fn of_new_game(algorithm: &str) -> Result<Version> {
+        Version::of_draw_algorithm(algorithm)
+            .filter(|version| version.seals())
+            .ok_or_else(|| {
+                EngineError::Malformed(format!(
+                    "draw_algorithm {algorithm:?} is not one a new game is made in ({DRAW_ALGORITHM:?} or {DRAW_ALGORITHM_V2:?})"
+                ))
+            })
+    }
+
     /// The `draw_algorithm` that goes with the format.
     pub fn draw_algorithm(self) -> &'static str {
         match self {

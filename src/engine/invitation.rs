@@ -81,14 +81,7 @@ fn invitation_hash(genesis: &Genesis) -> Result<Hash> {
     };
     // The body of the game the invitation becomes, in that game's format: format 2
     // for invitations written before format 3, whose draw algorithm says so.
-    let version = Version::of_draw_algorithm(&genesis.draw_algorithm)
-        .filter(|version| version.seals())
-        .ok_or_else(|| {
-            EngineError::Malformed(format!(
-                "the invitation's draw_algorithm {:?} is not one a game the players join has",
-                genesis.draw_algorithm
-            ))
-        })?;
+    let version = Version::of_new_game(&genesis.draw_algorithm)?;
     let body = hashes::genesis_body(
         version,
         genesis,

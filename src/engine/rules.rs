@@ -505,6 +505,24 @@ pub trait Rules: Sized {
         false
     }
 
+    /// The move as its record will hold it, for a move being made now (never for one
+    /// read back from a record): one meaning, one text, so that no spelling of a move
+    /// draws otherwise (docs/FAIRNESS.md, "Canonical moves"). A game whose texts of
+    /// one move differ in what the state keeps (the order tiles were placed in) picks
+    /// one here rather than in `parse_move`, so that records written before the pick
+    /// replay as they were played. The default: the move as parsed.
+    ///
+    /// # Errors
+    /// A move the record cannot hold, saying what would do.
+    fn as_recorded(
+        &self,
+        _state: &Self::State,
+        _seat: Seat,
+        mv: Self::Move,
+    ) -> Result<Self::Move, RuleError> {
+        Ok(mv)
+    }
+
     /// Which round of simultaneous moves a move made in `state` belongs to (format 3,
     /// docs/FAIRNESS.md "Rounds"): the moves of one round draw on all of them in seat
     /// order. The default reads it from who is to move, each seat once a round; a game

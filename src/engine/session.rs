@@ -101,6 +101,21 @@ impl Chance for PreviewChance {
 
 pub type Result<T, E = EngineError> = std::result::Result<T, E>;
 
+/// Refuses `text` (what `what` names) longer than `most` bytes, saying what would do.
+fn within(what: &str, text: &str, most: usize, accepted: &str) -> Result<()> {
+    if text.len() <= most {
+        return Ok(());
+    }
+    Err(RuleError::new(
+        format!(
+            "{what} is {} bytes long; at most {most} are taken",
+            text.len()
+        ),
+        accepted,
+    )
+    .into())
+}
+
 /// The most a player's move may hold as sent: a turn is a few lines of text.
 pub const MAX_MOVE_BYTES: usize = 16 * 1024;
 
@@ -283,14 +298,7 @@ impl<R: Rules> Game<R> {
     fn found(rules: R, mut genesis: Genesis, seed: &Seed, keyring: &Keyring) -> Result<Game<R>> {
         // Format 3 for every new game; an invitation made before it becomes the
         // format-2 game its draw algorithm promised.
-        let version = Version::of_draw_algorithm(&genesis.draw_algorithm)
-            .filter(|version| version.seals())
-            .ok_or_else(|| {
-                EngineError::Malformed(format!(
-                    "draw_algorithm {:?} is not one a new game is made in",
-                    genesis.draw_algorithm
-                ))
-            })?;
+        let version = Version::of_new_game(&genesis.draw_algorithm)?;
         let key = keyring.signing_key()?;
         let referee_key = key.verifying_key().to_bytes();
         let commitment = hex_field("seed_commitment", &genesis.seed_commitment)?;
@@ -870,31 +878,19 @@ impl<R: Rules> Game<R> {
             });
         }
         let (confirmed, move_text) = strip_confirm(move_text);
-        if move_text.len() > MAX_MOVE_BYTES {
-            return Err(RuleError::new(
-                format!(
-                    "the move is {} bytes long; a turn is at most {MAX_MOVE_BYTES}",
-                    move_text.len()
-                ),
-                "send the move alone, as the turn notice's example shows",
-            )
-            .into());
-        }
-        let mv = self.rules.parse_move(&state, seat, move_text)?;
+        within("the move", move_text, MAX_MOVE_BYTES, "send the move alone")?;
+        let parsed = self.rules.parse_move(&state, seat, move_text)?;
+        let mv = self.rules.as_recorded(&state, seat, parsed)?;
         // The record holds the move as the rules understood it, never its spelling: so
         // the draws it keys cannot be steered by writing the same move another way, and
         // nothing the player's mail client left around the move reaches the log.
         let understood = self.rules.canonical_text(&mv);
-        if understood.len() > MAX_RECORDED_MOVE_BYTES {
-            return Err(RuleError::new(
-                format!(
-                    "the move as understood is {} bytes long; a recorded move is at most {MAX_RECORDED_MOVE_BYTES}",
-                    understood.len()
-                ),
-                "a shorter move: each thing said once",
-            )
-            .into());
-        }
+        within(
+            "the move as understood",
+            &understood,
+            MAX_RECORDED_MOVE_BYTES,
+            "a shorter move, each thing said once",
+        )?;
         let canonical = self.rules.parse_move(&state, seat, &understood)?;
         if self.rules.canonical_text(&canonical) != understood {
             return Err(EngineError::Malformed(format!(
@@ -971,7 +967,9 @@ impl<R: Rules> Game<R> {
             turn,
         };
         let mut chance = RecordingChance::new(draws, key);
-        let next = self.rules.apply(&state, seat, &mv, &mut chance)?;
+        // The move the record's text reads as, so that a replay applies exactly what
+        // was applied now.
+        let next = self.rules.apply(&state, seat, &canonical, &mut chance)?;
         let public = self.rules.public_state(&next);
         if R::HAS_HIDDEN_STATE && !self.answers_alike(&next, &public) {
             return Err(EngineError::Malformed(format!(

@@ -4,7 +4,7 @@
 //! implementation from the specification, which the tests below also run: on the same
 //! vectors, and as a checker of a whole revealed game file pbem wrote.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
@@ -285,14 +285,7 @@ fn golden_vectors_hold() {
     );
 }
 
-fn reference(args: &[&str]) -> Output {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reference/pbem_draw.py");
-    Command::new("python3")
-        .arg(script)
-        .args(args)
-        .output()
-        .expect("python3 runs (CI installs it)")
-}
+use super::support::reference;
 
 fn lines_of(output: &Output) -> Vec<String> {
     assert!(

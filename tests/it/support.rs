@@ -611,10 +611,7 @@ pub fn replay_recorded_in_format_2(
         .create(request, &keyring)
         .expect("created");
     std::fs::write(table.file(), &bytes).expect("write");
-    for (player, text) in moves {
-        let (ok, error) = table.apply(player, text);
-        assert!(ok, "{player} `{text}`: {error}");
-    }
+    table.apply_all(moves);
     table
 }
 
@@ -629,14 +626,43 @@ pub fn replay_recorded(
     let table = Table::new();
     let names: Vec<&str> = players.iter().map(String::as_str).collect();
     table.start(game, &names, seed);
-    for (player, text) in moves {
-        let (ok, error) = table.apply(player, text);
-        assert!(ok, "{player} `{text}`: {error}");
-    }
+    table.apply_all(moves);
     table
 }
 
+/// Runs docs/reference/pbem_draw.py, the independent implementation of
+/// docs/FAIRNESS.md, with `args`.
+pub fn reference(args: &[&str]) -> std::process::Output {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reference/pbem_draw.py");
+    Process::new("python3")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("python3 runs (CI installs it)")
+}
+
 impl Table {
+    /// Applies each (player, move) in order, each of which must be taken.
+    pub fn apply_all(&self, moves: &[(String, String)]) {
+        for (player, text) in moves {
+            let (ok, error) = self.apply(player, text);
+            assert!(ok, "{player} `{text}`: {error}");
+        }
+    }
+
+    /// The first Right of Way placement `player` may make that draws (a gain).
+    pub fn drawing_move(&self, player: &str) -> String {
+        self.legal(player)
+            .iter()
+            .find(|e| {
+                e["kind"] == "place"
+                    && e["profit"].as_i64().unwrap_or(0) > e["cost"].as_i64().unwrap_or(0)
+            })
+            .and_then(|e| e["move"].as_str())
+            .expect("a placement that draws")
+            .to_string()
+    }
+
     /// `pbem show --as NAME`: the board a player is mailed, checked to keep within 78
     /// columns without trailing spaces.
     pub fn board_as(&self, name: &str) -> String {

@@ -54,26 +54,12 @@ fn undo_at_once(table: &Table, player: &str) {
     );
 }
 
-/// The first placement `player` may make that draws (a gain).
-fn drawing_move(table: &Table, player: &str) -> String {
-    table
-        .legal(player)
-        .iter()
-        .find(|e| {
-            e["kind"] == "place"
-                && e["profit"].as_i64().unwrap_or(0) > e["cost"].as_i64().unwrap_or(0)
-        })
-        .and_then(|e| e["move"].as_str())
-        .expect("a placement that draws")
-        .to_string()
-}
-
 #[test]
 fn a_move_draws_the_same_however_many_moves_were_taken_back_before_it() {
     let start = Table::new();
     start.new_game(SEED);
     let first = to_move(&start.view());
-    let drawing = drawing_move(&start, &first);
+    let drawing = start.drawing_move(&first);
     let quiet = quiet_move(&start.legal(&first));
 
     let mut drawn = Vec::new();
@@ -629,11 +615,7 @@ fn the_golden_vectors_of_the_specification_hold() {
         computed.join("\n")
     );
     // The reference implementation, written from the document alone, computes them too.
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reference/pbem_draw.py");
-    let output = std::process::Command::new("python3")
-        .args([script, "doc-vectors"])
-        .output()
-        .expect("python3 runs");
+    let output = super::support::reference(&["doc-vectors"]);
     assert!(
         output.status.success(),
         "{}",
@@ -658,13 +640,8 @@ fn files_of_format_2_are_still_read_checked_and_played_on() {
     let (passed, report) = finished.audit(true);
     assert!(passed, "{report}");
     assert!(report.contains("every draw is re-derived"), "{report}");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reference/pbem_draw.py");
-    let output = std::process::Command::new("python3")
-        .arg(script)
-        .arg("check")
-        .arg(finished.file())
-        .output()
-        .expect("python3 runs");
+    let path = finished.file();
+    let output = super::support::reference(&["check", path.to_str().expect("a path")]);
     assert!(
         output.status.success(),
         "{}",
@@ -704,6 +681,52 @@ fn files_of_format_2_are_still_read_checked_and_played_on() {
         .expect("records")
         .iter()
         .all(|r| r.get("round").is_none()));
+    let (passed, report) = table.audit(false);
+    assert!(passed, "{report}");
+}
+
+/// A placing turn recorded before placing turns had one order (written by the pbem of
+/// format 2 in the order the player gave, which the area keeps) replays as it was
+/// played: the record's text is applied as written, and only a move made now is put in
+/// the one order.
+#[test]
+fn a_placing_turn_recorded_in_another_order_still_replays() {
+    #[derive(serde::Deserialize)]
+    struct Recorded {
+        seed: String,
+        moves: Vec<(String, String)>,
+    }
+    let root = env!("CARGO_MANIFEST_DIR");
+    let recorded: Recorded = serde_json::from_str(
+        &std::fs::read_to_string(format!(
+            "{root}/tests/fixtures/triangle-auction/ending-1.json"
+        ))
+        .expect("the recorded game"),
+    )
+    .expect("JSON");
+    let table = Table::new();
+    table.test_key();
+    std::fs::copy(
+        format!("{root}/tests/fixtures/format2/triangle-auction-placed-in-another-order.json"),
+        table.file(),
+    )
+    .expect("copy");
+    let seeds = table.home().join("seeds");
+    std::fs::create_dir_all(&seeds).expect("seeds");
+    std::fs::write(
+        seeds.join("ta-932dd761.seed"),
+        format!("{}\n", recorded.seed),
+    )
+    .expect("seed");
+    let before: Value =
+        serde_json::from_slice(&std::fs::read(table.file()).expect("file")).expect("JSON");
+    assert_eq!(
+        before["records"][73]["move"],
+        "place G at H10 r2; place E at F9 r2"
+    );
+    let (passed, report) = table.audit(false);
+    assert!(passed, "{report}");
+    table.apply_all(&recorded.moves[76..80]);
     let (passed, report) = table.audit(false);
     assert!(passed, "{report}");
 }

@@ -15,19 +15,6 @@ impl Table {
         super::support::quiet_move(&self.legal(player))
     }
 
-    /// The first move `player` may make that draws (a gain).
-    fn drawing_move(&self, player: &str) -> String {
-        self.legal(player)
-            .iter()
-            .find(|e| {
-                e["kind"] == "place"
-                    && e["profit"].as_i64().unwrap_or(0) > e["cost"].as_i64().unwrap_or(0)
-            })
-            .and_then(|e| e["move"].as_str())
-            .expect("a placement that draws")
-            .to_string()
-    }
-
     fn undo(&self, player: &str, answer: Option<&str>) -> (bool, String) {
         let mut command = self.pbem();
         command

@@ -217,9 +217,9 @@ impl Rules for TriangleAuction {
             Phase::Bidding { .. } => {
                 moves::parse_bid(text, state.offer.len()).map_err(with_example)
             }
-            Phase::Placing => moves::parse_place(text, state.offer.len(), self.side)
-                .and_then(|mv| self.as_recorded(state, seat, mv))
-                .map_err(with_example),
+            Phase::Placing => {
+                moves::parse_place(text, state.offer.len(), self.side).map_err(with_example)
+            }
             Phase::Over => Err(RuleError::new("the game is over", "no more moves")),
         }
     }
@@ -291,6 +291,15 @@ impl Rules for TriangleAuction {
 
     fn is_sealed(&self, state: &State, _seat: Seat) -> bool {
         state.phase == Phase::Cards
+    }
+
+    fn as_recorded(&self, state: &State, seat: Seat, mv: Move) -> Result<Move, RuleError> {
+        // A placing turn in one order (T18): the order is the area's, which the state
+        // keeps, so a record written before T18 replays in the order it was written.
+        match (&state.phase, mv) {
+            (Phase::Placing, mv @ Move::Place(_)) => self.placing_as_recorded(state, seat, mv),
+            (_, mv) => Ok(mv),
+        }
     }
 
     fn round_label(&self, state: &State) -> RoundLabel {

@@ -7,7 +7,7 @@
 //! - `place A at C5 r1; place D at C4 r0; discard F` (also `place A C5 1`,
 //!   `A at C5 rotation 1`; a missing rotation is r0): tiles won, each named once,
 //!   placed in order; the record keeps them in one order (T18,
-//!   `TriangleAuction::as_recorded`).
+//!   `Rules::as_recorded`).
 
 use crate::engine::rules::RuleError;
 use crate::grid::triangle::Cell;

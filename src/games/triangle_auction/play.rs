@@ -241,7 +241,7 @@ impl TriangleAuction {
     ///
     /// # Errors
     /// More steps than tiles left to place.
-    pub(crate) fn as_recorded(
+    pub(crate) fn placing_as_recorded(
         &self,
         state: &State,
         seat: Seat,
