@@ -1048,7 +1048,9 @@ impl<R: Rules> Game<R> {
             });
         }
         let (confirmed, move_text) = strip_confirm(move_text);
-        let mv = self.rules.parse_move(state, seat, move_text)?;
+        let parsed = self.rules.parse_move(state, seat, move_text)?;
+        // Echoed as the record would hold it.
+        let mv = self.rules.as_recorded(state, seat, parsed)?;
         let understood = self.rules.canonical_text(&mv);
         let confirm = if confirmed {
             None
