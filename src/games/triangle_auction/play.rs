@@ -1191,7 +1191,7 @@ mod tests {
                             refused_orders += 1;
                             continue;
                         };
-                        let mv = rules.parse_move(&state, seat, &text).expect("reads");
+                        let mv = made(&rules, &state, seat, &text).expect("reads");
                         let recorded = rules.canonical_text(&mv);
                         let again = rules
                             .parse_move(&state, seat, &recorded)
@@ -1269,8 +1269,7 @@ mod tests {
             .collect();
         let text = |steps: &[Step]| {
             let written = super::super::moves::canonical(&Move::Place(steps.to_vec()));
-            rules
-                .parse_move(&state, 0, &written)
+            made(&rules, &state, 0, &written)
                 .map(|mv| rules.canonical_text(&mv))
                 .expect("reads")
         };
@@ -1281,26 +1280,38 @@ mod tests {
         assert_eq!(text(&turn), text(&swapped));
     }
 
+    /// A move as the engine makes it now: read, then put in its recorded form.
+    fn made(
+        rules: &TriangleAuction,
+        state: &State,
+        seat: Seat,
+        text: &str,
+    ) -> Result<Move, RuleError> {
+        rules
+            .parse_move(state, seat, text)
+            .and_then(|mv| rules.as_recorded(state, seat, mv))
+    }
+
     #[test]
     fn a_placing_turn_names_each_tile_won_once() {
         let rules = rules();
         let mut state = placing(&rules);
         state.players[0].won = vec![0, 2];
-        let error = rules
-            .parse_move(&state, 0, "place A at E5 r0; place C at E6 r0; discard B")
-            .expect_err("three steps for two tiles");
+        let error = made(
+            &rules,
+            &state,
+            0,
+            "place A at E5 r0; place C at E6 r0; discard B",
+        )
+        .expect_err("three steps for two tiles");
         assert!(
             error.problem.contains("3 steps and you hold 2 tiles")
                 && error.accepted.contains("(A, C)"),
             "{error}"
         );
-        let error = rules
-            .parse_move(&state, 0, "place A at E5 r0; discard A")
-            .expect_err("A twice");
+        let error = made(&rules, &state, 0, "place A at E5 r0; discard A").expect_err("A twice");
         assert!(error.problem.contains("named twice"), "{error}");
-        let error = rules
-            .parse_move(&state, 1, "place A at E5 r0")
-            .expect_err("Bob won nothing");
+        let error = made(&rules, &state, 1, "place A at E5 r0").expect_err("Bob won nothing");
         assert!(error.accepted.contains("you won no tile"), "{error}");
     }
 }
