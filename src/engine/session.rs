@@ -465,10 +465,12 @@ impl<R: Rules> Game<R> {
         }
     }
 
-    /// The check made before every move on the full path, and before a reveal: every
-    /// record's hash matches its contents and links to the one before, every signature
-    /// holds (genesis and each record; checked in one batch, as the audit does),
-    /// and the cached state is the one the head names.
+    /// The check made before any command but the audit answers from a file (and so
+    /// before every move on the full path, and before a reveal): a joined game's
+    /// genesis holds its players' words and names its invitation, every record's hash
+    /// matches its contents and links to the one before, every signature holds
+    /// (genesis and each record; checked in one batch, as the audit does), and the
+    /// cached state is the one the head names.
     ///
     /// # Errors
     /// The first thing that does not hold, naming the record.
@@ -476,6 +478,9 @@ impl<R: Rules> Game<R> {
         let key = self.referee_key()?;
         let body = self.genesis_body()?;
         let genesis = &self.file.genesis;
+        // What the audit checks of a joined game's genesis, so that no command reads
+        // or extends a file the audit refuses.
+        super::invitation::check_joined(genesis)?;
         let genesis_state = hex_field("genesis state_hash", &genesis.state_hash)?;
         let genesis_hash = hashes::genesis(&body, &genesis.draws, &genesis_state)
             .ok_or_else(|| EngineError::Malformed("a genesis draw is malformed".into()))?;
