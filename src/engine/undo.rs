@@ -182,14 +182,19 @@ impl Ledger {
         Ok(())
     }
 
-    /// The moves standing of the round begun by record `round`: the tail of the list.
-    fn round_members(&self, round: u64) -> impl Iterator<Item = &Standing> {
-        let first = self
-            .standing
-            .iter()
-            .rposition(|m| m.round != Some(round))
-            .map_or(0, |at| at + 1);
-        self.standing[first..].iter()
+    /// Where the round of the last move standing begins in the list (the moves of a
+    /// round are its tail); the last move itself when it belongs to no round.
+    fn round_start(&self) -> usize {
+        match self.standing.last() {
+            Some(Standing {
+                round: Some(round), ..
+            }) => self
+                .standing
+                .iter()
+                .rposition(|m| m.round != Some(*round))
+                .map_or(0, |at| at + 1),
+            _ => self.standing.len().saturating_sub(1),
+        }
     }
 
     /// The last move standing: (turn, seat, the round it belongs to).
@@ -201,7 +206,10 @@ impl Ledger {
     /// belongs to no round).
     pub fn round_seats(&self) -> Vec<Seat> {
         match self.standing.last().and_then(|m| m.round) {
-            Some(round) => self.round_members(round).map(|m| m.seat).collect(),
+            Some(_) => self.standing[self.round_start()..]
+                .iter()
+                .map(|m| m.seat)
+                .collect(),
             None => Vec::new(),
         }
     }
@@ -209,20 +217,7 @@ impl Ledger {
     /// What keys the draws of the last move standing, format 3: the move before its
     /// round, and the round's moves (itself alone when it belongs to no round).
     pub fn round_inputs(&self) -> RoundInputs {
-        let Some(last) = self.standing.last() else {
-            return RoundInputs {
-                anchor: None,
-                moves: Vec::new(),
-            };
-        };
-        let first = match last.round {
-            Some(round) => self
-                .standing
-                .iter()
-                .rposition(|m| m.round != Some(round))
-                .map_or(0, |at| at + 1),
-            None => self.standing.len() - 1,
-        };
+        let first = self.round_start();
         RoundInputs {
             anchor: first.checked_sub(1).map(|at| self.standing[at].turn),
             moves: self.standing[first..]
@@ -447,6 +442,57 @@ impl Ledger {
 mod tests {
     use super::*;
     use crate::engine::file::Draw;
+
+    #[test]
+    fn a_round_continues_only_the_round_of_the_last_move_standing_and_keys_on_it() {
+        let moved = |turn: u64, round: Option<u64>| Record {
+            round,
+            ..record(turn, None, false)
+        };
+        let mut ledger = Ledger::new(3);
+        ledger.step(1, 0, &moved(1, None)).expect("alone");
+        ledger
+            .step(2, 1, &moved(2, Some(2)))
+            .expect("begins a round");
+        ledger.step(3, 2, &moved(3, Some(2))).expect("continues it");
+        assert_eq!(
+            ledger.round_inputs(),
+            RoundInputs {
+                anchor: Some(1),
+                moves: vec![(2, 1), (3, 2)],
+            }
+        );
+        assert_eq!(ledger.round_seats(), [1, 2]);
+        // A round the last move standing is not part of is refused.
+        let mut other = ledger.clone();
+        assert!(other.step(4, 0, &moved(4, Some(1))).is_err());
+        // Taken back, the round's last move leaves the round as it stood before it.
+        ledger
+            .step(
+                4,
+                2,
+                &record(
+                    4,
+                    Some(UndoRecord {
+                        step: UndoStep::Undo,
+                        turn: 3,
+                    }),
+                    false,
+                ),
+            )
+            .expect("taken back at once");
+        assert_eq!(
+            ledger.round_inputs(),
+            RoundInputs {
+                anchor: Some(1),
+                moves: vec![(2, 1)],
+            }
+        );
+        ledger
+            .step(5, 2, &moved(5, Some(2)))
+            .expect("made again in the round");
+        assert_eq!(ledger.round_inputs().moves, [(2, 1), (5, 2)]);
+    }
 
     fn record(turn: u64, undo: Option<UndoRecord>, drew: bool) -> Record {
         Record {
