@@ -642,6 +642,26 @@ pub fn reference(args: &[&str]) -> std::process::Output {
 }
 
 impl Table {
+    /// Runs `pbem COMMAND FILE ARGS...` (`args[0]` the command): whether it succeeded,
+    /// and what it printed, standard output then standard error.
+    pub fn run(&self, args: &[&str]) -> (bool, String) {
+        let output = self
+            .pbem()
+            .arg(args[0])
+            .arg(self.file())
+            .args(&args[1..])
+            .output()
+            .expect("runs");
+        (
+            output.status.success(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            ),
+        )
+    }
+
     /// Applies each (player, move) in order, each of which must be taken.
     pub fn apply_all(&self, moves: &[(String, String)]) {
         for (player, text) in moves {

@@ -40,18 +40,8 @@ fn records(table: &Table) -> Vec<Value> {
 }
 
 fn undo_at_once(table: &Table, player: &str) {
-    let output = table
-        .pbem()
-        .arg("undo")
-        .arg(table.file())
-        .args(["--player", player])
-        .output()
-        .expect("runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let (ok, output) = table.run(&["undo", "--player", player]);
+    assert!(ok, "{output}");
 }
 
 #[test]
@@ -205,21 +195,6 @@ fn a_seed_reused_in_another_keyring_shares_no_id_and_no_sealed_box() {
     assert_ne!(sealed(one)["commit"], sealed(two)["commit"]);
 }
 
-/// Runs `pbem ARGS FILE` and says whether it succeeded, with what it printed.
-fn run(table: &Table, args: &[&str]) -> (bool, String) {
-    let mut command = table.pbem();
-    command.arg(args[0]).arg(table.file()).args(&args[1..]);
-    let output = command.output().expect("runs");
-    (
-        output.status.success(),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ),
-    )
-}
-
 /// Every command that reads a game file refuses `changed` (the file's text with one
 /// change), saying `says`, and leaves it byte for byte as it was.
 fn every_command_refuses(table: &Table, changed: &str, says: &str) {
@@ -236,7 +211,7 @@ fn every_command_refuses(table: &Table, changed: &str, says: &str) {
         &["reveal", "--force"],
     ];
     for args in commands {
-        let (ok, output) = run(table, args);
+        let (ok, output) = table.run(args);
         assert!(!ok, "pbem {args:?} accepted it: {output}");
         assert!(
             output.to_lowercase().contains(&says.to_lowercase()),
@@ -323,7 +298,7 @@ fn hex_is_read_one_way_by_every_command() {
             &["audit"],
             &["apply", "--player", "Ann", "--move", "pass"],
         ] {
-            let (ok, output) = run(&table, args);
+            let (ok, output) = table.run(args);
             assert!(!ok, "pbem {args:?} accepted {upper}: {output}");
             assert_eq!(
                 std::fs::read_to_string(table.file()).expect("file"),
@@ -346,7 +321,7 @@ fn a_forged_cached_state_is_never_shown() {
     );
     every_command_refuses(&table, &changed, "stored state is not the");
     std::fs::write(table.file(), &text).expect("write");
-    let (ok, output) = run(&table, &["show"]);
+    let (ok, output) = table.run(&["show"]);
     assert!(ok, "{output}");
 }
 

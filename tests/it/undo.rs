@@ -16,23 +16,9 @@ impl Table {
     }
 
     fn undo(&self, player: &str, answer: Option<&str>) -> (bool, String) {
-        let mut command = self.pbem();
-        command
-            .arg("undo")
-            .arg(self.file())
-            .args(["--player", player]);
-        if let Some(answer) = answer {
-            command.arg(answer);
-        }
-        let output = command.output().expect("runs");
-        (
-            output.status.success(),
-            format!(
-                "{}{}",
-                String::from_utf8_lossy(&output.stdout),
-                String::from_utf8_lossy(&output.stderr)
-            ),
-        )
+        let mut args = vec!["undo", "--player", player];
+        args.extend(answer);
+        self.run(&args)
     }
 
     fn file_json(&self) -> Value {
