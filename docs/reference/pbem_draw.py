@@ -178,15 +178,7 @@ def turn_draws(seed, game_id, turn, anchor, player, move_text, asked, key=None):
     `key` overrides the pbem-draw/1 key from anchor, player and move text."""
     if key is None:
         key = draw_key(seed, game_id, turn, anchor, player, move_text)
-    words = chacha20_words(key)
-    out = []
-    for j, (n, hidden) in enumerate(asked):
-        pick = index(words, n)
-        if hidden:
-            out.append({"of": n, "commit": hidden_commit(salt(seed, game_id, turn, j), n, pick).hex()})
-        else:
-            out.append({"of": n, "pick": pick})
-    return out
+    return scoped_draws(seed, ("id", game_id), turn, key, asked)
 
 
 def draws_fields(draws):
@@ -679,7 +671,11 @@ def scoped_draws(seed, scope, turn, key, asked):
             out.append({"of": n, "commit": hidden_commit(scoped_salt(seed, scope, turn, j), n, pick).hex()})
         else:
             out.append({"of": n, "pick": pick})
-    return json.dumps(out, separators=(",", ":"), ensure_ascii=False)
+    return out
+
+
+def draws_json(draws):
+    return json.dumps(draws, separators=(",", ":"), ensure_ascii=False)
 
 
 def doc_vectors():
@@ -716,13 +712,13 @@ def doc_vectors():
         out.append("v1 salt G t %d j %d: %s commit of pick %d of %d: %s"
                    % (t, j, sj.hex(), pick, n, hidden_commit(sj, n, pick).hex()))
     out.append('v1 turn draws G turn 4 key (G, 4, A, Bob, "pass"): '
-               + scoped_draws(seed, by_id, 4, draw_key(seed, game, 4, anchor, "Bob", "pass"), mixed_1))
+               + draws_json(scoped_draws(seed, by_id, 4, draw_key(seed, game, 4, anchor, "Bob", "pass"), mixed_1)))
     moves = [("Ann", "bid 3"), ("Bob", "pass"), ("Cy", "bid 5 \u2660")]
     for k in (0, 1, 3):
         out.append("v2 key G turn 7 A k %d: %s" % (k, draw_key_v2(seed, game, 7, anchor, moves[:k]).hex()))
     key9 = draw_key_v2(seed, game, 9, anchor, [("Ann", "choose 2"), ("Bob", "choose 1")])
     out.append('v2 turn draws G turn 9 key (G, 9, A, Ann "choose 2", Bob "choose 1"): '
-               + scoped_draws(seed, by_id, 9, key9, mixed_2))
+               + draws_json(scoped_draws(seed, by_id, 9, key9, mixed_2)))
     texts = ((5, "bid 3"), (6, "0123456789abcdef" * 4), (2**40, "bid 3 \u2660 f\u00fcr Zo\u00eb"))
 
     def seals(scope, name):
@@ -739,7 +735,7 @@ def doc_vectors():
     out.append('v3 key B A Ann "card 2" Bob "card 1" Cat "card 5": '
                + draw_key_v3(seed, body, anchor, cards).hex())
     out.append('v3 turn draws B turn 4 key (B, A, Ann "place E,W at E5"): '
-               + scoped_draws(seed, by_body, 4, one, mixed_2))
+               + draws_json(scoped_draws(seed, by_body, 4, one, mixed_2)))
     for t, j, n, pick in salts:
         sj = scoped_salt(seed, by_body, t, j)
         out.append("v3 salt B t %d j %d: %s commit of pick %d of %d: %s"
