@@ -147,14 +147,9 @@ fn tampering_is_caught_and_named() {
     assert!(!ok, "a rewritten move must fail the audit");
     assert!(report.contains("turn 2"), "{report}");
     let tampered = bytes(&table.file());
-    let shown = table
-        .pbem()
-        .arg("show")
-        .arg(table.file())
-        .output()
-        .expect("runs");
-    assert!(!shown.status.success(), "a tampered file is not shown");
-    assert!(String::from_utf8_lossy(&shown.stderr).contains("altered"));
+    let (shown, output) = table.run(&["show"]);
+    assert!(!shown, "a tampered file is not shown");
+    assert!(output.contains("altered"), "{output}");
     let (ok, stderr) = table.apply(&mover, "place E,W at E5");
     assert!(!ok);
     assert!(stderr.contains("altered"), "{stderr}");

@@ -1716,14 +1716,11 @@ fn spellings_of_one_preference_are_recorded_and_drawn_alike() {
         format!("{activation} prefer oasis"),
         format!("{activation} prefer Oasis, oasis; oasis"),
     ];
-    let mut records = Vec::new();
-    for (table, spelling) in tables.iter().zip(&spellings) {
-        let (ok, error) = table.apply(&mover, spelling);
-        assert!(ok, "{spelling}: {error}");
-        records.push(table.last_record());
-        let (passed, report) = table.audit(false);
-        assert!(passed, "{report}");
-    }
+    let records: Vec<_> = tables
+        .iter()
+        .zip(&spellings)
+        .map(|(table, spelling)| table.apply_audited(&mover, spelling))
+        .collect();
     assert_eq!(records[0]["move"], records[1]["move"]);
     assert!(
         records[0]["move"]

@@ -148,30 +148,34 @@ fn v2_vectors(seed: &Seed, anchor: &[u8; 32]) -> Vec<String> {
 /// words are skipped; for n = 3 * 2^30, a quarter. The key is the first of
 /// H("pbem/test/skip", u32(i)) whose first word is skipped.
 fn skip_vectors() -> Vec<String> {
-    let skip_key = |i: u32| Fields::hash("pbem/test/skip").u32(i).finish();
-    let half = (1u32 << 31) + 1;
-    let i = (0..)
-        .find(|&i| DrawStream::new(skip_key(i)).next_word() >= half)
-        .expect("a key");
-    let picks = |n: u32| {
-        let mut stream = DrawStream::new(skip_key(i));
-        let mut taken = 0;
-        let picks: Vec<u32> = (0..8)
-            .map(|_| {
-                index_from_stream(n, || {
-                    taken += 1;
-                    stream.next_word()
-                })
-            })
-            .collect();
-        (picks, taken)
-    };
-    let (half_picks, half_taken) = picks(half);
-    let (quarter_picks, quarter_taken) = picks(3 << 30);
+    let (i, half_picks, half_taken) = skip_picks((1 << 31) + 1);
+    let (_, quarter_picks, quarter_taken) = skip_picks(3 << 30);
     vec![
         format!("key {i} picks {half_picks:?} words {half_taken}"),
         format!("picks {quarter_picks:?} words {quarter_taken}"),
     ]
+}
+
+/// The sampler's skip path for range `n`: the key is the first of
+/// H("pbem/test/skip", u32(i)) whose first word is skipped for n = 2^31 + 1; eight
+/// draws from it: (i, the picks, the words they took).
+pub(super) fn skip_picks(n: u32) -> (u32, Vec<u32>, u32) {
+    let skip_key = |i: u32| Fields::hash("pbem/test/skip").u32(i).finish();
+    let i = (0..)
+        // Skipped for n = 2^31 + 1: a word at or above the limit, which is n itself.
+        .find(|&i| DrawStream::new(skip_key(i)).next_word() > 1 << 31)
+        .expect("a key");
+    let mut stream = DrawStream::new(skip_key(i));
+    let mut taken = 0;
+    let picks = (0..8)
+        .map(|_| {
+            index_from_stream(n, || {
+                taken += 1;
+                stream.next_word()
+            })
+        })
+        .collect();
+    (i, picks, taken)
 }
 
 /// Salts and commitments of hidden draws (the j-th draw of turn t), and the draws of a

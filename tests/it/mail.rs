@@ -1271,6 +1271,31 @@ fn every_mail_carries_the_signed_head_and_the_mover_a_receipt() {
     );
 }
 
+impl Host {
+    /// `pbem new --join --mail` of a Right of Way game for Ann and Bob (both with an
+    /// address), with `extra` arguments: the invitation mailed to each.
+    fn invite(&self, extra: &[&str]) {
+        let (ok, out) = self.run(
+            self.pbem()
+                .args(["new", "right-of-way"])
+                .args(["--player", "Ann <ann@example.org>"])
+                .args(["--player", "Bob <bob@example.org>"])
+                .args(extra)
+                .args(["--seed", SEED, "--join", "--mail", "--out"])
+                .arg(self.file()),
+        );
+        assert!(ok, "{out}");
+    }
+
+    /// The invitation mailed to `to`.
+    fn invitation_to(&self, to: &str) -> Mail {
+        self.mails()
+            .into_iter()
+            .find(|m| m.to == to && m.subject.contains("invited"))
+            .expect("an invitation")
+    }
+}
+
 /// `pbem new --join --mail`: the invitation (with the seed's commitment) goes to every
 /// player first; each one's reply is their join, their words going into the game's
 /// draws; only the player's own reply counts; the last join starts the game, with its
@@ -1278,21 +1303,8 @@ fn every_mail_carries_the_signed_head_and_the_mover_a_receipt() {
 #[test]
 fn players_join_by_replying_to_the_invitation_and_the_last_starts_the_game() {
     let host = Host::new();
-    let (ok, out) = host.run(
-        host.pbem()
-            .args(["new", "right-of-way"])
-            .args(["--player", "Ann <ann@example.org>"])
-            .args(["--player", "Bob <bob@example.org>"])
-            .args(["--seed", SEED, "--join", "--mail", "--out"])
-            .arg(host.file()),
-    );
-    assert!(ok, "{out}");
-    let invitation_to = |to: &str| {
-        host.mails()
-            .into_iter()
-            .find(|m| m.to == to && m.subject.contains("invited"))
-            .expect("an invitation")
-    };
+    host.invite(&[]);
+    let invitation_to = |to: &str| host.invitation_to(to);
     let (ann, bob) = (
         invitation_to("ann@example.org"),
         invitation_to("bob@example.org"),
@@ -1395,22 +1407,8 @@ fn players_join_by_replying_to_the_invitation_and_the_last_starts_the_game() {
 #[test]
 fn every_welcome_of_a_joined_game_shows_the_words_as_recorded() {
     let host = Host::new();
-    let (ok, out) = host.run(
-        host.pbem()
-            .args(["new", "right-of-way"])
-            .args(["--player", "Ann <ann@example.org>"])
-            .args(["--player", "Bob <bob@example.org>"])
-            .args(["--entropy", "referee dice 7"])
-            .args(["--seed", SEED, "--join", "--mail", "--out"])
-            .arg(host.file()),
-    );
-    assert!(ok, "{out}");
-    let invitation_to = |to: &str| {
-        host.mails()
-            .into_iter()
-            .find(|m| m.to == to && m.subject.contains("invited"))
-            .expect("an invitation")
-    };
+    host.invite(&["--entropy", "referee dice 7"]);
+    let invitation_to = |to: &str| host.invitation_to(to);
     let ann = invitation_to("ann@example.org");
     let out = host.inbox(&gmail_reply(
         &ann,

@@ -1509,14 +1509,11 @@ fn a_purchase_before_or_after_the_placement_is_recorded_and_drawn_alike() {
     }
     let (purchase, placement) = turn.split_once("; ").expect("a purchase and a placement");
     let spellings = [turn.to_string(), format!("{placement}; {purchase}")];
-    let mut records = Vec::new();
-    for (table, spelling) in tables.iter().zip(&spellings) {
-        let (ok, error) = table.apply(&mover, spelling);
-        assert!(ok, "{spelling}: {error}");
-        records.push(table.last_record());
-        let (passed, report) = table.audit(false);
-        assert!(passed, "{report}");
-    }
+    let records: Vec<_> = tables
+        .iter()
+        .zip(&spellings)
+        .map(|(table, spelling)| table.apply_audited(&mover, spelling))
+        .collect();
     assert_eq!(records[0]["move"], turn);
     assert_eq!(records[1]["move"], records[0]["move"]);
     assert!(!records[0]["draws"].as_array().expect("draws").is_empty());

@@ -70,17 +70,24 @@ impl Table {
     /// the pbem before sealed moves wrote it), with the tests' key and its seed (`1f…`)
     /// in the keyring.
     pub fn format_1_game(&self) {
-        self.test_key();
-        let fixture = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/format1/right-of-way-12-turns.json"
+        self.fixture_game(
+            "format1/right-of-way-12-turns.json",
+            "row-541c88cb",
+            &"1f".repeat(32),
         );
-        std::fs::copy(fixture, self.file()).expect("copy the fixture");
+    }
+
+    /// A game file written earlier (`fixture`, under tests/fixtures/) as this table's
+    /// file, with the tests' key and the game's seed in the keyring.
+    pub fn fixture_game(&self, fixture: &str, game_id: &str, seed_hex: &str) {
+        self.test_key();
+        let path = format!("{}/tests/fixtures/{fixture}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::copy(path, self.file()).expect("copy the fixture");
         let seeds = self.home().join("seeds");
         std::fs::create_dir_all(&seeds).expect("seeds folder");
         std::fs::write(
-            seeds.join("row-541c88cb.seed"),
-            format!("{}\n", "1f".repeat(32)),
+            seeds.join(format!("{game_id}.seed")),
+            format!("{seed_hex}\n"),
         )
         .expect("seed");
     }
@@ -660,6 +667,16 @@ impl Table {
                 String::from_utf8_lossy(&output.stderr)
             ),
         )
+    }
+
+    /// Applies a move that must be taken, checks that the file then audits, and gives
+    /// the record it wrote.
+    pub fn apply_audited(&self, player: &str, text: &str) -> Value {
+        let (ok, error) = self.apply(player, text);
+        assert!(ok, "{text}: {error}");
+        let (passed, report) = self.audit(false);
+        assert!(passed, "{report}");
+        self.last_record()
     }
 
     /// Applies each (player, move) in order, each of which must be taken.

@@ -1372,11 +1372,7 @@ fn two_orders_of_one_placing_turn_are_recorded_and_drawn_alike() {
             assert!(!ok && error.contains(why), "{refused}: {error}");
             assert_eq!(std::fs::read(table.file()).expect("read"), before);
         }
-        let (ok, error) = table.apply(player, order);
-        assert!(ok, "{order}: {error}");
-        records.push(table.last_record());
-        let (passed, report) = table.audit(false);
-        assert!(passed, "{report}");
+        records.push(table.apply_audited(player, order));
     }
     assert_eq!(records[0]["move"], *text);
     assert_eq!(records[1]["move"], records[0]["move"]);

@@ -334,7 +334,7 @@ fn doc_vectors() -> Vec<String> {
         hidden_commitment, seal_box, sealed_commitment, RecordingChance, Scope, Seed, TurnDraws,
     };
     use pbem::engine::file::{hashes, Draw, Genesis, PlayerEntry, Record, Version};
-    use pbem::engine::{index_from_stream, Chance, DrawStream, Visibility};
+    use pbem::engine::{Chance, DrawStream, Visibility};
 
     let base64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
     let seed = Seed(core::array::from_fn(|i| i as u8));
@@ -355,22 +355,8 @@ fn doc_vectors() -> Vec<String> {
         .map(|&n| stream.index(n))
         .collect();
     out.push(format!("sampler key 07: {picks:?}"));
-    let skip_key = |i: u32| Fields::hash("pbem/test/skip").u32(i).finish();
-    let half = (1u32 << 31) + 1;
-    let i = (0..)
-        .find(|&i| DrawStream::new(skip_key(i)).next_word() >= half)
-        .expect("a key");
-    for n in [half, 3 << 30] {
-        let mut stream = DrawStream::new(skip_key(i));
-        let mut taken = 0;
-        let picks: Vec<u32> = (0..8)
-            .map(|_| {
-                index_from_stream(n, || {
-                    taken += 1;
-                    stream.next_word()
-                })
-            })
-            .collect();
+    for n in [(1u32 << 31) + 1, 3 << 30] {
+        let (i, picks, taken) = super::fairness::skip_picks(n);
         out.push(format!("skip i {i} n {n}: picks {picks:?} words {taken}"));
     }
     let turn_draws = |scope: &Scope, turn: u64, key, draws: &[(u32, Visibility)]| {
@@ -627,19 +613,11 @@ fn files_of_format_2_are_still_read_checked_and_played_on() {
     // A game nine records in (a sealed round, its openings, bids), with the tests'
     // key and its seed in the keyring: the next move keeps format 2.
     let table = Table::new();
-    table.test_key();
-    std::fs::copy(
-        format!("{fixtures}/triangle-auction-9-turns.json"),
-        table.file(),
-    )
-    .expect("copy");
-    let seeds = table.home().join("seeds");
-    std::fs::create_dir_all(&seeds).expect("seeds");
-    std::fs::write(
-        seeds.join("ta-131074de.seed"),
-        format!("{}\n", "4".repeat(64)),
-    )
-    .expect("seed");
+    table.fixture_game(
+        "format2/triangle-auction-9-turns.json",
+        "ta-131074de",
+        &"4".repeat(64),
+    );
     let (passed, report) = table.audit(false);
     assert!(passed, "{report}");
     for _ in 0..6 {
@@ -680,19 +658,11 @@ fn a_placing_turn_recorded_in_another_order_still_replays() {
     )
     .expect("JSON");
     let table = Table::new();
-    table.test_key();
-    std::fs::copy(
-        format!("{root}/tests/fixtures/format2/triangle-auction-placed-in-another-order.json"),
-        table.file(),
-    )
-    .expect("copy");
-    let seeds = table.home().join("seeds");
-    std::fs::create_dir_all(&seeds).expect("seeds");
-    std::fs::write(
-        seeds.join("ta-932dd761.seed"),
-        format!("{}\n", recorded.seed),
-    )
-    .expect("seed");
+    table.fixture_game(
+        "format2/triangle-auction-placed-in-another-order.json",
+        "ta-932dd761",
+        &recorded.seed,
+    );
     let before: Value =
         serde_json::from_slice(&std::fs::read(table.file()).expect("file")).expect("JSON");
     assert_eq!(
