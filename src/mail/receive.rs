@@ -133,6 +133,18 @@ fn same_words(a: &str, b: &str) -> bool {
     words(a) == words(b)
 }
 
+/// The game id a message names: its subject tag, else the first of our notices it
+/// cites.
+fn wanted_game(incoming: &Incoming) -> Option<String> {
+    let cited = incoming
+        .in_reply_to
+        .iter()
+        .chain(&incoming.references)
+        .find_map(|id| NoticeId::parse(id))
+        .map(|id| id.game_id);
+    incoming.game_tag.clone().or(cited)
+}
+
 impl Referee {
     /// Handles one raw incoming message for the games in `games`: finds the game,
     /// checks who sent it and for which turn, applies the move or refuses it, answers,
@@ -184,25 +196,34 @@ impl Referee {
     /// The game a message belongs to: by its subject tag, else by the ids it cites.
     /// Only regular files are read: a link or a fifo planted among the games is passed
     /// over.
+    ///
+    /// # Errors
+    /// No game matches and a file among the games cannot be read as one (cut short,
+    /// half written by another tool, unreadable): the message may be that game's, so
+    /// filing it as matching no game would lose it. It is a fault on the referee's
+    /// side; the mail server retries, and the message is handled once the file is
+    /// mended.
     fn find_game(&self, games: &Path, incoming: &Incoming) -> Result<Option<PathBuf>, MailError> {
-        let cited = incoming
-            .in_reply_to
-            .iter()
-            .chain(&incoming.references)
-            .find_map(|id| NoticeId::parse(id))
-            .map(|id| id.game_id);
-        let Some(wanted) = incoming.game_tag.clone().or(cited) else {
+        let Some(wanted) = wanted_game(incoming) else {
             return Ok(None);
         };
+        let mut unreadable = None;
         for path in super::game_files(games)? {
-            let Ok(bytes) = std::fs::read(&path) else {
-                continue;
-            };
-            if game_id_of(&bytes).is_some_and(|id| id.eq_ignore_ascii_case(&wanted)) {
-                return Ok(Some(path));
+            let id = store::read(&path).ok().and_then(|bytes| game_id_of(&bytes));
+            match id {
+                Some(id) if id.eq_ignore_ascii_case(&wanted) => return Ok(Some(path)),
+                Some(_) => {}
+                None => unreadable = unreadable.or(Some(path)),
             }
         }
-        Ok(None)
+        match unreadable {
+            Some(path) => Err(MailError::Config(format!(
+                "{} cannot be read as a game file, and no other game here is {wanted}; the message is left for the mail server to deliver again once the file is mended (or moved out of {})",
+                path.display(),
+                games.display()
+            ))),
+            None => Ok(None),
+        }
     }
 
     /// An answer to `incoming`. With `reply_to` (the seat and the turn a reply would

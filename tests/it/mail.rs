@@ -1939,3 +1939,32 @@ fn a_move_is_taken_back_by_reply_once_the_other_player_agrees() {
     let (ok, out) = host.run(host.pbem().args(["audit", "--public"]).arg(host.file()));
     assert!(ok, "{out}");
 }
+
+// Unattended for months: faults that must neither stall a game nor lose a move.
+
+/// A game file that cannot be read (cut short, half written by another tool) is a
+/// fault on the referee's side: `inbox` exits 75, nothing is filed as matching no
+/// game, and the same message is applied once the file is mended.
+#[test]
+fn a_game_file_cut_short_is_a_fault_and_the_move_applies_once_it_is_mended() {
+    let host = Host::new();
+    host.start_game();
+    let (player, text) = host.first_move();
+    let notice = host.notice_for(&address(&player));
+    let reply = gmail_reply(&notice, &address(&player), &text, "mended-1");
+    let whole = std::fs::read(host.file()).expect("file");
+    std::fs::write(host.file(), &whole[..whole.len() / 2]).expect("cut short");
+
+    let (code, out) = host.inbox_with(&reply, &[]);
+    assert_eq!(code, Some(75), "{out}");
+    assert!(out.contains("cannot be read as a game file"), "{out}");
+    assert!(
+        !host.games().join("unmatched.mail").exists(),
+        "nothing is filed as matching no game"
+    );
+
+    std::fs::write(host.file(), &whole).expect("mended");
+    let report = host.inbox(&reply);
+    assert!(report.starts_with("applied"), "{report}");
+    assert_eq!(host.view()["turn"], 1);
+}
