@@ -3,11 +3,24 @@
 //!
 //! One run at a time per Maildir (`.pbem-inbox.lock` in its folder; a run that finds it
 //! taken waits for it). A run first claims every message in `new/` by renaming it to
-//! `cur/NAME.processing`, then handles the claimed ones in name order, filing each as
-//! `cur/NAME:2,S` (seen) once handled. A run that was killed, or stopped at a fault on
-//! the referee's side, leaves its claims in `cur/`; the next run handles them first.
+//! `cur/NAME.processing`, then handles the claimed ones in the order they arrived,
+//! filing each as `cur/NAME:2,S` (seen) once handled. A run that was killed leaves its
+//! claims in `cur/`; the next run handles them first, since they arrived first.
 //! Handling is exactly once even then: [`Referee::receive`] knows by the archive what
 //! was already done with a message.
+//!
+//! Arrival order is the order of the files' modification times: a delivery agent
+//! writes a message in `tmp/` and renames it into `new/`, and renaming (into `new/`,
+//! then `cur/`) keeps the time. Names are no order: Maildir names start with the
+//! delivery second, but then vary by program (`M<microseconds>`, `R<random>`, a
+//! sequence number, the host), and second numbers of different lengths do not sort.
+//! The name breaks ties, so two runs agree.
+//!
+//! A fault on the referee's side with one message (its game file cannot be read, its
+//! lock stays taken) does not hold up the others: that message stays claimed for the
+//! next run, and so does every later message for the same game or from the same
+//! sender, so no game sees its messages out of order. The run then reports the fault,
+//! so that cron or the caller sees it.
 
 use std::ffi::OsString;
 use std::io::Read;
@@ -53,10 +66,23 @@ pub fn process(
         }
     }
     let mut count = 0;
-    for working in claimed {
+    let mut fault = None;
+    let mut held_back: Vec<String> = Vec::new();
+    for working in in_arrival_order(&cur, claimed) {
         let path = cur.join(&working);
         let raw = read_bounded(&path)?;
-        let handled = referee.receive(games, &raw)?;
+        let bound_to = super::receive::belongs_to(&raw);
+        if bound_to.iter().any(|key| held_back.contains(key)) {
+            continue;
+        }
+        let handled = match referee.receive(games, &raw) {
+            Ok(handled) => handled,
+            Err(error) => {
+                held_back.extend(bound_to);
+                fault.get_or_insert(error);
+                continue;
+            }
+        };
         let name = working.to_string_lossy();
         let name = name.strip_suffix(CLAIMED).unwrap_or(&name).to_string();
         let filed = cur.join(format!("{name}:2,S"));
@@ -64,7 +90,25 @@ pub fn process(
         report(&name, &handled);
         count += 1;
     }
-    Ok(count)
+    match fault {
+        Some(error) => Err(error),
+        None => Ok(count),
+    }
+}
+
+/// Claimed messages in the order they arrived: by modification time, then by name.
+fn in_arrival_order(cur: &Path, claimed: Vec<OsString>) -> Vec<OsString> {
+    let mut timed: Vec<(Option<std::time::SystemTime>, OsString)> = claimed
+        .into_iter()
+        .map(|name| {
+            let modified = std::fs::symlink_metadata(cur.join(&name))
+                .and_then(|meta| meta.modified())
+                .ok();
+            (modified, name)
+        })
+        .collect();
+    timed.sort();
+    timed.into_iter().map(|(_, name)| name).collect()
 }
 
 /// The names of the regular files in `dir` that `wanted` accepts, sorted.

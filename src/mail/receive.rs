@@ -145,6 +145,20 @@ fn wanted_game(incoming: &Incoming) -> Option<String> {
     incoming.game_tag.clone().or(cited)
 }
 
+/// What binds a message to others whose order matters: the game it names and its
+/// sender (`game:ID`, `from:ADDRESS`). A run that must leave one message for later
+/// leaves every later message that shares one of these too.
+pub(super) fn belongs_to(raw: &[u8]) -> Vec<String> {
+    let Ok(incoming) = intake::read_message(raw) else {
+        return Vec::new();
+    };
+    let game = wanted_game(&incoming).map(|id| format!("game:{}", id.to_ascii_lowercase()));
+    let sender = incoming
+        .from_address
+        .map(|address| format!("from:{address}"));
+    game.into_iter().chain(sender).collect()
+}
+
 impl Referee {
     /// Handles one raw incoming message for the games in `games`: finds the game,
     /// checks who sent it and for which turn, applies the move or refuses it, answers,

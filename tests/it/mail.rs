@@ -1968,3 +1968,128 @@ fn a_game_file_cut_short_is_a_fault_and_the_move_applies_once_it_is_mended() {
     assert!(report.starts_with("applied"), "{report}");
     assert_eq!(host.view()["turn"], 1);
 }
+
+/// Writes a message into the Maildir's `new/` with the given modification time (the
+/// time a delivery agent finished writing it).
+fn deliver_at(maildir: &Path, name: &str, raw: &str, seconds: u64) {
+    let path = maildir.join("new").join(name);
+    std::fs::write(&path, raw).expect("write");
+    let file = std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .expect("open");
+    file.set_modified(std::time::UNIX_EPOCH + Duration::from_secs(seconds))
+        .expect("mtime");
+}
+
+/// A Maildir is handled in the order messages arrived, not in the order of their
+/// names: a player's `moves` sent a second after their move is answered for the
+/// position after it.
+#[test]
+fn maildir_messages_are_handled_in_the_order_they_arrived() {
+    let host = Host::new();
+    host.start_game();
+    let (player, text) = host.first_move();
+    let from = address(&player);
+    let notice = host.notice_for(&from);
+    let maildir = host.maildir();
+    // Names as two delivery programs write them: the later one sorts first.
+    deliver_at(
+        &maildir,
+        "1764000002.M512P901.mx",
+        &gmail_reply(&notice, &from, &text, "order-move"),
+        1_764_000_002,
+    );
+    deliver_at(
+        &maildir,
+        "1764000001.R9f3a.mx",
+        &gmail_reply(&notice, &from, "moves", "order-moves"),
+        1_764_000_003,
+    );
+    let output = host
+        .inbox_maildir()
+        .stdout(Stdio::piped())
+        .output()
+        .expect("runs");
+    assert!(output.status.success());
+    let report = String::from_utf8_lossy(&output.stdout).into_owned();
+    let handled: Vec<&str> = report.lines().collect();
+    assert!(
+        handled[0].starts_with("1764000002.M512P901.mx: applied")
+            && handled[1].starts_with("1764000001.R9f3a.mx: moves"),
+        "{report}"
+    );
+    let index = host.archive_index();
+    let outcomes: Vec<&str> = index
+        .lines()
+        .map(|line| {
+            if line.contains("\"applied\"") {
+                "applied"
+            } else {
+                "other"
+            }
+        })
+        .collect();
+    assert_eq!(outcomes, ["applied", "other"], "{index}");
+}
+
+/// A fault with one game's message (its file cannot be read) holds back that game's
+/// messages only: another game's move in the same Maildir is applied, the run exits 75,
+/// and the held messages are handled, in order, once the file is mended.
+#[test]
+fn a_fault_with_one_game_holds_back_only_that_games_mail() {
+    let host = Host::new();
+    host.start_game();
+    let (player, text) = host.first_move();
+    let from = address(&player);
+    let notice = host.notice_for(&from);
+    let maildir = host.maildir();
+    let broken = host.games().join("broken.json");
+    std::fs::write(
+        &broken,
+        "{\"format\": \"pbem.game/3\", \"genesis\": {\"id\"",
+    )
+    .expect("write");
+    let stray = |id: &str| {
+        format!(
+            "From: Carol <carol@example.net>\r\nTo: referee@pbem.example\r\n\
+Subject: [pbem row-0badf11e] {id}\r\nMessage-ID: <{id}@example.net>\r\n\r\npass\r\n"
+        )
+    };
+    deliver_at(&maildir, "1.held-first", &stray("held-1"), 1_764_000_001);
+    deliver_at(
+        &maildir,
+        "2.move",
+        &gmail_reply(&notice, &from, &text, "free-move"),
+        1_764_000_002,
+    );
+    deliver_at(&maildir, "3.held-second", &stray("held-2"), 1_764_000_003);
+
+    let output = host
+        .inbox_maildir()
+        .stderr(Stdio::piped())
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(75));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("broken.json"));
+    assert_eq!(host.view()["turn"], 1, "the other game's move is applied");
+    let mut claimed: Vec<String> = std::fs::read_dir(maildir.join("cur"))
+        .expect("cur")
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|name| name.ends_with(".processing"))
+        .collect();
+    claimed.sort();
+    assert_eq!(
+        claimed,
+        ["1.held-first.processing", "3.held-second.processing"]
+    );
+    assert!(!host.games().join("unmatched.mail").exists());
+
+    std::fs::remove_file(&broken).expect("mended by moving it away");
+    assert!(host.inbox_maildir().status().expect("runs").success());
+    let index =
+        std::fs::read_to_string(host.games().join("unmatched.mail/index.jsonl")).expect("kept");
+    let first = index.find("held-1@").expect("first kept");
+    let second = index.find("held-2@").expect("second kept");
+    assert!(first < second, "{index}");
+}
