@@ -1,6 +1,7 @@
 //! pbem: a turn processor for board games played by email.
 
 pub mod cli;
+pub mod crash;
 pub mod demo;
 pub mod duration;
 pub mod engine;

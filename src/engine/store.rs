@@ -303,14 +303,15 @@ pub fn is_regular_file(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok_and(|metadata| metadata.file_type().is_file())
 }
 
+/// Makes a rename in `dir` durable: the folder's entry is on disk only once the folder
+/// is synced.
 #[cfg(unix)]
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    // The rename is durable only once the folder's entry is on disk.
+pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
 #[cfg(not(unix))]
-fn sync_dir(_dir: &Path) -> std::io::Result<()> {
+pub fn sync_dir(_dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 

@@ -297,6 +297,66 @@ impl Waiting {
     pub fn save(&self, archive: &Archive) -> Result<(), MailError> {
         write_json(archive, &Waiting::path(archive), self)
     }
+
+    /// Writes these waits, durably, as the waits of the game once it has `records`
+    /// records, without making them the waits yet: a change of the game stages its
+    /// waits with its mail, before the game file is replaced, and
+    /// [`Waiting::commit_staged`] makes them the waits after. A run killed in between
+    /// leaves them staged for [`Waiting::recover`], so the waits never lag behind the
+    /// game (a stale wait would deny the next player their notice and run their
+    /// deadline from an older one).
+    ///
+    /// # Errors
+    /// The file cannot be written.
+    pub fn stage(&self, archive: &Archive, records: u64) -> Result<PathBuf, MailError> {
+        let path = archive.dir.join(format!("waiting-{records:08}.staged"));
+        write_json(archive, &path, self)?;
+        Ok(path)
+    }
+
+    /// Makes staged waits the waits. The notes the move's notices carried are
+    /// forgotten first, so a run killed between the two forgets them on recovery.
+    ///
+    /// # Errors
+    /// A file cannot be removed or renamed.
+    pub fn commit_staged(archive: &Archive, staged: &Path) -> Result<(), MailError> {
+        Notes::clear(archive)?;
+        let path = Waiting::path(archive);
+        fs::rename(staged, &path).map_err(MailError::io(&path))?;
+        store::sync_dir(&archive.dir).map_err(MailError::io(&archive.dir))?;
+        Ok(())
+    }
+
+    /// Repairs an interrupted change of the game: staged waits of a change that
+    /// reached the game file (their record count at most `records`) are committed,
+    /// the others dropped.
+    ///
+    /// # Errors
+    /// The folder cannot be read or changed.
+    pub fn recover(archive: &Archive, records: u64) -> Result<(), MailError> {
+        let listing = match fs::read_dir(&archive.dir) {
+            Ok(listing) => listing,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(error) => return Err(MailError::io(&archive.dir)(error)),
+        };
+        let mut staged: Vec<(u64, PathBuf)> = listing
+            .filter_map(|entry| entry.ok())
+            .filter_map(|entry| {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let count = name.strip_prefix("waiting-")?.strip_suffix(".staged")?;
+                Some((count.parse().ok()?, entry.path()))
+            })
+            .collect();
+        staged.sort();
+        for (count, path) in staged {
+            if count <= records {
+                Waiting::commit_staged(archive, &path)?;
+            } else {
+                fs::remove_file(&path).map_err(MailError::io(&path))?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Now, in Unix seconds. PBEM_NOW overrides it, so reminders can be tested and a

@@ -63,6 +63,7 @@ impl Referee {
             // Over, or revealed and closed: nobody is waited for.
             return Ok(reminded);
         }
+        self.repair(path, roster.records.len() as u64)?;
         let archive = Archive::beside(path);
         let mut waiting = Waiting::load(&archive)?;
         let view = game.view(None, None)?;

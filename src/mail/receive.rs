@@ -310,7 +310,7 @@ impl Referee {
         let roster = roster(game.as_ref())?;
         self.check_key(path, &roster)?;
         let records = roster.records.len() as u64;
-        Outbox::beside(path).recover(records)?;
+        self.repair(path, records)?;
         let handled = |outcome: &str, detail: String| Handled {
             outcome: outcome.to_string(),
             detail,

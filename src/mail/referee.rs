@@ -423,8 +423,16 @@ impl Referee {
         Ok((out, waiting))
     }
 
-    fn record_waits(&self, path: &Path, waiting: &Waiting) -> Result<(), MailError> {
-        waiting.save(&Archive::beside(path))
+    /// Repairs what a run killed while changing the game at `path` (which now has
+    /// `records` records) left: the mail and the waits of a change that reached the
+    /// game file are made ready, those of one that did not are dropped. Called under
+    /// the game's lock by everything that reads the waits or sends the mail.
+    ///
+    /// # Errors
+    /// The outbox or the archive cannot be read or changed.
+    pub(super) fn repair(&self, path: &Path, records: u64) -> Result<(), MailError> {
+        Outbox::beside(path).recover(records)?;
+        Waiting::recover(&Archive::beside(path), records)
     }
 
     /// Creates a game file at `out` and mails its welcome and first turn notice: the
@@ -443,13 +451,15 @@ impl Referee {
         let game = ops::open_bytes(&bytes, Some(&self.keyring), false)?;
         let (mail, waiting) = self.notices(out, game.as_ref(), None, Occasion::Welcome)?;
         let outbox = Outbox::beside(out);
+        let archive = Archive::beside(out);
         // Nothing staged can belong to a game that does not exist yet.
-        outbox.recover(0)?;
+        self.repair(out, 0)?;
         outbox.drop_staged()?;
         let staged = outbox.stage(0, &mail)?;
+        let waits = waiting.stage(&archive, 0)?;
         ops::write_new_game(out, &bytes, &self.keyring)?;
         outbox.commit(&staged)?;
-        self.record_waits(out, &waiting)?;
+        Waiting::commit_staged(&archive, &waits)?;
         Ok(mail.len())
     }
 
@@ -528,7 +538,8 @@ impl Referee {
             return Ok(done);
         };
         let outbox = Outbox::beside(path);
-        outbox.recover(0)?;
+        let archive = Archive::beside(path);
+        self.repair(path, 0)?;
         let (mail, waiting) = if done.started {
             let game = ops::open_bytes(bytes, Some(&self.keyring), false)?;
             let (mail, waiting) = self.notices(path, game.as_ref(), None, Occasion::Welcome)?;
@@ -537,10 +548,14 @@ impl Referee {
             (self.joined_mail(&done, player)?, None)
         };
         let staged = outbox.stage(0, &mail)?;
+        let waits = match &waiting {
+            Some(waiting) => Some(waiting.stage(&archive, 0)?),
+            None => None,
+        };
         ops::write_joined(path, &done, &self.keyring)?;
         outbox.commit(&staged)?;
-        if let Some(waiting) = waiting {
-            self.record_waits(path, &waiting)?;
+        if let Some(waits) = waits {
+            Waiting::commit_staged(&archive, &waits)?;
         }
         Ok(done)
     }
@@ -626,7 +641,8 @@ impl Referee {
         ignored: &[String],
     ) -> Result<MoveOutcome, MailError> {
         let outbox = Outbox::beside(path);
-        outbox.recover(game.turns())?;
+        let archive = Archive::beside(path);
+        self.repair(path, game.turns())?;
         let outcome = game.apply(&self.keyring, player, move_text)?;
         let (mail, waiting) = self.notices(
             path,
@@ -635,11 +651,13 @@ impl Referee {
             Occasion::Move,
         )?;
         let staged = outbox.stage(outcome.turn, &mail)?;
+        let waits = waiting.stage(&archive, outcome.turn)?;
         ops::write_game(path, game, &self.keyring)?;
+        crate::crash::point("after-game-write");
         outbox.commit(&staged)?;
-        self.record_waits(path, &waiting)?;
-        // The notes went out with these notices.
-        Notes::clear(&Archive::beside(path))?;
+        crate::crash::point("after-mail-commit");
+        // The notes went out with these notices: committing the waits forgets them.
+        Waiting::commit_staged(&archive, &waits)?;
         Ok(outcome)
     }
 
@@ -673,7 +691,8 @@ impl Referee {
         answers: Option<&str>,
     ) -> Result<UndoOutcome, MailError> {
         let outbox = Outbox::beside(path);
-        outbox.recover(game.turns())?;
+        let archive = Archive::beside(path);
+        self.repair(path, game.turns())?;
         let outcome = game.take_back(&self.keyring, player, word)?;
         let mut mail = self.undo_mail(game, &outcome, answers)?;
         let waiting = if outcome.done {
@@ -684,11 +703,14 @@ impl Referee {
             None
         };
         let staged = outbox.stage(game.turns(), &mail)?;
+        let waits = match &waiting {
+            Some(waiting) => Some(waiting.stage(&archive, game.turns())?),
+            None => None,
+        };
         ops::write_game(path, game, &self.keyring)?;
         outbox.commit(&staged)?;
-        if let Some(waiting) = waiting {
-            self.record_waits(path, &waiting)?;
-            Notes::clear(&Archive::beside(path))?;
+        if let Some(waits) = waits {
+            Waiting::commit_staged(&archive, &waits)?;
         }
         Ok(outcome)
     }
@@ -758,7 +780,7 @@ impl Referee {
         {
             let _lock = store::lock(path)?;
             if let Ok(bytes) = store::read(path) {
-                outbox.recover(records_in(&bytes)?)?;
+                self.repair(path, records_in(&bytes)?)?;
             }
         }
         outbox.flush(&transport)

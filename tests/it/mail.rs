@@ -2093,3 +2093,74 @@ Subject: [pbem row-0badf11e] {id}\r\nMessage-ID: <{id}@example.net>\r\n\r\npass\
     let second = index.find("held-2@").expect("second kept");
     assert!(first < second, "{index}");
 }
+
+/// A run killed once a move's mail is committed, before the waits are written, still
+/// leaves every player their notice: the next player's wait starts from their own
+/// notice, and after their move the first player is told it is their turn again, with
+/// a reply code, rather than "a move was made".
+#[test]
+fn a_run_killed_between_the_mail_and_the_waits_leaves_no_player_untold() {
+    if !cfg!(debug_assertions) {
+        eprintln!("skipped: crash points exist in debug builds only");
+        return;
+    }
+    for point in ["after-game-write", "after-mail-commit"] {
+        let host = Host::new();
+        host.start_game();
+        let (first, text) = host.first_move();
+        let first_address = address(&first);
+        let reply = gmail_reply(
+            &host.notice_for(&first_address),
+            &first_address,
+            &text,
+            "killed-1",
+        );
+        let (code, out) = host.inbox_with(&reply, &[("PBEM_CRASH_AT", point)]);
+        assert_ne!(code, Some(0), "{point}: the run was stopped: {out}");
+        assert_eq!(host.view()["turn"], 1, "{point}: the move is in the file");
+
+        // The mail server delivers the message again.
+        let report = host.inbox(&reply);
+        assert!(report.starts_with("applied"), "{point}: {report}");
+        let second = host.view()["to_move"][0]
+            .as_str()
+            .expect("second")
+            .to_string();
+        let second_address = address(&second);
+        let waits: Value = serde_json::from_slice(
+            &std::fs::read(host.games().join("game.json.mail/waiting.json")).expect("waits"),
+        )
+        .expect("json");
+        let seats = waits["seats"].as_object().expect("seats");
+        assert_eq!(
+            seats.len(),
+            1,
+            "{point}: only {second} is waited for: {waits}"
+        );
+        assert_eq!(
+            seats.values().next().expect("a wait")["turn"],
+            2,
+            "{point}: {waits}"
+        );
+
+        let before = host.mails().len();
+        let text = host.legal(&second)[0].clone();
+        let report = host.inbox(&gmail_reply(
+            &host.notice_for(&second_address),
+            &second_address,
+            &text,
+            "killed-2",
+        ));
+        assert!(report.starts_with("applied"), "{point}: {report}");
+        let told = host.mails_since(before);
+        let notice = told
+            .iter()
+            .find(|m| m.to == first_address)
+            .expect("the first player is told");
+        assert!(
+            notice.subject.contains("your move"),
+            "{point}: {first} gets their turn notice, not {:?}",
+            notice.subject
+        );
+    }
+}
