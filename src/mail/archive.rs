@@ -32,6 +32,10 @@ pub struct Entry {
     /// The record an applied message's move became.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<u64>,
+    /// The message's fingerprint ([`super::capability::MailSecret::message_fingerprint`]),
+    /// by which a copy delivered again under another Message-ID is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
 }
 
 /// A folder of raw messages and their index.
@@ -117,14 +121,22 @@ impl Archive {
     /// Notes, durably, that handling of the message `key` ([`message_key`]) has begun
     /// while the game had `records` records; [`Archive::keep`] followed by
     /// [`Archive::finish_pending`] ends it. A run killed in between leaves the note, so
-    /// the retry knows the message's move may already be in the game file.
+    /// the retry knows the message's move may already be in the game file. The note
+    /// keeps the message's fingerprint, so that a copy delivered under another
+    /// Message-ID is known for the same message ([`Archive::pending_fingerprint`]).
     ///
     /// # Errors
     /// The folder cannot be written.
-    pub fn begin_pending(&self, key: &str, records: u64) -> Result<(), MailError> {
+    pub fn begin_pending(
+        &self,
+        key: &str,
+        records: u64,
+        fingerprint: Option<&str>,
+    ) -> Result<(), MailError> {
         store::create_private_dir(&self.dir).map_err(MailError::io(&self.dir))?;
         let path = self.pending_path(key);
-        store::write_atomic(&path, records.to_string().as_bytes(), Access::Private)?;
+        let note = format!("{records}\n{}", fingerprint.unwrap_or_default());
+        store::write_atomic(&path, note.as_bytes(), Access::Private)?;
         Ok(())
     }
 
@@ -135,7 +147,27 @@ impl Archive {
         if !store::is_regular_file(&path) {
             return None;
         }
-        fs::read_to_string(path).ok()?.trim().parse().ok()
+        fs::read_to_string(path)
+            .ok()?
+            .lines()
+            .next()?
+            .trim()
+            .parse()
+            .ok()
+    }
+
+    /// The key of an unfinished message with this fingerprint, if a run began
+    /// handling one and did not finish.
+    pub fn pending_fingerprint(&self, fingerprint: &str) -> Option<String> {
+        fs::read_dir(&self.dir)
+            .ok()?
+            .filter_map(|entry| entry.ok())
+            .find_map(|entry| {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let key = name.strip_prefix("pending-")?.to_string();
+                let note = fs::read_to_string(entry.path()).ok()?;
+                (note.lines().nth(1) == Some(fingerprint)).then_some(key)
+            })
     }
 
     /// Ends what [`Archive::begin_pending`] began.

@@ -52,6 +52,19 @@ impl MailSecret {
         )
     }
 
+    /// What identifies one message whatever Message-ID it is delivered under: its
+    /// sender, the moment its client sent it (the Date header, in Unix seconds) and
+    /// the words of its move. Keyed, so that the archive, which keeps it, does not
+    /// give away a sealed move by a guess at its few possible words.
+    pub fn message_fingerprint(&self, sender: &str, sent_at: i64, words: &str) -> String {
+        let digest = Fields::keyed(&self.0, "pbem/v1/message-fingerprint")
+            .text(sender)
+            .bytes(&sent_at.to_be_bytes())
+            .text(words)
+            .finish();
+        crate::engine::digest::to_hex(&digest[..16])
+    }
+
     /// A player's standing token for messages that are not replies.
     pub fn token(&self, game_id: &str, seat: Seat) -> String {
         self.code(

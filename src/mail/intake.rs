@@ -226,6 +226,14 @@ pub struct Incoming {
     pub truncated: bool,
     /// True when the move was read from an HTML part (no usable text/plain part).
     pub body_was_html: bool,
+    /// The Date header, in Unix seconds: when the sender's client sent the message.
+    /// A copy delivered again keeps it, whatever Message-ID it is given.
+    #[serde(default)]
+    pub date: Option<i64>,
+    /// True when only the header was read: the message is longer than
+    /// [`MAX_MESSAGE_BYTES`] ([`read_header`]). It has no move.
+    #[serde(default)]
+    pub oversized: bool,
 }
 
 /// Why raw bytes could not be read as a mail message.
@@ -345,7 +353,26 @@ pub fn read_message(raw: &[u8]) -> Result<Incoming, IntakeError> {
         dropped: extracted.dropped,
         truncated: extracted.truncated,
         body_was_html: body.html,
+        date: message.date().map(mail_parser::DateTime::to_timestamp),
+        oversized: false,
     })
+}
+
+/// Reads only the header of a message too long to read whole (more than
+/// [`MAX_MESSAGE_BYTES`]), so that its sender can be told why it was not read: who
+/// sent it, for which game, in answer to which notice. The result has no move and
+/// `oversized` set. Only the first [`MAX_BODY_BYTES`] are looked at; `None` when no
+/// mail header ends within them.
+pub fn read_header(raw: &[u8]) -> Option<Incoming> {
+    let start = &raw[..raw.len().min(MAX_BODY_BYTES)];
+    let end = start
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map(|at| at + 4)
+        .or_else(|| start.windows(2).position(|w| w == b"\n\n").map(|at| at + 2))?;
+    let mut incoming = read_message(&start[..end]).ok()?;
+    incoming.oversized = true;
+    Some(incoming)
 }
 
 /// Extracts the move from an already decoded plain-text body, with the same rules

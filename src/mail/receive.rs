@@ -63,6 +63,7 @@ fn entry(incoming: Option<&Incoming>, outcome: &str, detail: &str) -> Entry {
             .map(|m| m.move_text.clone())
             .filter(|text| !text.is_empty()),
         turn: None,
+        fingerprint: None,
     }
 }
 
@@ -122,15 +123,17 @@ fn quoted(text: &str) -> String {
 /// A move's words, for telling a resend from a new move: case, spacing and the choice
 /// between `;` and a new line do not matter.
 fn same_words(a: &str, b: &str) -> bool {
-    let words = |text: &str| {
-        text.to_lowercase()
-            .replace(['\n', ';'], " ; ")
-            .split_whitespace()
-            .filter(|word| *word != ";")
-            .map(str::to_string)
-            .collect::<Vec<_>>()
-    };
     words(a) == words(b)
+}
+
+/// The words of a move, lowercased, without the `;` and line breaks between them.
+fn words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .replace(['\n', ';'], " ; ")
+        .split_whitespace()
+        .filter(|word| *word != ";")
+        .map(str::to_string)
+        .collect()
 }
 
 /// The game id a message names: its subject tag, else the first of our notices it
@@ -171,7 +174,12 @@ impl Referee {
     pub fn receive(&self, games: &Path, raw: &[u8]) -> Result<Handled, MailError> {
         let incoming = match intake::read_message(raw) {
             Ok(incoming) => incoming,
-            Err(error) => return self.unmatched(games, raw, None, "unreadable", error.to_string()),
+            // Too long to read: its header still says who sent it and for which game,
+            // so a player can be told (a move with a photo attached, say).
+            Err(error) => match (&error, intake::read_header(raw)) {
+                (intake::IntakeError::TooLarge { .. }, Some(header)) => header,
+                _ => return self.unmatched(games, raw, None, "unreadable", error.to_string()),
+            },
         };
         let Some(path) = self.find_game(games, &incoming)? else {
             let detail = "no game here matches this message (no [pbem ...] subject tag or reply reference of one); kept, not answered".to_string();
@@ -297,6 +305,11 @@ impl Referee {
         raw: &[u8],
         incoming: &Incoming,
     ) -> Result<Handled, MailError> {
+        // Of a message too long to read, the archive keeps the start (its header).
+        let raw = match incoming.oversized {
+            true => &raw[..raw.len().min(UNMATCHED_KEPT)],
+            false => raw,
+        };
         let bytes = store::read(path)?;
         let mut game = match crate::ops::open_bytes(&bytes, Some(&self.keyring), true) {
             Ok(game) => game,
@@ -317,7 +330,7 @@ impl Referee {
             game: Some(path.to_path_buf()),
         };
 
-        let key = message_key(incoming.message_id.as_deref(), raw);
+        let mut key = message_key(incoming.message_id.as_deref(), raw);
         if let Some(id) = &incoming.message_id {
             if let Some(earlier) = archive.find(id)? {
                 // Delivered again, or a run was killed after archiving it: done already.
@@ -326,8 +339,22 @@ impl Referee {
                 return Ok(handled("duplicate", detail));
             }
         }
+        let fingerprint = self.fingerprint(incoming);
+        if let Some(other) = fingerprint
+            .as_deref()
+            .and_then(|fingerprint| archive.pending_fingerprint(fingerprint))
+        {
+            // A run handling a first copy of this message (delivered under another
+            // Message-ID) was killed: this copy finishes what it began.
+            key = other;
+        }
+        let key = key;
         let begun = archive.pending(&key);
-        archive.begin_pending(&key, begun.unwrap_or(records))?;
+        archive.begin_pending(&key, begun.unwrap_or(records), fingerprint.as_deref())?;
+        let entry = |incoming: Option<&Incoming>, outcome: &str, detail: &str| Entry {
+            fingerprint: fingerprint.clone(),
+            ..entry(incoming, outcome, detail)
+        };
 
         let base = self.context(&game.view(None, None)?, &roster);
         let finish =
@@ -428,6 +455,18 @@ impl Referee {
             }
         };
 
+        if let Some(earlier) = self.handled_before(&archive, fingerprint.as_deref())? {
+            // The same message delivered again under another Message-ID (a forwarder,
+            // a mail server's retry): it was written once, for one turn, and is
+            // handled once; its sender had their answer.
+            let detail = format!(
+                "this message was already handled ({}), delivered as {}",
+                earlier.outcome,
+                earlier.message_id.as_deref().unwrap_or("another message")
+            );
+            return finish("duplicate", detail, Vec::new());
+        }
+
         let player = &roster.players[seat];
         let address = player.email.clone().unwrap_or_default();
         let text = incoming.move_text.trim();
@@ -466,6 +505,19 @@ impl Referee {
             // This very message's move reached the file before a run handling it died:
             // finish its archive entry; its notices were staged with it.
             return applied(done, format!("turn {done}: {recorded}"));
+        }
+        if incoming.oversized {
+            return refuse(
+                game.as_ref(),
+                "Message too long",
+                &format!(
+                    "your message is longer than {} MiB, the most a message to the referee can be, so it was not read (a photo or another attachment?)",
+                    intake::MAX_MESSAGE_BYTES / (1024 * 1024)
+                ),
+                "Send your move alone, as plain text without attachments, in a reply to this message.",
+                "too-large",
+                "too-large",
+            );
         }
         let today = archive::now() / 86_400;
         let message = match commands::read(text, today) {
@@ -873,6 +925,30 @@ impl Referee {
             .iter()
             .any(|e| e.outcome == "applied" && e.turn == Some(*turn));
         Ok((!claimed).then(|| (*turn, recorded.clone())))
+    }
+
+    /// The entry of a message with this fingerprint that proved its sender: one
+    /// refused as forged must not stand for the player's own.
+    fn handled_before(
+        &self,
+        archive: &Archive,
+        fingerprint: Option<&str>,
+    ) -> Result<Option<Entry>, MailError> {
+        let Some(fingerprint) = fingerprint else {
+            return Ok(None);
+        };
+        Ok(archive.entries()?.into_iter().find(|e| {
+            e.fingerprint.as_deref() == Some(fingerprint)
+                && !matches!(e.outcome.as_str(), "forged" | "not-a-player")
+        }))
+    }
+
+    /// The message's fingerprint, when it says who sent it and when.
+    fn fingerprint(&self, incoming: &Incoming) -> Option<String> {
+        let sender = incoming.from_address.as_deref()?;
+        let sent_at = incoming.date?;
+        let words = words(&incoming.move_text).join(" ");
+        Some(self.secret.message_fingerprint(sender, sent_at, &words))
     }
 
     /// The seat and notice turn a message proves: a reply code in the ids it cites or in

@@ -2164,3 +2164,119 @@ fn a_run_killed_between_the_mail_and_the_waits_leaves_no_player_untold() {
         );
     }
 }
+
+/// A message proven by its player's token and delivered again under a new Message-ID
+/// (a forwarder, a mail server's retry) is the same message: it is not applied again
+/// as the player's next move, whose turn it was never written for.
+#[test]
+fn a_token_message_delivered_again_under_a_new_id_is_not_a_new_move() {
+    let host = Host::new();
+    host.start_game();
+    let tag = host.tag();
+    let (first, text) = host.first_move();
+    let first_address = address(&first);
+    let raw = token_message(
+        &tag,
+        &token_of(&host, &first_address),
+        &first_address,
+        &text,
+        "once-1",
+    );
+    assert!(host.inbox(&raw).starts_with("applied"));
+    let (second, reply) = host.first_move();
+    let second_address = address(&second);
+    let report = host.inbox(&gmail_reply(
+        &host.notice_for(&second_address),
+        &second_address,
+        &reply,
+        "once-2",
+    ));
+    assert!(report.starts_with("applied"), "{report}");
+    assert_eq!(host.view()["to_move"][0], first.as_str());
+
+    let before = host.mails().len();
+    let copy = raw.replace("<once-1@", "<once-1-resent@");
+    let report = host.inbox(&copy);
+    assert!(report.starts_with("duplicate"), "{report}");
+    assert!(report.contains("once-1@"), "names the first copy: {report}");
+    assert_eq!(host.view()["turn"], 2, "nothing applied");
+    assert_eq!(host.mails().len(), before, "its sender had their answer");
+    // The copy is archived too: delivered yet again, it is known by its own id.
+    assert!(host.archive_index().contains("once-1-resent@"));
+    assert!(host.inbox(&copy).starts_with("duplicate"));
+
+    // A new message with the same words, written later, is a new move.
+    let later = token_message(
+        &tag,
+        &token_of(&host, &first_address),
+        &first_address,
+        &text,
+        "once-3",
+    );
+    assert!(!host.inbox(&later).starts_with("duplicate"));
+}
+
+/// A player's reply longer than pbem reads (a move with a photo attached) is answered:
+/// what the limit is and to send the move alone. Nothing changes in the game.
+#[test]
+fn a_reply_too_long_to_read_is_answered_with_the_limit() {
+    let host = Host::new();
+    host.start_game();
+    let (player, text) = host.first_move();
+    let from = address(&player);
+    let notice = host.notice_for(&from);
+    let reply = gmail_reply(&notice, &from, &text, "photo-1");
+    // The same reply with a 5 MiB photo attached, as a client sends it.
+    let boundary = "000000000000photo";
+    let (head, body) = reply.split_once("\r\n\r\n").expect("a header");
+    let head = head.replace(
+        "Content-Type: multipart/alternative; boundary=\"000000000000b1\"",
+        &format!("Content-Type: multipart/mixed; boundary=\"{boundary}\""),
+    );
+    // About 5 MiB of picture, which base64 makes about 7 MiB.
+    let photo = "/9j/4AAQSkZJRgABAQEASABIAAD".repeat(7 * 1024 * 1024 / 27);
+    let photo: String = photo
+        .as_bytes()
+        .chunks(76)
+        .map(|line| format!("{}\r\n", String::from_utf8_lossy(line)))
+        .collect();
+    let raw = format!(
+        "{head}\r\n\r\n--{boundary}\r\nContent-Type: multipart/alternative; boundary=\"000000000000b1\"\r\n\r\n{body}\r\n\
+--{boundary}\r\nContent-Type: image/jpeg; name=\"board.jpg\"\r\nContent-Disposition: attachment; filename=\"board.jpg\"\r\n\
+Content-Transfer-Encoding: base64\r\n\r\n{photo}--{boundary}--\r\n"
+    );
+    assert!(raw.len() > 5 * 1024 * 1024);
+    let before = host.file_bytes();
+    let sent = host.mails().len();
+
+    let report = host.inbox(&raw);
+    assert!(report.starts_with("too-large"), "{report}");
+    assert_eq!(host.file_bytes(), before, "nothing changed");
+    let answers = host.mails_since(sent);
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    let answer = &answers[0];
+    assert_eq!(answer.to, from);
+    assert!(
+        answer.subject.contains("Message too long"),
+        "{}",
+        answer.subject
+    );
+    let text_of_answer = answer.text.replace('\n', " ");
+    assert!(text_of_answer.contains("4 MiB"), "{}", answer.text);
+    assert!(
+        text_of_answer.contains("Send your move alone"),
+        "{}",
+        answer.text
+    );
+    // The answer carries the reply code: replying to it with the move alone works.
+    let report = host.inbox(&gmail_reply(answer, &from, &text, "photo-2"));
+    assert!(report.starts_with("applied"), "{report}");
+    // The archive keeps the start of the long message, not all of it.
+    let kept: u64 = std::fs::read_dir(host.games().join("game.json.mail"))
+        .expect("archive")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains("too-large"))
+        .map(|e| e.metadata().expect("meta").len())
+        .sum();
+    assert!(kept > 0 && kept <= 256 * 1024, "{kept}");
+}

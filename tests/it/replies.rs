@@ -16,6 +16,21 @@ pub struct Referee<'a> {
     pub address: &'a str,
 }
 
+/// The Date a client writes on the message `id`: a moment of 23 Nov 2026 from the
+/// id, so every message has its own, as real messages do, and the same id always
+/// gets the same.
+pub fn sent_at(id: &str) -> String {
+    let seconds = id.bytes().fold(0u32, |hash, byte| {
+        hash.wrapping_mul(31).wrapping_add(u32::from(byte))
+    }) % 86_400;
+    format!(
+        "Mon, 23 Nov 2026 {:02}:{:02}:{:02} +0000",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    )
+}
+
 pub fn quote(text: &str) -> String {
     text.lines()
         .map(|l| format!("> {l}"))
@@ -59,7 +74,7 @@ pub fn gmail_reply(to: &Referee, notice: &Notice, from: &str, text: &str, id: &s
     format!(
         "From: Player <{from}>\r\nTo: {name} <{referee}>\r\nSubject: Re: {subject}\r\n\
 Message-ID: <{id}@mail.gmail.com>\r\nIn-Reply-To: <{mid}>\r\nReferences: {refs} <{mid}>\r\n\
-Date: Mon, 23 Nov 2026 10:02:00 +0000\r\nMIME-Version: 1.0\r\n\
+Date: {date}\r\nMIME-Version: 1.0\r\n\
 Content-Type: multipart/alternative; boundary=\"000000000000b1\"\r\n\r\n\
 --000000000000b1\r\nContent-Type: text/plain; charset=\"UTF-8\"\r\n\r\n{text}\r\n\r\n\
 On Mon, 23 Nov 2026 at 10:00, {name} <{referee}> wrote:\r\n\r\n{quoted}\r\n\r\n\
@@ -68,6 +83,7 @@ On Mon, 23 Nov 2026 at 10:00, {name} <{referee}> wrote:\r\n\r\n{quoted}\r\n\r\n\
 <blockquote class=\"gmail_quote\">{html_quote}</blockquote></div>\r\n--000000000000b1--\r\n",
         name = to.name,
         referee = to.address,
+        date = sent_at(id),
         subject = notice.subject,
         mid = notice.message_id,
         refs = notice.references,
@@ -91,12 +107,13 @@ pub fn outlook_reply(to: &Referee, notice: &Notice, from: &str, text: &str, id: 
     format!(
         "From: Player <{from}>\r\nTo: {referee}\r\nSubject: RE: {subject}\r\n\
 Message-ID: <{id}@outlook.example>\r\nIn-Reply-To: <{mid}>\r\nReferences: <{mid}>\r\n\
-Date: Mon, 23 Nov 2026 10:03:00 +0000\r\nMIME-Version: 1.0\r\n\
+Date: {date}\r\nMIME-Version: 1.0\r\n\
 Content-Type: text/html; charset=\"utf-8\"\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n{qp}\r\n",
         referee = to.address,
         subject = notice.subject,
         mid = notice.message_id,
         qp = quoted_printable(&body),
+        date = sent_at(id),
     )
 }
 
@@ -105,10 +122,11 @@ Content-Type: text/html; charset=\"utf-8\"\r\nContent-Transfer-Encoding: quoted-
 pub fn apple_reply(to: &Referee, notice: &Notice, from: &str, text: &str, id: &str) -> String {
     format!(
         "From: Player <{from}>\r\nTo: {referee}\r\nSubject: Re: {subject}\r\n\
-Message-ID: <{id}@icloud.example>\r\nDate: Mon, 23 Nov 2026 10:04:00 +0000\r\nMIME-Version: 1.0 (Mac OS X Mail 16.0)\r\n\
+Message-ID: <{id}@icloud.example>\r\nDate: {date}\r\nMIME-Version: 1.0 (Mac OS X Mail 16.0)\r\n\
 Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n{body}",
         referee = to.address,
         subject = notice.subject,
+        date = sent_at(id),
         body = quoted_printable(&format!(
             "{text}\n\n-- \nSent from my Mac\n\n> On 23 Nov 2026, at 10:00, {} <{}> wrote:\n>\n{}",
             to.name,
@@ -131,7 +149,8 @@ pub fn token_message(
     let domain = from.rsplit_once('@').map_or("example.org", |(_, d)| d);
     format!(
         "From: {from}\r\nTo: {referee}\r\nSubject: {tag} my move\r\nMessage-ID: <{id}@{domain}>\r\n\
-Date: Mon, 23 Nov 2026 10:05:00 +0000\r\nContent-Type: text/plain; charset=us-ascii\r\n\r\n{text}\r\npbem-token: {token}\r\n",
+Date: {date}\r\nContent-Type: text/plain; charset=us-ascii\r\n\r\n{text}\r\npbem-token: {token}\r\n",
         referee = to.address,
+        date = sent_at(id),
     )
 }
