@@ -50,6 +50,15 @@ const BUILT_IN: &[(&str, &str)] = &[
         include_str!("../../templates/note-kept.txt"),
     ),
     ("undo.txt", include_str!("../../templates/undo.txt")),
+    ("question.txt", include_str!("../../templates/question.txt")),
+    (
+        "questions.txt",
+        include_str!("../../templates/questions.txt"),
+    ),
+    (
+        "for-referee.txt",
+        include_str!("../../templates/for-referee.txt"),
+    ),
     ("forum.bbcode", include_str!("../../templates/forum.bbcode")),
     ("forum.md", include_str!("../../templates/forum.md")),
 ];

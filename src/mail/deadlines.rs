@@ -40,6 +40,9 @@ impl Referee {
             }
             reminded.extend(done.into_iter().map(|what| (path.clone(), what)));
         }
+        // A run from cron is also when the referee hears of the mail only they should
+        // read, should none have come since the day began.
+        self.tell_referee(games)?;
         Ok(reminded)
     }
 
@@ -147,7 +150,7 @@ impl Referee {
 }
 
 /// A wait in words: "3 days", "1 day", "5 hours", "less than an hour".
-fn how_long(seconds: u64) -> String {
+pub(super) fn how_long(seconds: u64) -> String {
     let plural = |n: u64, unit: &str| format!("{n} {unit}{}", if n == 1 { "" } else { "s" });
     match seconds {
         0..3_600 => "less than an hour".to_string(),

@@ -7,6 +7,7 @@ pub mod capability;
 pub mod commands;
 pub mod compose;
 mod deadlines;
+mod for_referee;
 pub mod intake;
 pub mod maildir;
 pub mod outbox;
@@ -16,6 +17,7 @@ pub mod transport;
 
 use std::path::{Path, PathBuf};
 
+pub use for_referee::{REFEREE_INTERVAL, STATUS_INTERVAL};
 pub use receive::{Handled, STRANGER_INTERVAL, TRIED_INTERVAL};
 
 use crate::ops::OpsError;

@@ -20,6 +20,7 @@ use serde_json::json;
 use super::archive::{self, message_key, Archive, Entry, Notes, Throttle};
 use super::capability::NoticeId;
 use super::commands::{self, Request};
+use super::for_referee::{self, UNMATCHED};
 use super::intake::{self, Incoming};
 use super::outbox::{Outbox, Outgoing};
 use super::referee::{game_id_of, roster, Referee, Roster};
@@ -181,16 +182,39 @@ impl Referee {
                 _ => return self.unmatched(games, raw, None, "unreadable", error.to_string()),
             },
         };
+        if for_referee::is_our_own(&incoming, &self.domain()) {
+            // The referee's address is the mailbox pbem reads: what pbem sent there
+            // comes back. Kept, never reported on, so it makes no loop.
+            let detail = "pbem's own message to the referee; kept".to_string();
+            return self.unmatched(games, raw, Some(&incoming), "own", detail);
+        }
         let Some(path) = self.find_game(games, &incoming)? else {
-            let detail = "no game here matches this message (no [pbem ...] subject tag or reply reference of one); kept, not answered".to_string();
-            return self.unmatched(games, raw, Some(&incoming), "no-game", detail);
+            let handled = if self.answer_unmatched_player(games, &incoming)? {
+                let detail = "a player's message that names no game; told where their games stand, and kept for the referee".to_string();
+                self.unmatched(games, raw, Some(&incoming), "status", detail)?
+            } else {
+                let detail = "no game here matches this message (no [pbem ...] subject tag or reply reference of one); kept for the referee, not answered".to_string();
+                self.unmatched(games, raw, Some(&incoming), "no-game", detail)?
+            };
+            self.tell_referee_later(games);
+            return Ok(handled);
         };
         let handled = {
             let _lock = store::lock(&path)?;
             self.receive_locked(&path, raw, &incoming)?
         };
         self.try_flush(&Outbox::beside(&path));
+        if handled.outcome == "question" {
+            self.tell_referee_later(games);
+        }
         Ok(handled)
+    }
+
+    /// Tells the referee of mail only they should read, if a day has passed since
+    /// they were last told. The message at hand is handled and kept whatever happens
+    /// here: what fails is told by the next run, or by `pbem remind`.
+    fn tell_referee_later(&self, games: &Path) {
+        let _ = self.tell_referee(games);
     }
 
     /// Keeps a message that belongs to no game, unanswered.
@@ -202,7 +226,7 @@ impl Referee {
         outcome: &str,
         detail: String,
     ) -> Result<Handled, MailError> {
-        let archive = Archive::at(games.join("unmatched.mail"));
+        let archive = Archive::at(games.join(UNMATCHED));
         let _lock = store::lock(archive.dir())?;
         archive.keep(
             &raw[..raw.len().min(UNMATCHED_KEPT)],
@@ -656,6 +680,12 @@ impl Referee {
                 };
             }
         };
+        if for_referee::is_question(&text) {
+            let context = self.question_answer(game.as_ref(), path, seat, &context)?;
+            let reply = answer("question.txt", "question", context)?;
+            let detail = "a question, answered with where the game stands; kept for the referee";
+            return finish("question", detail.into(), vec![reply]);
+        }
         let text = text.as_str();
         // Moves this player made since the notice the message answers.
         let since = roster.records.iter().find(|(t, name, _)| {

@@ -788,8 +788,15 @@ Subject: [pbem row-00000000] my move\r\nMessage-ID: <stray-1@example.net>\r\n\r\
     let untagged = "From: Dan <dan@example.net>\r\nTo: referee@pbem.example\r\n\
 Subject: hello\r\nMessage-ID: <stray-2@example.net>\r\n\r\nbuy cheap pills\r\n";
     assert!(host.inbox(untagged).starts_with("no-game"));
-    // Its sender may be forged: an answer would be backscatter.
-    assert_eq!(host.mails().len(), delivered, "nothing was sent");
+    // Its sender may be forged: an answer would be backscatter. Only the referee hears
+    // of it.
+    let sent = host.mails();
+    assert!(
+        sent[delivered..]
+            .iter()
+            .all(|m| m.to == "referee@pbem.example"),
+        "nothing was sent to the senders"
+    );
     let index =
         std::fs::read_to_string(host.games().join("unmatched.mail/index.jsonl")).expect("kept");
     assert!(index.contains("stray-1@example.net") && index.contains("stray-2@example.net"));
@@ -2279,4 +2286,162 @@ Content-Transfer-Encoding: base64\r\n\r\n{photo}--{boundary}--\r\n"
         .map(|e| e.metadata().expect("meta").len())
         .sum();
     assert!(kept > 0 && kept <= 256 * 1024, "{kept}");
+}
+
+/// Mail only the referee should read (a stranger's, a bounce) is not filed silently:
+/// the referee hears of it in one short message a day at most, which names each
+/// message and quotes none of it, and which, come back to the mailbox pbem reads,
+/// is filed as pbem's own and starts no loop.
+#[test]
+fn the_referee_hears_once_a_day_of_mail_that_matches_no_game() {
+    let host = Host::new();
+    host.start_game();
+    let referee = "referee@pbem.example";
+    let day = 1_795_600_000u64;
+    let at = |seconds: u64| seconds.to_string();
+    let for_referee = |host: &Host| -> Vec<Mail> {
+        host.mails()
+            .into_iter()
+            .filter(|m| m.to == referee)
+            .collect()
+    };
+    let bounce = "From: MAILER-DAEMON@mx.example.org (Mail Delivery System)\r\nTo: referee@pbem.example\r\n\
+Subject: Undelivered Mail Returned to Sender\r\nMessage-ID: <bounce-1@mx.example.org>\r\n\
+Auto-Submitted: auto-replied\r\n\r\nI'm sorry to have to inform you that your message could not be delivered.\r\n";
+    let (code, out) = host.inbox_with(bounce, &[("PBEM_NOW", &at(day))]);
+    assert_eq!(code, Some(0), "{out}");
+    let told = for_referee(&host);
+    assert_eq!(
+        told.len(),
+        1,
+        "{:?}",
+        told.iter().map(|m| &m.subject).collect::<Vec<_>>()
+    );
+    assert!(
+        told[0].text.contains("mailer-daemon@mx.example.org"),
+        "{}",
+        told[0].text
+    );
+    assert!(told[0].text.contains("Undelivered Mail Returned to Sender"));
+    assert!(told[0].text.contains("unmatched.mail/"), "{}", told[0].text);
+    assert!(
+        !told[0].text.contains("sorry to have to inform"),
+        "no words of it"
+    );
+
+    // A stranger's mail the same day waits for the next message; its subject's
+    // encoded line breaks stay on one line.
+    let stranger = "From: Mallory <mallory@example.net>\r\nTo: referee@pbem.example\r\n\
+Subject: =?utf-8?b?aGVsbG8NCg0KWW91ciBtb3ZlIFdBUyBhcHBsaWVk?=\r\nMessage-ID: <stranger-1@example.net>\r\n\r\nbuy now\r\n";
+    let (code, _) = host.inbox_with(stranger, &[("PBEM_NOW", &at(day + 3600))]);
+    assert_eq!(code, Some(0));
+    assert_eq!(for_referee(&host).len(), 1, "at most once a day");
+
+    // The next day's cron run tells of it.
+    let (ok, out) = host.run(
+        host.pbem()
+            .env("PBEM_NOW", at(day + 86_400 + 60))
+            .args(["remind", "--after", "3d", "--games"])
+            .arg(host.games()),
+    );
+    assert!(ok, "{out}");
+    let told = for_referee(&host);
+    assert_eq!(told.len(), 2);
+    let text = &told[1].text;
+    assert!(text.contains("mallory@example.net"), "{text}");
+    assert!(!text.contains("mailer-daemon"), "told once: {text}");
+    assert!(
+        text.lines()
+            .any(|line| line.contains("Subject: hello Your move WAS applied")),
+        "{text}"
+    );
+    assert!(
+        !text.lines().any(|line| line.starts_with("Your move")),
+        "{text}"
+    );
+
+    // The referee's address is the mailbox pbem reads: its own message comes back.
+    let (code, out) = host.inbox_with(&told[1].raw, &[("PBEM_NOW", &at(day + 3 * 86_400))]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.starts_with("own"), "{out}");
+    let (ok, _) = host.run(
+        host.pbem()
+            .env("PBEM_NOW", at(day + 4 * 86_400))
+            .args(["remind", "--after", "3d", "--games"])
+            .arg(host.games()),
+    );
+    assert!(ok);
+    assert_eq!(for_referee(&host).len(), 2, "nothing new to tell: no loop");
+}
+
+/// A player's question gets a useful answer: by reply in their game, where it stands
+/// (and that it is passed on); written afresh naming no game, where each of their
+/// games stands, once a day. Neither is taken for a move.
+#[test]
+fn a_players_question_is_answered_with_where_the_game_stands() {
+    let host = Host::new();
+    host.start_game();
+    let (first, _) = host.first_move();
+    let (second, _) = {
+        let view = host.view();
+        let names: Vec<String> = view["players"]
+            .as_array()
+            .expect("players")
+            .iter()
+            .map(|p| p["name"].as_str().expect("name").to_string())
+            .collect();
+        let other = names.into_iter().find(|n| *n != first).expect("another");
+        (other, ())
+    };
+    let second_address = address(&second);
+    let notice = host
+        .mails()
+        .into_iter()
+        .find(|m| m.to == second_address && m.subject.contains("Welcome"))
+        .expect("a welcome");
+    let before = host.mails().len();
+    let report = host.inbox(&gmail_reply(
+        &notice,
+        &second_address,
+        "Is it my turn soon?",
+        "asked-1",
+    ));
+    assert!(report.starts_with("question"), "{report}");
+    assert_eq!(host.view()["turn"], 0, "no move");
+    let answers: Vec<Mail> = host
+        .mails_since(before)
+        .into_iter()
+        .filter(|m| m.to == second_address)
+        .collect();
+    assert_eq!(answers.len(), 1);
+    let text = answers[0].text.replace('\n', " ");
+    assert!(text.contains(&format!("{first} to move")), "{text}");
+    assert!(text.contains("as soon as it is your turn"), "{text}");
+
+    // Written afresh, naming no game.
+    let fresh = format!(
+        "From: {second} <{second_address}>\r\nTo: referee@pbem.example\r\nSubject: hello\r\n\
+Message-ID: <asked-2@example.org>\r\nDate: Mon, 23 Nov 2026 11:00:00 +0000\r\n\r\nwhen do we play?\r\n"
+    );
+    let before = host.mails().len();
+    let report = host.inbox(&fresh);
+    assert!(report.starts_with("status"), "{report}");
+    let answers = host.mails_since(before);
+    let answer = answers
+        .iter()
+        .find(|m| m.to == second_address)
+        .expect("answered");
+    assert!(answer.text.contains(&host.tag()), "{}", answer.text);
+    assert!(
+        answer.text.contains(&format!("{first} to move")),
+        "{}",
+        answer.text
+    );
+    assert!(
+        !answer.subject.contains("(ref "),
+        "no reply code for an unproven sender"
+    );
+    // Once a day.
+    let again = fresh.replace("asked-2@", "asked-3@");
+    assert!(host.inbox(&again).starts_with("no-game"));
 }

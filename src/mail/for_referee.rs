@@ -1,0 +1,361 @@
+//! Mail only the referee should read, and answers to players who ask where a game
+//! stands.
+//!
+//! Messages that match no game (a stranger, a bounce, a player writing afresh instead
+//! of replying to a notice) are kept in `unmatched.mail/` beside the games. The
+//! referee hears of them, and of the questions players asked in their games, in one
+//! short message a day at most ([`Referee::tell_referee`]), sent to the referee's own
+//! address (`from`). It names each message (when, from, subject, what pbem made of it,
+//! where it is kept) and never quotes its words: a stranger's text must not pass for
+//! pbem's. The message is one of pbem's own (its Message-ID says so), so when the
+//! referee's address is the mailbox pbem reads, it is filed as such and never
+//! reported on.
+//!
+//! A player who asks ("is it my turn soon?") is answered with where the game stands;
+//! a player who wrote to the referee without naming a game is told where each of
+//! their games stands, at most once a day, without a reply code (the sender of such a
+//! message is not proven; the answer goes to the player's own address and tells only
+//! what every player may know).
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::archive::{self, Archive, Entry, Throttle, Waiting};
+use super::compose::{self, Draft};
+use super::intake::Incoming;
+use super::outbox::Outbox;
+use super::referee::{roster, seats_to_move, Referee};
+use super::transport::address_of;
+use super::MailError;
+use crate::engine::file::FileText;
+use crate::engine::store::{self, Access};
+
+/// At most one message to the referee per this many seconds.
+pub const REFEREE_INTERVAL: u64 = 24 * 3600;
+/// At most one "where your games stand" per address per this many seconds.
+pub const STATUS_INTERVAL: u64 = 24 * 3600;
+/// The folder beside the games for mail that matches no game.
+pub(super) const UNMATCHED: &str = "unmatched.mail";
+/// The outbox of the mail to the referee, beside the games.
+pub(super) const REFEREE_OUTBOX: &str = "referee.outbox";
+/// How much of a subject or an address a message to the referee shows.
+const SHOWN_CHARS: usize = 100;
+
+/// When the referee was last told, and up to which archived message.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Told {
+    /// Unix seconds of the last message to the referee.
+    sent: u64,
+    /// The archive time of the newest message it reported.
+    until: u64,
+}
+
+/// Whether a player's text asks rather than moves: its last line ends in a question
+/// mark. No move of any game ends in one.
+pub(super) fn is_question(text: &str) -> bool {
+    text.lines()
+        .rev()
+        .find(|line| !line.trim().is_empty())
+        .is_some_and(|line| line.trim_end().ends_with(['?', '？']))
+}
+
+/// Whether a message is pbem's own come back (the referee's address is the mailbox
+/// pbem reads): its Message-ID is one pbem makes.
+pub(super) fn is_our_own(incoming: &Incoming, domain: &str) -> bool {
+    incoming.message_id.as_deref().is_some_and(|id| {
+        id.starts_with("pbem.")
+            && id
+                .rsplit_once('@')
+                .is_some_and(|(_, at)| at.eq_ignore_ascii_case(domain))
+    })
+}
+
+/// Text from outside shown on one line of our own mail: control characters and line
+/// breaks become spaces, and it is cut to `max` characters.
+fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| {
+            if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    let flat = flat.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &flat[..cut]),
+        None => flat,
+    }
+}
+
+/// A Unix time as `2026-11-25 14:03 UTC`.
+fn when(seconds: u64) -> String {
+    format!(
+        "{} {:02}:{:02} UTC",
+        super::commands::date_text(seconds / 86_400),
+        seconds % 86_400 / 3600,
+        seconds % 3600 / 60
+    )
+}
+
+/// What pbem made of a message, for the referee.
+fn what(entry: &Entry) -> String {
+    match entry.outcome.as_str() {
+        "no-game" => "matches no game; not answered".to_string(),
+        "unreadable" => format!("could not be read: {}", one_line(&entry.detail, 200)),
+        "question" => "a player's question; answered with where the game stands".to_string(),
+        "status" => "a player's message naming no game; told where their games stand".to_string(),
+        other => format!("{other}: {}", one_line(&entry.detail, 200)),
+    }
+}
+
+impl Referee {
+    /// Tells the referee, in one message, of the mail that only they should read and
+    /// that came since they were last told: what matched no game, and the questions
+    /// players asked. At most once per [`REFEREE_INTERVAL`]; nothing when there is
+    /// nothing new. The message waits in `referee.outbox/` beside the games until
+    /// sent.
+    ///
+    /// # Errors
+    /// The archives cannot be read, or the message cannot be composed or kept.
+    pub fn tell_referee(&self, games: &Path) -> Result<(), MailError> {
+        let unmatched = Archive::at(games.join(UNMATCHED));
+        let outbox = Outbox::at(games.join(REFEREE_OUTBOX));
+        {
+            let _lock = store::lock(unmatched.dir())?;
+            let told_path = unmatched.dir().join("told.json");
+            let told: Told = match std::fs::read(&told_path) {
+                Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_default(),
+                Err(_) => Told::default(),
+            };
+            let now = archive::now();
+            if told.sent != 0 && now.saturating_sub(told.sent) < REFEREE_INTERVAL {
+                return Ok(());
+            }
+            let mut items: Vec<(Entry, String)> = unmatched
+                .entries()?
+                .into_iter()
+                .filter(|e| e.at > told.until && e.outcome != "own")
+                .map(|e| {
+                    let kept = format!("{UNMATCHED}/{}", e.file);
+                    (e, kept)
+                })
+                .collect();
+            for path in super::game_files(games)? {
+                let archive = Archive::beside(&path);
+                let folder = archive
+                    .dir()
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                items.extend(
+                    archive
+                        .entries()?
+                        .into_iter()
+                        .filter(|e| e.at > told.until && e.outcome == "question")
+                        .map(|e| {
+                            let kept = format!("{folder}/{}", e.file);
+                            (e, kept)
+                        }),
+                );
+            }
+            if items.is_empty() {
+                return Ok(());
+            }
+            items.sort_by_key(|(e, _)| e.at);
+            let until = items.iter().map(|(e, _)| e.at).max().unwrap_or(told.until);
+            let listed: Vec<Value> = items
+                .iter()
+                .map(|(e, kept)| {
+                    json!({
+                        "when": when(e.at),
+                        "what": what(e),
+                        "from": one_line(e.from.as_deref().unwrap_or("(no sender)"), SHOWN_CHARS),
+                        "subject": one_line(&e.subject, SHOWN_CHARS),
+                        "kept": kept,
+                    })
+                })
+                .collect();
+            let context = json!({"count": listed.len(), "items": listed});
+            let (subject, body) = self.templates.render_mail("for-referee.txt", &context)?;
+            let domain = self.domain();
+            let message = compose::build(
+                &self.settings,
+                Draft {
+                    to_name: "Referee",
+                    to_address: &self.settings.from_address(),
+                    subject,
+                    body,
+                    message_id: format!("pbem.referee.{now}@{domain}"),
+                    thread_root: format!("pbem.referee@{domain}"),
+                    answers: None,
+                    attachment: None,
+                },
+            )?;
+            // Left staged by a run killed here: made ready now.
+            outbox.recover(u64::MAX)?;
+            let staged = outbox.stage(0, &[message])?;
+            let told = Told { sent: now, until };
+            let bytes = serde_json::to_vec(&told).map_err(|error| {
+                MailError::Config(format!("cannot store {}: {error}", told_path.display()))
+            })?;
+            store::write_atomic(&told_path, &bytes, Access::Private)?;
+            outbox.commit(&staged)?;
+        }
+        self.try_flush(&outbox);
+        Ok(())
+    }
+
+    /// The answer to a player's question in a game: where it stands for them, with
+    /// their reply code when it is their turn.
+    pub(super) fn question_answer(
+        &self,
+        game: &dyn crate::engine::driver::OpenGame,
+        path: &Path,
+        seat: usize,
+        base: &Value,
+    ) -> Result<Value, MailError> {
+        let view = game.view(None, None)?;
+        let roster = roster(game)?;
+        let to_move = seats_to_move(&view, &roster);
+        let waiting = Waiting::load(&Archive::beside(path))?;
+        let waited = to_move
+            .iter()
+            .filter_map(|seat| waiting.seats.get(seat))
+            .map(|wait| wait.since)
+            .min();
+        let mut context = base.clone();
+        context["player"] = json!(roster.players[seat].name);
+        context["your_turn"] = json!(to_move.contains(&seat));
+        context["waiting_for"] =
+            json!(waited
+                .map(|since| super::deadlines::how_long(archive::now().saturating_sub(since))));
+        Ok(context)
+    }
+
+    /// Answers a message that matches no game from a player of games here: where
+    /// each of their games stands, once per [`STATUS_INTERVAL`] per address. Returns
+    /// whether it did.
+    ///
+    /// # Errors
+    /// A game or the archive cannot be read, or the answer cannot be composed.
+    pub(super) fn answer_unmatched_player(
+        &self,
+        games: &Path,
+        incoming: &Incoming,
+    ) -> Result<bool, MailError> {
+        let Some(sender) = incoming.from_address.as_deref() else {
+            return Ok(false);
+        };
+        let mut name = None;
+        let mut listed = Vec::new();
+        for path in super::game_files(games)? {
+            let Ok(bytes) = store::read(&path) else {
+                continue;
+            };
+            let Ok(text) = FileText::parse(&bytes) else {
+                continue;
+            };
+            let plays = text
+                .genesis
+                .players
+                .iter()
+                .position(|p| p.email.as_deref().is_some_and(|e| address_of(e) == sender));
+            let Some(seat) = plays else {
+                continue;
+            };
+            let Ok(game) = crate::ops::open_bytes(&bytes, Some(&self.keyring), true) else {
+                continue;
+            };
+            let view = game.view(None, None)?;
+            let roster = roster(game.as_ref())?;
+            let to_move = seats_to_move(&view, &roster);
+            let state = if view["over"] == true {
+                "the game is over".to_string()
+            } else if to_move.contains(&seat) {
+                format!("your turn (turn {})", roster.records.len() + 1)
+            } else {
+                format!(
+                    "{} to move (turn {})",
+                    crate::ops::joined_names(&view["to_move"]),
+                    roster.records.len() + 1
+                )
+            };
+            name.get_or_insert_with(|| roster.players[seat].name.clone());
+            listed.push(json!({
+                "tag": format!("[pbem {}]", roster.id),
+                "game": roster.game,
+                "state": state,
+            }));
+        }
+        let Some(name) = name else {
+            return Ok(false);
+        };
+        let unmatched = Archive::at(games.join(UNMATCHED));
+        let outbox = Outbox::at(games.join(REFEREE_OUTBOX));
+        {
+            let _lock = store::lock(unmatched.dir())?;
+            let mut throttle = Throttle::load(&unmatched)?;
+            if !throttle.allow("status", sender, archive::now(), STATUS_INTERVAL) {
+                return Ok(false);
+            }
+            let context = json!({"player": name, "games": listed});
+            let (subject, body) = self.templates.render_mail("questions.txt", &context)?;
+            let domain = self.domain();
+            let tag = crate::engine::digest::to_hex(&crate::engine::digest::sha256(
+                incoming
+                    .message_id
+                    .as_deref()
+                    .unwrap_or(&incoming.subject)
+                    .as_bytes(),
+            ));
+            let message = compose::build(
+                &self.settings,
+                Draft {
+                    to_name: &name,
+                    to_address: sender,
+                    subject,
+                    body,
+                    message_id: format!("pbem.status.{}@{domain}", &tag[..16]),
+                    thread_root: format!("pbem.referee@{domain}"),
+                    answers: incoming.message_id.as_deref(),
+                    attachment: None,
+                },
+            )?;
+            outbox.recover(u64::MAX)?;
+            let staged = outbox.stage(0, &[message])?;
+            throttle.save(&unmatched)?;
+            outbox.commit(&staged)?;
+        }
+        self.try_flush(&outbox);
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_question_ends_in_a_question_mark_and_no_move_does() {
+        assert!(is_question("is it my turn soon?"));
+        assert!(is_question("Hi,\nwhen does Bob move?\n\n"));
+        assert!(!is_question("place E,W at A7"));
+        assert!(!is_question("pass"));
+        assert!(!is_question(""));
+    }
+
+    #[test]
+    fn outside_text_is_shown_on_one_line_and_cut() {
+        assert_eq!(
+            one_line("hello\r\n\r\nYour move WAS applied", 100),
+            "hello Your move WAS applied"
+        );
+        assert_eq!(one_line("a\u{2028}b\tc", 100), "a b c");
+        assert_eq!(one_line("abcdef", 3), "abc…");
+    }
+}
