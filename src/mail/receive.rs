@@ -8,6 +8,12 @@
 //! (`pending-<key>` in the archive) spans its handling. A run killed between applying
 //! the move and archiving it leaves the note; the retry sees that the move reached the
 //! game file and finishes the archive entry instead of answering "already applied".
+//! A copy delivered under another Message-ID is the same message when its sender,
+//! Date and move words are (its fingerprint, kept in the entry and the note).
+//!
+//! A message too long to read is answered from its header alone: a proven player is
+//! told the limit. A player's text that ends in a question mark is answered with
+//! where the game stands ([`super::for_referee`]), never taken for a move.
 //!
 //! Only trouble on the referee's side (no keyring, a game signed by another key, a file
 //! that cannot be read or written, a lock held too long) is an error; the caller exits
