@@ -918,6 +918,18 @@ fn killed_maildir_runs_lose_nothing_and_apply_nothing_twice() {
         index.lines().filter(|l| l.contains("\"applied\"")).count(),
         moves as usize
     );
+    // Whoever is to move is waited for since their own notice, whatever the kills.
+    let waits: Value = serde_json::from_slice(
+        &std::fs::read(host.games().join("game.json.mail/waiting.json")).expect("waits"),
+    )
+    .expect("json");
+    let seats = waits["seats"].as_object().expect("seats");
+    assert_eq!(seats.len(), 1, "{waits}");
+    assert_eq!(
+        seats.values().next().expect("a wait")["turn"],
+        moves + 1,
+        "{waits}"
+    );
     let (ok, report) = host.run(host.pbem().arg("audit").arg(host.file()));
     assert!(ok, "{report}");
 }
