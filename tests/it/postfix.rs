@@ -11,8 +11,9 @@
 //! Leg one feeds the referee's mail to the README's `.forward` line; leg two delivers
 //! it to a Maildir read by the README's crontab line, and pbem sends with plain SMTP
 //! (`?tls=none`, for a server on this machine). Along the way a reply is refused by
-//! the referee's side for a while: pbem exits 75 and postfix delivers it again
-//! later, and the move is applied once.
+//! the referee's side for a while (pbem exits 75 and postfix delivers it again
+//! later), messages are delivered twice, and a reply too large for pbem to read
+//! arrives; each move is still applied exactly once.
 //!
 //! The test adds no user. The referee and the players are addresses of the private
 //! instance, which its alias table maps to Maildirs in the temporary directory or,
@@ -56,11 +57,21 @@ const SEED: &str = "444444444444444444444444444444444444444444444444444444444444
 const DOMAIN: &str = "pbem.test";
 const REFEREE: &str = "pbemref";
 const PLAYERS: [(&str, &str); 2] = [("Ann", "pbemann"), ("Bob", "pbembob")];
+/// An address of the instance's domain that it refuses at RCPT time (550 User
+/// unknown), as a provider refuses a mailbox that was closed.
+const DEAD: &str = "pbemgone";
 /// Moves made through `.forward`; the rest of the game goes through the Maildir.
 const FORWARD_TURNS: u64 = 12;
 /// The turn (counted from 0) whose reply first meets a referee's side pbem cannot
 /// read, so that pbem exits 75 and postfix keeps the reply and delivers it again.
 const DEFERRED_TURN: u64 = 2;
+/// Turns whose reply is delivered twice, once through `.forward` and once through the
+/// Maildir.
+const REPLAYED_TURNS: [u64; 2] = [4, FORWARD_TURNS + 2];
+/// Turns preceded by a reply too large for pbem to read, in each leg.
+const OVERSIZED_TURNS: [u64; 2] = [6, FORWARD_TURNS + 4];
+/// More than pbem reads of one message (4 MiB), less than the instance accepts.
+const OVERSIZED_BYTES: usize = 5 * 1024 * 1024;
 /// The longest wait for one delivery.
 const WAIT: Duration = Duration::from_secs(30);
 const POSTFIX: &str = "/usr/sbin/postfix";
@@ -345,6 +356,35 @@ impl Mail {
     }
 }
 
+/// A reply as Gmail writes it with a photo of the board attached: more than pbem
+/// reads of one message, so it cannot be taken as a move whatever it says.
+fn oversized_reply(notice: &Mail, from: &str, text: &str, id: &str) -> String {
+    let line = "A".repeat(76);
+    let lines = OVERSIZED_BYTES / (line.len() + 2) + 1;
+    let mut photo = String::with_capacity(lines * (line.len() + 2));
+    for _ in 0..lines {
+        photo.push_str(&line);
+        photo.push_str("\r\n");
+    }
+    format!(
+        "From: Player <{from}>\r\nTo: {name} <{referee}>\r\nSubject: Re: {subject}\r\n\
+Message-ID: <{id}@mail.gmail.com>\r\nIn-Reply-To: <{mid}>\r\nReferences: {refs} <{mid}>\r\n\
+Date: Mon, 23 Nov 2026 10:02:00 +0000\r\nMIME-Version: 1.0\r\n\
+Content-Type: multipart/mixed; boundary=\"000000000000m1\"\r\n\r\n\
+--000000000000m1\r\nContent-Type: text/plain; charset=\"UTF-8\"\r\n\r\n{text}\r\n\r\n\
+On Mon, 23 Nov 2026 at 10:00, {name} <{referee}> wrote:\r\n\r\n{quoted}\r\n\r\n\
+--000000000000m1\r\nContent-Type: image/jpeg; name=\"board.jpg\"\r\n\
+Content-Disposition: attachment; filename=\"board.jpg\"\r\nContent-Transfer-Encoding: base64\r\n\r\n\
+{photo}--000000000000m1--\r\n",
+        name = TO_REFEREE.name,
+        referee = TO_REFEREE.address,
+        subject = notice.subject,
+        mid = notice.message_id,
+        refs = notice.references,
+        quoted = replies::quote(&notice.text),
+    )
+}
+
 /// Where the referee's mail goes: README's two ways in.
 #[derive(Debug, Clone, Copy)]
 enum Route {
@@ -526,6 +566,8 @@ smtpd_reject_unlisted_recipient = yes
 default_privs = nobody
 allow_mail_to_commands = alias
 allow_mail_to_files = alias
+# More than pbem reads of one message, so that a larger one reaches pbem.
+message_size_limit = 16777216
 mailbox_size_limit = 0
 biff = no
 append_dot_mydomain = no
@@ -664,6 +706,23 @@ postlog unix-dgram n - n - 1 postlogd
                 self.diagnosis()
             )
         })
+    }
+
+    /// The same message delivered again, Message-ID and all, as a mail server does
+    /// when it delivered it and went down before noting that it had; taken by pbem as
+    /// `deliver_to_referee` has it taken.
+    fn replay(&self, route: Route, from: &str, message: &str) {
+        self.deliver_to_referee(route, from, message);
+    }
+
+    /// What the instance answers when a message is sent to `user`: the queue id when
+    /// it takes it, else its refusal.
+    fn answer_for(&self, user: &str) -> Result<String, String> {
+        self.session(
+            "pbemref@pbem.test",
+            &address(user),
+            "From: pbemref@pbem.test\r\nSubject: is anyone there\r\n\r\nJust asking.\r\n",
+        )
     }
 
     fn log(&self) -> String {
@@ -1030,6 +1089,19 @@ fn a_whole_game_through_a_private_postfix_by_forward_then_maildir_and_cron() {
 
 /// The game, from `pbem new` to its end; the number of moves made.
 fn play(postfix: &Postfix) -> u64 {
+    // The instance refuses an unknown address while the SMTP transaction is under
+    // way, as a player's closed mailbox is refused.
+    let refused = postfix
+        .answer_for(DEAD)
+        .expect_err("a dead address is refused");
+    assert!(
+        refused.starts_with("RCPT TO: 550") && refused.contains("User unknown"),
+        "{refused}"
+    );
+    if let Err(refused) = postfix.answer_for("postmaster") {
+        panic!("postmaster is refused: {refused}");
+    }
+
     // Leg one: STARTTLS to postfix on localhost, the certificate checked against the
     // system's store and the ca_file; incoming mail piped by the README's .forward line.
     let mut route = Route::Forward;
@@ -1108,6 +1180,18 @@ fn play(postfix: &Postfix) -> u64 {
             postfix.route_referee(route);
             postfix.configure_referee(&format!("smtp://127.0.0.1:{}?tls=none", postfix.port));
         }
+        if OVERSIZED_TURNS.contains(&turn) {
+            // Too large for pbem to read: whatever it says, it moves nothing, and
+            // pbem takes it (postfix does not keep delivering it).
+            let big = oversized_reply(&notice, &from, &text, &format!("{reply_id}-big"));
+            assert!(big.len() > OVERSIZED_BYTES);
+            postfix.deliver_to_referee(route, &from, &big);
+            assert_eq!(
+                postfix.records(),
+                turn as usize,
+                "turn {turn}: the oversized reply moved nothing"
+            );
+        }
         if turn == DEFERRED_TURN {
             // pbem cannot read its keyring (a fault on the referee's side): it exits
             // 75, postfix keeps the reply, and delivers it again once pbem can.
@@ -1127,6 +1211,11 @@ fn play(postfix: &Postfix) -> u64 {
         }
         turn += 1;
         postfix.wait_for_records(turn as usize);
+        if REPLAYED_TURNS.contains(&(turn - 1)) {
+            // Delivered again: answered or not, it is not a second move.
+            postfix.replay(route, &from, &raw);
+            postfix.wait_for_records(turn as usize);
+        }
         sent.push((player, text));
     }
     // Notices up to the first move of leg two went out with STARTTLS, later ones
