@@ -1,28 +1,55 @@
 //! A whole game hosted through a real mail server, as README's "Host a game by email"
-//! says: Debian's postfix on loopback with local delivery, local users for the referee
-//! and two players, the referee's `~/.forward` and crontab lines taken from README,
-//! replies written as mail clients write them and submitted to postfix over SMTP, and
-//! notices sent back with STARTTLS to postfix, whose certificate is signed by a CA
-//! that only the system's trust store holds. A second leg switches the referee to
-//! Maildir delivery read by the cron line, sending with `smtp = "sendmail"`.
+//! says, on a postfix instance of the test's own: Debian's postfix programs started
+//! with `postfix -c DIR`, on a configuration, queue, data directory and log in a
+//! temporary directory, listening on 127.0.0.1 on a free port, delivering to the
+//! domain pbem.test only and relaying nothing. Replies written as mail clients write
+//! them are submitted to it over SMTP; pbem's notices go back to it with STARTTLS, its
+//! certificate signed by a CA the test makes (its key deleted once it has signed,
+//! limited by name constraints to localhost and 127.0.0.0/8) and given to pbem with
+//! `ca_file`, not put in the system's trust store.
 //!
-//! It needs root and postfix (.ci/run installs it). It changes the machine: postfix's
-//! configuration (loopback only; local delivery only; nothing leaves the machine), the
-//! users pbemref, pbemann and pbembob, and a test CA, limited by name constraints to
-//! localhost and 127.0.0.0/8 and whose key is deleted once it has signed, in the
-//! system's trust store. Without root or postfix it says "skipped" on standard error;
-//! with PBEM_REQUIRE_POSTFIX=1 (.ci/run sets it as root) it fails instead.
+//! Leg one feeds the referee's mail to the README's `.forward` line; leg two delivers
+//! it to a Maildir read by the README's crontab line, and pbem sends with plain SMTP
+//! (`?tls=none`, for a server on this machine). Along the way a reply is refused by
+//! the referee's side for a while (pbem exits 75 and postfix delivers it again
+//! later), messages are delivered twice, and a reply too large for pbem to read
+//! arrives; each move is still applied exactly once.
+//!
+//! The test adds no user. The referee and the players are addresses of the private
+//! instance, which its alias table maps to Maildirs in the temporary directory or,
+//! for the referee in leg one, to the README's `.forward` line. postfix reads a
+//! `.forward` in the home of a system user only, so that route cannot be taken
+//! literally without adding one; the alias entry is its closest equivalent: the same
+//! line, quotes and all, run by the same delivery agent (local(8)) through /bin/sh,
+//! exit 75 deferring the message, but with the privileges of `nobody` (default_privs)
+//! rather than the referee's own, so the referee's folders belong to nobody.
+//! `smtp = "sendmail"` is not tested: the instance's sendmail hands mail to the
+//! set-gid postdrop, which accepts another configuration directory only when the
+//! machine's own main.cf lists it (alternate_config_directories).
+//!
+//! It leaves the machine as it found it, and checks that it did: nothing under /etc is
+//! written (postfix's configuration, the users, the trust store), the machine's own
+//! postfix (running or not, on port 25 or not) and its queue are not touched, and the
+//! private postfix is stopped and the temporary directory removed at the end, after a
+//! failure too. So it may run on a referee's own mail server. It needs root
+//! (postfix's master process runs as root) and Debian's postfix and openssl (.ci/run
+//! installs them). Without them it says "skipped" on standard error; with
+//! PBEM_REQUIRE_POSTFIX=1 (.ci/run sets it as root) it fails instead.
 
 #![cfg(target_os = "linux")]
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
-use std::net::TcpStream;
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use mail_parser::MessageParser;
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use super::replies;
 
@@ -30,18 +57,25 @@ const SEED: &str = "444444444444444444444444444444444444444444444444444444444444
 const DOMAIN: &str = "pbem.test";
 const REFEREE: &str = "pbemref";
 const PLAYERS: [(&str, &str); 2] = [("Ann", "pbemann"), ("Bob", "pbembob")];
-/// The test's own postfix files, beside its configuration.
-const CONF_DIR: &str = "/etc/postfix/pbem-test";
-const LOG: &str = "/var/log/postfix-pbem-test.log";
-const MARK: &str = "# written by pbem's end-to-end test (tests/it/postfix.rs)";
+/// An address of the instance's domain that it refuses at RCPT time (550 User
+/// unknown), as a provider refuses a mailbox that was closed.
+const DEAD: &str = "pbemgone";
 /// Moves made through `.forward`; the rest of the game goes through the Maildir.
 const FORWARD_TURNS: u64 = 12;
+/// The turn (counted from 0) whose reply first meets a referee's side pbem cannot
+/// read, so that pbem exits 75 and postfix keeps the reply and delivers it again.
+const DEFERRED_TURN: u64 = 2;
+/// Turns whose reply is delivered twice, once through `.forward` and once through the
+/// Maildir.
+const REPLAYED_TURNS: [u64; 2] = [4, FORWARD_TURNS + 2];
+/// Turns preceded by a reply too large for pbem to read, in each leg.
+const OVERSIZED_TURNS: [u64; 2] = [6, FORWARD_TURNS + 4];
+/// More than pbem reads of one message (4 MiB), less than the instance accepts.
+const OVERSIZED_BYTES: usize = 5 * 1024 * 1024;
 /// The longest wait for one delivery.
 const WAIT: Duration = Duration::from_secs(30);
-
-fn home(user: &str) -> PathBuf {
-    Path::new("/home").join(user)
-}
+const POSTFIX: &str = "/usr/sbin/postfix";
+const POSTCONF: &str = "/usr/sbin/postconf";
 
 fn address(user: &str) -> String {
     format!("{user}@{DOMAIN}")
@@ -55,49 +89,57 @@ fn output_text(output: &Output) -> String {
     )
 }
 
-/// Runs a command; panics with its output (and postfix's state) when it fails.
-fn run(command: &mut Command) -> String {
-    let output = command
+/// A user's ids, as `getent passwd` gives them.
+#[derive(Debug, Clone, Copy)]
+struct Account {
+    uid: u32,
+    gid: u32,
+}
+
+fn account(name: &str) -> Option<Account> {
+    let output = Command::new("getent")
+        .args(["passwd", name])
         .output()
-        .unwrap_or_else(|e| panic!("{command:?}: {e}"));
-    let text = output_text(&output);
-    assert!(
-        output.status.success(),
-        "{command:?} failed ({}):\n{text}\n{}",
-        output.status,
-        diagnosis()
-    );
-    text
+        .ok()?;
+    let line = String::from_utf8_lossy(&output.stdout).into_owned();
+    let fields: Vec<&str> = line.trim().split(':').collect();
+    Some(Account {
+        uid: fields.get(2)?.parse().ok()?,
+        gid: fields.get(3)?.parse().ok()?,
+    })
+}
+
+fn group_exists(name: &str) -> bool {
+    Command::new("getent")
+        .args(["group", name])
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 /// Why the test cannot run here, if it cannot.
 fn cannot_run() -> Option<String> {
     // SAFETY: geteuid has no preconditions and cannot fail.
     if unsafe { libc::geteuid() } != 0 {
-        return Some("not root (it configures postfix and adds users)".into());
+        return Some("not root (postfix's master process runs as root)".into());
     }
-    for tool in [
-        "/usr/sbin/postfix",
-        "/usr/sbin/postconf",
-        "/usr/sbin/update-ca-certificates",
-        "/usr/sbin/useradd",
-        "/usr/sbin/runuser",
-    ] {
+    for tool in [POSTFIX, POSTCONF] {
         if !Path::new(tool).exists() {
             return Some(format!(
-                "{tool} is missing (Debian: apt-get install postfix ca-certificates; .ci/run does as root)"
+                "{tool} is missing (Debian: apt-get install postfix; .ci/run does as root)"
             ));
         }
     }
     if Command::new("openssl").arg("version").output().is_err() {
         return Some("openssl is missing (Debian: apt-get install openssl)".into());
     }
-    let main_cf = std::fs::read_to_string("/etc/postfix/main.cf").unwrap_or_default();
-    if !main_cf.is_empty() && !main_cf.contains(MARK) && !required() {
+    // The instance runs as the users the Debian package adds, and delivers as nobody.
+    if account("postfix").is_none() || !group_exists("postdrop") {
         return Some(
-            "/etc/postfix/main.cf is this machine's own; set PBEM_REQUIRE_POSTFIX=1 to let the test replace it (it keeps a copy as main.cf.before-pbem-test)"
-                .into(),
+            "no user postfix or group postdrop (Debian's postfix package adds them)".into(),
         );
+    }
+    if account("nobody").is_none() {
+        return Some("no user nobody to deliver the mail as".into());
     }
     None
 }
@@ -106,48 +148,146 @@ fn required() -> bool {
     std::env::var("PBEM_REQUIRE_POSTFIX").is_ok_and(|v| v == "1")
 }
 
-/// postfix's log, queue and the referee's archive, for a failure's message.
-fn diagnosis() -> String {
-    let log = std::fs::read_to_string(LOG).unwrap_or_else(|e| format!("({LOG}: {e})"));
-    let tail: Vec<&str> = log.lines().rev().take(60).collect();
-    let queue = Command::new("/usr/sbin/postqueue")
-        .arg("-p")
-        .output()
-        .map(|o| output_text(&o))
-        .unwrap_or_default();
-    let mut archive = String::new();
-    for entry in std::fs::read_dir(home(REFEREE).join("games"))
+/// What the test must leave as it found it: postfix's system configuration, the
+/// accounts, the trust store, and the machine's own postfix, running (as which
+/// process) or not. Files are kept as kind, mode, owner and a hash of their contents.
+#[derive(Debug, PartialEq, Eq)]
+struct Snapshot(BTreeMap<String, String>);
+
+impl Snapshot {
+    fn take() -> Snapshot {
+        let mut found = BTreeMap::new();
+        for dir in [
+            "/etc/postfix",
+            "/etc/ssl/certs",
+            "/usr/local/share/ca-certificates",
+        ] {
+            describe_tree(Path::new(dir), &mut found);
+        }
+        for file in [
+            "/etc/passwd",
+            "/etc/group",
+            "/etc/shadow",
+            "/etc/gshadow",
+            "/etc/aliases",
+            "/etc/mailname",
+            "/etc/ca-certificates.conf",
+        ] {
+            found.insert(file.to_string(), describe(Path::new(file)));
+        }
+        found.insert("the machine's own postfix".into(), system_postfix());
+        Snapshot(found)
+    }
+
+    fn changes(&self, after: &Snapshot) -> Vec<String> {
+        let absent = "absent".to_string();
+        let names: BTreeSet<&String> = self.0.keys().chain(after.0.keys()).collect();
+        names
+            .into_iter()
+            .filter(|name| self.0.get(*name) != after.0.get(*name))
+            .map(|name| {
+                format!(
+                    "{name}: was {}, now {}",
+                    self.0.get(name).unwrap_or(&absent),
+                    after.0.get(name).unwrap_or(&absent)
+                )
+            })
+            .collect()
+    }
+}
+
+fn describe(path: &Path) -> String {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return "absent".into();
+    };
+    let owner = format!(
+        "mode {:o}, owner {}:{}",
+        meta.mode() & 0o7777,
+        meta.uid(),
+        meta.gid()
+    );
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(path).unwrap_or_default();
+        format!("link to {}", target.display())
+    } else if meta.is_dir() {
+        format!("folder, {owner}")
+    } else {
+        match std::fs::read(path) {
+            Ok(bytes) => format!("file, {owner}, sha256 {:x}", Sha256::digest(&bytes)),
+            Err(e) => format!("file, {owner}, unreadable: {e}"),
+        }
+    }
+}
+
+fn describe_tree(path: &Path, found: &mut BTreeMap<String, String>) {
+    found.insert(path.display().to_string(), describe(path));
+    let is_dir = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
+    for entry in std::fs::read_dir(path)
         .into_iter()
         .flatten()
         .flatten()
+        .filter(|_| is_dir)
     {
-        let index = entry.path().join("index.jsonl");
-        if let Ok(text) = std::fs::read_to_string(&index) {
-            let last: Vec<&str> = text.lines().rev().take(5).collect();
-            archive.push_str(&format!("{}:\n{}\n", index.display(), last.join("\n")));
-        }
-        if entry.path().extension().is_some_and(|e| e == "outbox") {
-            let waiting: Vec<String> = std::fs::read_dir(entry.path())
-                .into_iter()
-                .flatten()
-                .flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect();
-            archive.push_str(&format!("{}: {waiting:?}\n", entry.path().display()));
-        }
+        describe_tree(&entry.path(), found);
     }
-    let mut subjects = String::new();
-    for user in [REFEREE, PLAYERS[0].1, PLAYERS[1].1] {
-        let list: Vec<String> = maildir_messages(&home(user).join("Maildir"))
-            .into_iter()
-            .map(|(_, m)| m.subject)
-            .collect();
-        subjects.push_str(&format!("{user}'s Maildir: {list:#?}\n"));
+}
+
+/// The machine's own postfix: the process id of its master, when it runs.
+fn system_postfix() -> String {
+    // Where its main.cf puts its queue; postconf only reads the file.
+    let queue = Command::new(POSTCONF)
+        .args(["-h", "queue_directory"])
+        .env_remove("MAIL_CONFIG")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|q| !q.is_empty())
+        .unwrap_or_else(|| "/var/spool/postfix".into());
+    let pid = std::fs::read_to_string(Path::new(&queue).join("pid/master.pid"))
+        .ok()
+        .and_then(|text| text.trim().parse::<u32>().ok());
+    match pid {
+        Some(pid)
+            if std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|comm| comm.trim() == "master") =>
+        {
+            format!("running, master process {pid}")
+        }
+        _ => "not running".into(),
     }
-    format!(
-        "--- postfix log ({LOG}), newest last ---\n{}\n--- postqueue -p ---\n{queue}\n--- the referee's games folder ---\n{archive}--- mailboxes ---\n{subjects}",
-        tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-    )
+}
+
+/// Processes of the instance whose configuration is in `conf`: postfix passes that
+/// directory to every process it starts, down to the commands local(8) runs, in
+/// MAIL_CONFIG.
+fn processes_of(conf: &Path) -> Vec<u32> {
+    let wanted = format!("MAIL_CONFIG={}", conf.display());
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_str()?.parse::<u32>().ok()?;
+            let environ = std::fs::read(entry.path().join("environ")).ok()?;
+            environ
+                .split(|b| *b == 0)
+                .any(|var| var == wanted.as_bytes())
+                .then_some(pid)
+        })
+        .collect()
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .expect("a free port")
+        .local_addr()
+        .expect("addr")
+        .port()
+}
+
+fn set_mode(path: &Path, mode: u32) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .unwrap_or_else(|e| panic!("chmod {}: {e}", path.display()));
 }
 
 /// A delivered message, read with mail-parser.
@@ -199,74 +339,7 @@ fn maildir_messages(maildir: &Path) -> Vec<(String, Mail)> {
     found
 }
 
-/// Waits for a message to `user` whose subject contains `wanted`.
-fn wait_for_mail(user: &str, wanted: &str) -> Mail {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        if let Some((_, mail)) = maildir_messages(&home(user).join("Maildir"))
-            .into_iter()
-            .find(|(_, m)| m.subject.contains(wanted))
-        {
-            return mail;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no mail {wanted:?} for {user} within {WAIT:?}\n{}",
-            diagnosis()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// Submits a message to postfix on 127.0.0.1:25, as another mail server would.
-fn submit(from: &str, to: &str, message: &str) {
-    let stream = TcpStream::connect(("127.0.0.1", 25)).expect("postfix listens on port 25");
-    stream.set_read_timeout(Some(WAIT)).expect("timeout");
-    let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-    let mut writer = stream;
-    let mut expect = |code: &str| loop {
-        let mut line = String::new();
-        reader.read_line(&mut line).expect("an SMTP reply");
-        assert!(
-            line.starts_with(code),
-            "postfix answered {line:?}, not {code}\n{}",
-            diagnosis()
-        );
-        if line.as_bytes().get(3) != Some(&b'-') {
-            break;
-        }
-    };
-    expect("220");
-    let mut say = |line: &str| {
-        writer
-            .write_all(format!("{line}\r\n").as_bytes())
-            .expect("write");
-    };
-    say("EHLO mx.players.example");
-    expect("250");
-    say(&format!("MAIL FROM:<{from}>"));
-    expect("250");
-    say(&format!("RCPT TO:<{to}>"));
-    expect("250");
-    say("DATA");
-    expect("354");
-    let normalized = message.replace("\r\n", "\n");
-    let mut data = String::new();
-    for line in normalized.trim_end_matches('\n').split('\n') {
-        if line.starts_with('.') {
-            data.push('.');
-        }
-        data.push_str(line);
-        data.push_str("\r\n");
-    }
-    data.push_str(".\r\n");
-    say(data.trim_end_matches("\r\n"));
-    expect("250");
-    say("QUIT");
-    expect("221");
-}
-
-/// Where the players' replies go: the referee user's address.
+/// Where the players' replies go: the referee's address.
 const TO_REFEREE: replies::Referee = replies::Referee {
     name: "pbem referee",
     address: "pbemref@pbem.test",
@@ -283,158 +356,198 @@ impl Mail {
     }
 }
 
-/// The lines README gives for `ref`, written for `pbemref`.
-fn from_readme(pick: impl Fn(&str) -> bool, what: &str) -> Vec<String> {
-    let readme = include_str!("../../README.md");
-    let section = readme
-        .split("## Host a game by email")
-        .nth(1)
-        .and_then(|s| s.split("\n## ").next())
-        .expect("README has the section \"Host a game by email\"");
-    // Only lines of code blocks, not of the prose around them.
-    let lines: Vec<String> = section
-        .split("```")
-        .skip(1)
-        .step_by(2)
-        .flat_map(str::lines)
-        .map(str::trim)
-        .filter(|l| pick(l))
-        .map(|l| l.replace("/home/ref/", &format!("/home/{REFEREE}/")))
-        .collect();
-    assert!(!lines.is_empty(), "README shows {what}");
-    lines
-}
-
-/// A command run as a user with the environment of a mail server's pipe or cron.
-fn as_user(user: &str, program: &str) -> Command {
-    let mut command = Command::new("/usr/sbin/runuser");
-    command.args(["-u", user, "--", "env", "-i"]);
-    command.arg(format!("HOME=/home/{user}"));
-    command.args([
-        &format!("USER={user}"),
-        &format!("LOGNAME={user}"),
-        "SHELL=/bin/sh",
-        "PATH=/usr/bin:/bin",
-    ]);
-    command.arg(program);
-    command
-}
-
-/// pbem as the referee, from the folder README installs it to.
-fn referee_pbem() -> Command {
-    let mut command = as_user(REFEREE, "env");
-    command
-        .arg(format!("PBEM_HOME=/home/{REFEREE}/.pbem"))
-        .arg(home(REFEREE).join(".cargo/bin/pbem"));
-    command
-}
-
-fn game_file() -> PathBuf {
-    home(REFEREE).join("games/ann-bob.json")
-}
-
-/// The game's public view.
-fn view() -> Value {
-    let output = run(referee_pbem()
-        .arg("show")
-        .arg(game_file())
-        .args(["--format", "json"]));
-    serde_json::from_str(&output).expect("json")
-}
-
-fn legal(player: &str) -> Vec<String> {
-    let output = run(referee_pbem()
-        .arg("legal")
-        .arg(game_file())
-        .args(["--player", player, "--format", "json"]));
-    let list: Value = serde_json::from_str(&output).expect("json");
-    list.as_array()
-        .expect("a list")
-        .iter()
-        .map(|e| e["move"].as_str().expect("text").to_string())
-        .collect()
-}
-
-fn records() -> usize {
-    std::fs::read(game_file())
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
-        .and_then(|file| file["records"].as_array().map(Vec::len))
-        .unwrap_or(0)
-}
-
-fn wait_for_records(count: usize) {
-    let deadline = Instant::now() + WAIT;
-    while records() < count {
-        assert!(
-            Instant::now() < deadline,
-            "the game did not reach {count} records within {WAIT:?}\n{}",
-            diagnosis()
-        );
-        std::thread::sleep(Duration::from_millis(50));
+/// A reply as Gmail writes it with a photo of the board attached: more than pbem
+/// reads of one message, so it cannot be taken as a move whatever it says.
+fn oversized_reply(notice: &Mail, from: &str, text: &str, id: &str) -> String {
+    let line = "A".repeat(76);
+    let lines = OVERSIZED_BYTES / (line.len() + 2) + 1;
+    let mut photo = String::with_capacity(lines * (line.len() + 2));
+    for _ in 0..lines {
+        photo.push_str(&line);
+        photo.push_str("\r\n");
     }
-    assert_eq!(records(), count, "exactly one move per reply");
+    format!(
+        "From: Player <{from}>\r\nTo: {name} <{referee}>\r\nSubject: Re: {subject}\r\n\
+Message-ID: <{id}@mail.gmail.com>\r\nIn-Reply-To: <{mid}>\r\nReferences: {refs} <{mid}>\r\n\
+Date: Mon, 23 Nov 2026 10:02:00 +0000\r\nMIME-Version: 1.0\r\n\
+Content-Type: multipart/mixed; boundary=\"000000000000m1\"\r\n\r\n\
+--000000000000m1\r\nContent-Type: text/plain; charset=\"UTF-8\"\r\n\r\n{text}\r\n\r\n\
+On Mon, 23 Nov 2026 at 10:00, {name} <{referee}> wrote:\r\n\r\n{quoted}\r\n\r\n\
+--000000000000m1\r\nContent-Type: image/jpeg; name=\"board.jpg\"\r\n\
+Content-Disposition: attachment; filename=\"board.jpg\"\r\nContent-Transfer-Encoding: base64\r\n\r\n\
+{photo}--000000000000m1--\r\n",
+        name = TO_REFEREE.name,
+        referee = TO_REFEREE.address,
+        subject = notice.subject,
+        mid = notice.message_id,
+        refs = notice.references,
+        quoted = replies::quote(&notice.text),
+    )
 }
 
-fn write_as(user: &str, path: &Path, text: &str) {
-    std::fs::write(path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    run(Command::new("chown")
-        .arg(format!("{user}:{user}"))
-        .arg(path));
+/// Where the referee's mail goes: README's two ways in.
+#[derive(Debug, Clone, Copy)]
+enum Route {
+    /// To the `.forward` line's command.
+    Forward,
+    /// To the referee's Maildir, for the crontab line.
+    Maildir,
 }
 
-/// Stops postfix at the end if the test started it.
+/// An SMTP conversation, as another mail server holds it.
+struct Dialogue {
+    reader: BufReader<TcpStream>,
+    writer: TcpStream,
+}
+
+impl Dialogue {
+    /// The server's next answer, when it starts with `code`; else the answer, as an
+    /// error naming what it answered.
+    fn expect(&mut self, what: &str, code: &str) -> Result<String, String> {
+        let mut answer = String::new();
+        loop {
+            let mut line = String::new();
+            self.reader
+                .read_line(&mut line)
+                .map_err(|e| format!("{what}: {e}"))?;
+            if line.is_empty() {
+                return Err(format!("{what}: the server closed the connection"));
+            }
+            answer.push_str(&line);
+            if line.as_bytes().get(3) != Some(&b'-') {
+                break;
+            }
+        }
+        if answer.starts_with(code) {
+            Ok(answer)
+        } else {
+            Err(format!("{what}: {}", answer.trim_end()))
+        }
+    }
+
+    fn say(&mut self, line: &str, what: &str, code: &str) -> Result<String, String> {
+        self.writer
+            .write_all(format!("{line}\r\n").as_bytes())
+            .map_err(|e| format!("{what}: {e}"))?;
+        self.expect(what, code)
+    }
+}
+
+/// The test's own postfix instance and the mail folders it delivers to, all in one
+/// temporary directory. Dropping it stops that postfix and removes the directory,
+/// after a failed assertion too.
 struct Postfix {
-    started: bool,
+    dir: tempfile::TempDir,
+    /// Where its smtpd listens on 127.0.0.1.
+    port: u16,
+    /// Whom the referee's and the players' mail is delivered as, and the referee's
+    /// commands run as.
+    nobody: Account,
 }
 
 impl Drop for Postfix {
     fn drop(&mut self) {
-        if self.started {
-            let _ = Command::new("/usr/sbin/postfix").arg("stop").output();
+        let conf = self.conf();
+        // `postfix -c` with no main.cf there would not fall back to the machine's
+        // own, but nothing need run at all before the configuration is written.
+        if conf.join("main.cf").exists() {
+            let _ = Command::new(POSTFIX)
+                .arg("-c")
+                .arg(&conf)
+                .arg("stop")
+                .output();
+        }
+        // postfix stop ends the master and its children; a command local(8) started
+        // may outlive them, and must not write into the directory as it goes.
+        for pid in processes_of(&conf) {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .output();
         }
     }
 }
 
-/// postfix for loopback only and local delivery into Maildir/, with STARTTLS offered
-/// with a certificate signed by a new test CA that goes into the system's store.
-fn set_up_postfix() -> Postfix {
-    let main_cf = Path::new("/etc/postfix/main.cf");
-    let before = Path::new("/etc/postfix/main.cf.before-pbem-test");
-    if main_cf.exists()
-        && !std::fs::read_to_string(main_cf)
-            .unwrap_or_default()
-            .contains(MARK)
-        && !before.exists()
-    {
-        std::fs::copy(main_cf, before).expect("keep the machine's main.cf");
-        let _ = std::fs::copy(
-            "/etc/postfix/master.cf",
-            "/etc/postfix/master.cf.before-pbem-test",
+impl Postfix {
+    /// Makes the instance's configuration, certificates and mail folders, and starts
+    /// it with the referee's mail going to `.forward`'s line.
+    fn start() -> Postfix {
+        let dir = tempfile::Builder::new()
+            .prefix("pbem-postfix-")
+            .tempdir()
+            .expect("a temporary directory");
+        // postfix's daemons and nobody must reach what is inside.
+        set_mode(dir.path(), 0o755);
+        let postfix = Postfix {
+            dir,
+            port: free_port(),
+            nobody: account("nobody").expect("nobody"),
+        };
+        // data_directory is left for postfix to make: it must belong to its mail_owner.
+        for sub in ["postfix", "queue", "log", "home"] {
+            let path = postfix.dir.path().join(sub);
+            std::fs::create_dir(&path).expect("a folder");
+            set_mode(&path, 0o755);
+        }
+        for user in [REFEREE, PLAYERS[0].1, PLAYERS[1].1, "postmaster"] {
+            let home = postfix.home(user);
+            std::fs::create_dir(&home).expect("a home");
+            postfix.give_to_nobody(&home);
+        }
+        let certs = crate::transport::make_certificates(&postfix.dir.path().join("ca"));
+        let (cert, key) = (
+            postfix.conf().join("server.pem"),
+            postfix.conf().join("server.key"),
         );
-    }
-    std::fs::create_dir_all(CONF_DIR).expect("conf dir");
-    let scratch = tempfile::tempdir().expect("dir");
-    let certs = crate::transport::make_certificates(scratch.path());
-    for (from, to) in [(&certs.cert, "server.pem"), (&certs.key, "server.key")] {
-        std::fs::copy(from, Path::new(CONF_DIR).join(to)).expect("copy");
-    }
-    run(Command::new("chmod").args(["600", &format!("{CONF_DIR}/server.key")]));
-    std::fs::copy(
-        &certs.ca,
-        "/usr/local/share/ca-certificates/pbem-test-ca.crt",
-    )
-    .expect("the CA into the system's store");
-    run(Command::new("/usr/sbin/update-ca-certificates").arg("--fresh"));
+        std::fs::copy(&certs.cert, &cert).expect("the certificate");
+        std::fs::copy(&certs.key, &key).expect("the key");
+        // smtpd reads its key as root before it drops privileges.
+        set_mode(&key, 0o600);
+        postfix.install_referee(&certs.ca);
 
-    let config = format!(
-        "{MARK}
-# Loopback only, local delivery only: mail for any other domain bounces.
+        std::fs::write(postfix.conf().join("main.cf"), postfix.main_cf()).expect("main.cf");
+        std::fs::write(postfix.conf().join("master.cf"), postfix.master_cf()).expect("master.cf");
+        postfix.write_aliases(Route::Forward);
+        postfix.control("start");
+        postfix.wait_until_listening();
+        postfix
+    }
+
+    fn conf(&self) -> PathBuf {
+        self.dir.path().join("postfix")
+    }
+
+    fn log_file(&self) -> PathBuf {
+        self.dir.path().join("log/maillog")
+    }
+
+    fn home(&self, user: &str) -> PathBuf {
+        self.dir.path().join("home").join(user)
+    }
+
+    fn maildir(&self, user: &str) -> PathBuf {
+        self.home(user).join("Maildir")
+    }
+
+    fn main_cf(&self) -> String {
+        let root = self.dir.path().display();
+        let conf = self.conf();
+        let conf = conf.display();
+        format!(
+            "# pbem's end-to-end test (tests/it/postfix.rs): a postfix instance of its own,
+# started with postfix -c; nothing of it is the machine's.
 compatibility_level = 3.6
+queue_directory = {root}/queue
+data_directory = {root}/data
+mail_owner = postfix
+setgid_group = postdrop
+# Its own log: not the machine's syslog or mail.log.
+maillog_file = {root}/log/maillog
+maillog_file_prefixes = {root}/log
 myhostname = mail.{DOMAIN}
 mydomain = {DOMAIN}
 myorigin = $mydomain
-mydestination = {DOMAIN}, mail.{DOMAIN}, localhost
+# Loopback only, the test's domain only: mail for any other domain bounces.
+mydestination = {DOMAIN}
 inet_interfaces = loopback-only
 inet_protocols = ipv4
 mynetworks = 127.0.0.0/8
@@ -443,116 +556,498 @@ default_transport = error:this test server delivers locally only
 relay_transport = error:this test server delivers locally only
 smtpd_relay_restrictions = permit_mynetworks, reject_unauth_destination
 smtpd_peername_lookup = no
-alias_maps =
+# No system users: every address is an alias (texthash: needs no postmap), delivered
+# to a Maildir or a command as default_privs. Any other address is refused at RCPT
+# time, 550 User unknown.
+alias_maps = texthash:{conf}/aliases
 alias_database =
-home_mailbox = Maildir/
+local_recipient_maps = $alias_maps
+smtpd_reject_unlisted_recipient = yes
+default_privs = nobody
+allow_mail_to_commands = alias
+allow_mail_to_files = alias
+# More than pbem reads of one message, so that a larger one reaches pbem.
+message_size_limit = 16777216
 mailbox_size_limit = 0
 biff = no
 append_dot_mydomain = no
 in_flow_delay = 0
-smtpd_tls_cert_file = {CONF_DIR}/server.pem
-smtpd_tls_key_file = {CONF_DIR}/server.key
+# A message pbem asked to keep (exit 75) is delivered again within seconds.
+queue_run_delay = 1s
+minimal_backoff_time = 1s
+maximal_backoff_time = 2s
+smtpd_tls_cert_file = {conf}/server.pem
+smtpd_tls_key_file = {conf}/server.key
 smtpd_tls_security_level = may
 smtpd_tls_received_header = yes
 smtpd_tls_loglevel = 1
 smtp_tls_security_level = none
-maillog_file = {LOG}
 "
-    );
-    std::fs::write(main_cf, config).expect("main.cf");
-    // Nothing left queued by an earlier run may reach the new mailboxes.
-    let _ = Command::new("/usr/sbin/postsuper")
-        .args(["-d", "ALL"])
-        .output();
-    // Debian runs most services chrooted; started by hand, without Debian's init
-    // script copying files into the chroot, they must not be.
-    run(Command::new("/usr/sbin/postconf").args(["-F", "*/*/chroot = n"]));
-    let running = Command::new("/usr/sbin/postfix")
-        .arg("status")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if running {
-        run(Command::new("/usr/sbin/postfix").arg("stop"));
+        )
     }
-    run(Command::new("/usr/sbin/postfix").arg("start"));
-    let deadline = Instant::now() + WAIT;
-    while TcpStream::connect(("127.0.0.1", 25)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "postfix does not listen on 127.0.0.1:25\n{}",
-            diagnosis()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Postfix { started: !running }
-}
 
-/// The referee and players as local users, their mail and the referee's files new.
-fn set_up_users() {
-    for user in [REFEREE, PLAYERS[0].1, PLAYERS[1].1] {
-        let known = Command::new("id")
-            .arg(user)
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !known {
-            run(Command::new("/usr/sbin/useradd").args([
-                "--create-home",
-                "--shell",
-                "/bin/sh",
-                "--comment",
-                "pbem end-to-end test",
-                user,
-            ]));
+    /// The services the test needs, none chrooted (nothing is copied into a chroot
+    /// for an instance started by hand), smtpd on the test's own port.
+    fn master_cf(&self) -> String {
+        format!(
+            "# service type private unpriv chroot wakeup maxproc command
+127.0.0.1:{port} inet n - n - - smtpd
+cleanup unix n - n - 0 cleanup
+qmgr unix n - n 300 1 qmgr
+tlsmgr unix - - n 1000? 1 tlsmgr
+rewrite unix - - n - - trivial-rewrite
+bounce unix - - n - 0 bounce
+defer unix - - n - 0 bounce
+trace unix - - n - 0 bounce
+verify unix - - n - 1 verify
+flush unix n - n 1000? 0 flush
+proxymap unix - - n - - proxymap
+error unix - - n - - error
+retry unix - - n - - error
+discard unix - - n - - discard
+local unix - n n - - local
+anvil unix - - n - 1 anvil
+scache unix - - n - 1 scache
+postlog unix-dgram n - n - 1 postlogd
+",
+            port = self.port
+        )
+    }
+
+    /// Runs `postfix -c CONF action`.
+    fn control(&self, action: &str) -> String {
+        self.run(Command::new(POSTFIX).arg("-c").arg(self.conf()).arg(action))
+    }
+
+    fn wait_until_listening(&self) {
+        let deadline = Instant::now() + WAIT;
+        while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "postfix does not listen on 127.0.0.1:{}\n{}",
+                self.port,
+                self.diagnosis()
+            );
+            std::thread::sleep(Duration::from_millis(50));
         }
-        let dir = home(user);
-        std::fs::create_dir_all(&dir).expect("home");
-        for leftover in ["Maildir", "games", ".pbem", ".cargo", ".forward"] {
-            let path = dir.join(leftover);
-            if path.is_dir() {
-                std::fs::remove_dir_all(&path).expect("clean");
-            } else if path.exists() {
-                std::fs::remove_file(&path).expect("clean");
+    }
+
+    /// Points the referee's address at `route` and the players' at their Maildirs.
+    fn write_aliases(&self, route: Route) {
+        let referee = match route {
+            Route::Forward => self.forward_line(),
+            Route::Maildir => format!("{}/", self.maildir(REFEREE).display()),
+        };
+        let mut table = format!("{REFEREE} {referee}\n");
+        for user in [PLAYERS[0].1, PLAYERS[1].1, "postmaster"] {
+            table.push_str(&format!("{user} {}/\n", self.maildir(user).display()));
+        }
+        std::fs::write(self.conf().join("aliases"), table).expect("the aliases");
+    }
+
+    /// Sends the referee's mail to `route` from now on. texthash: tables are read when
+    /// a process starts, so postfix is restarted: a reload would leave the next
+    /// delivery to a process that may still know the old table.
+    fn route_referee(&self, route: Route) {
+        self.write_aliases(route);
+        self.control("stop");
+        self.control("start");
+        self.wait_until_listening();
+    }
+
+    /// One SMTP transaction: the queue id postfix gave the message, or the first
+    /// answer that is not the one expected, as an error (a 550 to RCPT for an unknown
+    /// address, say).
+    fn session(&self, from: &str, to: &str, message: &str) -> Result<String, String> {
+        let stream = TcpStream::connect(("127.0.0.1", self.port))
+            .map_err(|e| format!("connect to 127.0.0.1:{}: {e}", self.port))?;
+        stream
+            .set_read_timeout(Some(WAIT))
+            .map_err(|e| e.to_string())?;
+        let mut smtp = Dialogue {
+            reader: BufReader::new(stream.try_clone().map_err(|e| e.to_string())?),
+            writer: stream,
+        };
+        let normalized = message.replace("\r\n", "\n");
+        let mut data = String::with_capacity(normalized.len() + normalized.len() / 32);
+        for line in normalized.trim_end_matches('\n').split('\n') {
+            if line.starts_with('.') {
+                data.push('.');
+            }
+            data.push_str(line);
+            data.push_str("\r\n");
+        }
+        data.push('.');
+        let result = smtp
+            .expect("the greeting", "220")
+            .and_then(|_| smtp.say("EHLO mx.players.example", "EHLO", "250"))
+            .and_then(|_| smtp.say(&format!("MAIL FROM:<{from}>"), "MAIL FROM", "250"))
+            .and_then(|_| smtp.say(&format!("RCPT TO:<{to}>"), "RCPT TO", "250"))
+            .and_then(|_| smtp.say("DATA", "DATA", "354"))
+            .and_then(|_| smtp.say(&data, "the message", "250"));
+        let _ = smtp.say("QUIT", "QUIT", "221");
+        // "250 2.0.0 Ok: queued as 4F2A81234"
+        result.and_then(|answer| {
+            answer
+                .split_whitespace()
+                .last()
+                .filter(|_| answer.contains("queued as"))
+                .map(str::to_string)
+                .ok_or_else(|| format!("the message: no queue id in {answer:?}"))
+        })
+    }
+
+    /// Submits a message to the instance, as another mail server would; the queue
+    /// id postfix gave it.
+    fn submit(&self, from: &str, to: &str, message: &str) -> String {
+        self.session(from, to, message).unwrap_or_else(|refused| {
+            panic!(
+                "postfix refused a message from {from} to {to}: {refused}\n{}",
+                self.diagnosis()
+            )
+        })
+    }
+
+    /// The same message delivered again, Message-ID and all, as a mail server does
+    /// when it delivered it and went down before noting that it had; taken by pbem as
+    /// `deliver_to_referee` has it taken.
+    fn replay(&self, route: Route, from: &str, message: &str) {
+        self.deliver_to_referee(route, from, message);
+    }
+
+    /// What the instance answers when a message is sent to `user`: the queue id when
+    /// it takes it, else its refusal.
+    fn answer_for(&self, user: &str) -> Result<String, String> {
+        self.session(
+            "pbemref@pbem.test",
+            &address(user),
+            "From: pbemref@pbem.test\r\nSubject: is anyone there\r\n\r\nJust asking.\r\n",
+        )
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.log_file()).unwrap_or_default()
+    }
+
+    /// Waits until the log shows an attempt to deliver the message postfix queued as
+    /// `queue_id` that ended with `status` (sent, deferred).
+    fn wait_for_delivery(&self, queue_id: &str, status: &str) {
+        let start = format!(" {queue_id}: to=<");
+        let status = format!("status={status} ");
+        let deadline = Instant::now() + WAIT;
+        while !self
+            .log()
+            .lines()
+            .any(|l| l.contains(&start) && l.contains(&status))
+        {
+            assert!(
+                Instant::now() < deadline,
+                "no delivery of {queue_id} with {status}within {WAIT:?}\n{}",
+                self.diagnosis()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// postfix's log and queue, the referee's archive and the mailboxes, for a
+    /// failure's message.
+    fn diagnosis(&self) -> String {
+        let log = self.log();
+        let tail: Vec<&str> = log.lines().rev().take(60).collect();
+        let mut queue = String::new();
+        for sub in ["incoming", "active", "deferred", "hold", "corrupt"] {
+            let mut ids = Vec::new();
+            list_files(&self.dir.path().join("queue").join(sub), &mut ids);
+            queue.push_str(&format!("{sub}: {ids:?}\n"));
+        }
+        // Why each deferred message waits: postfix keeps it as text in defer/.
+        let mut reasons = Vec::new();
+        list_files(&self.dir.path().join("queue/defer"), &mut reasons);
+        for path in reasons {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let reason: Vec<&str> = text.lines().filter(|l| l.starts_with("reason=")).collect();
+            queue.push_str(&format!("{}: {reason:?}\n", path.display()));
+        }
+        let mut archive = String::new();
+        for entry in std::fs::read_dir(self.home(REFEREE).join("games"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let index = entry.path().join("index.jsonl");
+            if let Ok(text) = std::fs::read_to_string(&index) {
+                let last: Vec<&str> = text.lines().rev().take(5).collect();
+                archive.push_str(&format!("{}:\n{}\n", index.display(), last.join("\n")));
+            }
+            if entry.path().extension().is_some_and(|e| e == "outbox") {
+                let waiting: Vec<String> = std::fs::read_dir(entry.path())
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect();
+                archive.push_str(&format!("{}: {waiting:?}\n", entry.path().display()));
             }
         }
-        run(Command::new("chown")
-            .arg(format!("{user}:{user}"))
-            .arg(&dir));
+        let mut subjects = String::new();
+        for user in [REFEREE, PLAYERS[0].1, PLAYERS[1].1, "postmaster"] {
+            let list: Vec<String> = maildir_messages(&self.maildir(user))
+                .into_iter()
+                .map(|(_, m)| m.subject)
+                .collect();
+            subjects.push_str(&format!("{user}'s Maildir: {list:#?}\n"));
+        }
+        format!(
+            "--- postfix log ({}), newest last ---\n{}\n--- queue ---\n{queue}--- the referee's games folder ---\n{archive}--- mailboxes ---\n{subjects}",
+            self.log_file().display(),
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        )
     }
-    let referee = home(REFEREE);
-    for dir in [".cargo/bin", ".pbem", "games"] {
-        std::fs::create_dir_all(referee.join(dir)).expect("dir");
+
+    /// Runs a command; panics with its output (and postfix's state) when it fails.
+    fn run(&self, command: &mut Command) -> String {
+        let output = command
+            .output()
+            .unwrap_or_else(|e| panic!("{command:?}: {e}"));
+        let text = output_text(&output);
+        assert!(
+            output.status.success(),
+            "{command:?} failed ({}):\n{text}\n{}",
+            output.status,
+            self.diagnosis()
+        );
+        text
     }
-    // README: `cargo install --locked --path .` puts pbem in ~/.cargo/bin.
-    let installed = referee.join(".cargo/bin/pbem");
-    std::fs::copy(assert_cmd::cargo::cargo_bin("pbem"), &installed).expect("install pbem");
-    run(Command::new("chmod").args(["700", &format!("/home/{REFEREE}/.pbem")]));
-    run(Command::new("chown")
-        .args(["-R", &format!("{REFEREE}:{REFEREE}")])
-        .arg(&referee));
+
+    fn give_to_nobody(&self, path: &Path) {
+        std::os::unix::fs::chown(path, Some(self.nobody.uid), Some(self.nobody.gid))
+            .unwrap_or_else(|e| panic!("chown {}: {e}", path.display()));
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+            for entry in std::fs::read_dir(path).expect("a folder").flatten() {
+                self.give_to_nobody(&entry.path());
+            }
+        }
+    }
+
+    fn write_as_nobody(&self, path: &Path, text: &str) {
+        std::fs::write(path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        self.give_to_nobody(path);
+    }
+
+    /// The referee's home as README sets it up: pbem where `cargo install` puts it,
+    /// the keyring's folder, the games folder, and the test CA's certificate as the
+    /// `ca_file` README's example names.
+    fn install_referee(&self, ca: &Path) {
+        let referee = self.home(REFEREE);
+        for dir in [".cargo/bin", ".pbem", "games"] {
+            std::fs::create_dir_all(referee.join(dir)).expect("a folder");
+        }
+        std::fs::copy(
+            assert_cmd::cargo::cargo_bin("pbem"),
+            referee.join(".cargo/bin/pbem"),
+        )
+        .expect("install pbem");
+        std::fs::copy(ca, referee.join(".pbem/private-ca.pem")).expect("the CA's certificate");
+        set_mode(&referee.join(".pbem"), 0o700);
+        self.give_to_nobody(&referee);
+    }
+
+    fn configure_referee(&self, smtp: &str) {
+        let pbem_home = self.home(REFEREE).join(".pbem");
+        self.write_as_nobody(
+            &pbem_home.join("config.toml"),
+            &format!(
+                "[mail]\nsmtp = \"{smtp}\"\nfrom = \"pbem referee <{}>\"\nca_file = \"{}\"\n",
+                address(REFEREE),
+                pbem_home.join("private-ca.pem").display()
+            ),
+        );
+    }
+
+    /// The lines README gives for `ref`, written for the referee's home here.
+    fn readme_lines(&self, pick: impl Fn(&str) -> bool, what: &str) -> Vec<String> {
+        let readme = include_str!("../../README.md");
+        let section = readme
+            .split("## Host a game by email")
+            .nth(1)
+            .and_then(|s| s.split("\n## ").next())
+            .expect("README has the section \"Host a game by email\"");
+        let home = format!("{}/", self.home(REFEREE).display());
+        // Only lines of code blocks, not of the prose around them.
+        let lines: Vec<String> = section
+            .split("```")
+            .skip(1)
+            .step_by(2)
+            .flat_map(str::lines)
+            .map(str::trim)
+            .filter(|l| pick(l))
+            .map(|l| l.replace("/home/ref/", &home))
+            .collect();
+        assert!(!lines.is_empty(), "README shows {what}");
+        lines
+    }
+
+    /// README's `~/.forward` line, quotes and all, as an alias table takes it.
+    fn forward_line(&self) -> String {
+        self.readme_lines(|l| l.starts_with("\"|env PBEM_HOME="), "a .forward line")[0].clone()
+    }
+
+    /// A command run as the referee (nobody) with the environment of cron: HOME, the
+    /// user's names, sh, and a PATH without ~/.cargo/bin or /usr/sbin.
+    fn as_referee(&self, program: &str) -> Command {
+        let home = self.home(REFEREE);
+        let mut command = Command::new(program);
+        command
+            .env_clear()
+            .env("HOME", &home)
+            .env("USER", "nobody")
+            .env("LOGNAME", "nobody")
+            .env("SHELL", "/bin/sh")
+            .env("PATH", "/usr/bin:/bin")
+            .current_dir(&home)
+            .uid(self.nobody.uid)
+            .gid(self.nobody.gid);
+        command
+    }
+
+    /// pbem as the referee, from the folder README installs it to.
+    fn referee_pbem(&self) -> Command {
+        let home = self.home(REFEREE);
+        let mut command = self.as_referee(&home.join(".cargo/bin/pbem").display().to_string());
+        command.env("PBEM_HOME", home.join(".pbem"));
+        command
+    }
+
+    /// README's crontab line, run as cron runs it: through sh, with the crontab's
+    /// PBEM_HOME line, as the referee.
+    fn cron_run(&self) -> String {
+        let cron = self.readme_lines(
+            |l| {
+                l.starts_with("PBEM_HOME=") || (l.contains("pbem inbox") && l.contains("--maildir"))
+            },
+            "the crontab lines",
+        );
+        let (name, value) = cron
+            .iter()
+            .find_map(|l| l.split_once('=').filter(|(name, _)| *name == "PBEM_HOME"))
+            .expect("README's crontab sets PBEM_HOME");
+        let line = cron
+            .iter()
+            .find(|l| l.contains("--maildir"))
+            .map(|l| l.split_whitespace().skip(5).collect::<Vec<_>>().join(" "))
+            .expect("README's crontab line");
+        self.run(
+            self.as_referee("/bin/sh")
+                .env(name, value)
+                .args(["-c", &line]),
+        )
+    }
+
+    fn game_file(&self) -> PathBuf {
+        self.home(REFEREE).join("games/ann-bob.json")
+    }
+
+    /// The game's public view.
+    fn view(&self) -> Value {
+        let output = self.run(
+            self.referee_pbem()
+                .arg("show")
+                .arg(self.game_file())
+                .args(["--format", "json"]),
+        );
+        serde_json::from_str(&output).expect("json")
+    }
+
+    fn legal(&self, player: &str) -> Vec<String> {
+        let output = self.run(
+            self.referee_pbem()
+                .arg("legal")
+                .arg(self.game_file())
+                .args(["--player", player, "--format", "json"]),
+        );
+        let list: Value = serde_json::from_str(&output).expect("json");
+        list.as_array()
+            .expect("a list")
+            .iter()
+            .map(|e| e["move"].as_str().expect("text").to_string())
+            .collect()
+    }
+
+    fn records(&self) -> usize {
+        std::fs::read(self.game_file())
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+            .and_then(|file| file["records"].as_array().map(Vec::len))
+            .unwrap_or(0)
+    }
+
+    fn wait_for_records(&self, count: usize) {
+        let deadline = Instant::now() + WAIT;
+        while self.records() < count {
+            assert!(
+                Instant::now() < deadline,
+                "the game did not reach {count} records within {WAIT:?}\n{}",
+                self.diagnosis()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert_eq!(self.records(), count, "exactly one move per reply");
+    }
+
+    /// Waits for a message to `user` whose subject contains `wanted`.
+    fn wait_for_mail(&self, user: &str, wanted: &str) -> Mail {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some((_, mail)) = maildir_messages(&self.maildir(user))
+                .into_iter()
+                .find(|(_, m)| m.subject.contains(wanted))
+            {
+                return mail;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no mail {wanted:?} for {user} within {WAIT:?}\n{}",
+                self.diagnosis()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Delivers `message` from `from` to the referee and has pbem take it whichever
+    /// way the mail goes: through `.forward` (postfix has run the line, and pbem took
+    /// the message) or through the Maildir (postfix has put it there, and the crontab
+    /// line has read it).
+    fn deliver_to_referee(&self, route: Route, from: &str, message: &str) {
+        let queue_id = self.submit(from, &address(REFEREE), message);
+        self.wait_for_delivery(&queue_id, "sent");
+        if let Route::Maildir = route {
+            let report = self.cron_run();
+            assert!(report.contains("1 message(s) processed"), "{report}");
+        }
+    }
+
+    fn token_of(&self, user: &str) -> String {
+        let welcome = self.wait_for_mail(user, "Welcome");
+        welcome
+            .text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("pbem-token: ").map(str::to_string))
+            .expect("a token line in the welcome")
+    }
 }
 
-fn configure_referee(smtp: &str) {
-    write_as(
-        REFEREE,
-        &home(REFEREE).join(".pbem/config.toml"),
-        &format!(
-            "[mail]\nsmtp = \"{smtp}\"\nfrom = \"pbem referee <{}>\"\n",
-            address(REFEREE)
-        ),
-    );
-}
-
-fn token_of(user: &str) -> String {
-    let welcome = wait_for_mail(user, "Welcome");
-    welcome
-        .text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("pbem-token: ").map(str::to_string))
-        .expect("a token line in the welcome")
+fn list_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if entry.path().is_dir() {
+            list_files(&entry.path(), found);
+        } else {
+            found.push(entry.path());
+        }
+    }
 }
 
 #[test]
-fn a_whole_game_through_postfix_by_forward_then_maildir_and_cron() {
+fn a_whole_game_through_a_private_postfix_by_forward_then_maildir_and_cron() {
     if let Some(reason) = cannot_run() {
         assert!(
             !required(),
@@ -565,35 +1060,71 @@ fn a_whole_game_through_postfix_by_forward_then_maildir_and_cron() {
         return;
     }
     assert_eq!(TO_REFEREE.address, address(REFEREE));
+    let before = Snapshot::take();
     let started = Instant::now();
-    set_up_users();
-    let _postfix = set_up_postfix();
+    let postfix = Postfix::start();
+    let (dir, conf) = (postfix.dir.path().to_path_buf(), postfix.conf());
+    let turns = play(&postfix);
+    drop(postfix);
+
+    let left: Vec<u32> = processes_of(&conf);
+    assert!(
+        left.is_empty(),
+        "processes of the test's postfix still run: {left:?}"
+    );
+    assert!(!dir.exists(), "{} is left behind", dir.display());
+    let changes = before.changes(&Snapshot::take());
+    assert!(
+        changes.is_empty(),
+        "the test changed the machine:\n{}",
+        changes.join("\n")
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "postfix end-to-end: {turns} turns ({FORWARD_TURNS} by .forward, {} by Maildir and cron) in {:.1} s",
+        turns - FORWARD_TURNS,
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// The game, from `pbem new` to its end; the number of moves made.
+fn play(postfix: &Postfix) -> u64 {
+    // The instance refuses an unknown address while the SMTP transaction is under
+    // way, as a player's closed mailbox is refused.
+    let refused = postfix
+        .answer_for(DEAD)
+        .expect_err("a dead address is refused");
+    assert!(
+        refused.starts_with("RCPT TO: 550") && refused.contains("User unknown"),
+        "{refused}"
+    );
+    if let Err(refused) = postfix.answer_for("postmaster") {
+        panic!("postmaster is refused: {refused}");
+    }
 
     // Leg one: STARTTLS to postfix on localhost, the certificate checked against the
-    // system's store alone; incoming mail piped by the README's .forward line.
-    configure_referee("smtp://localhost:25");
-    let forward = from_readme(|l| l.starts_with("\"|env PBEM_HOME="), "a .forward line");
-    write_as(
-        REFEREE,
-        &home(REFEREE).join(".forward"),
-        &format!("{}\n", forward[0]),
-    );
+    // system's store and the ca_file; incoming mail piped by the README's .forward line.
+    let mut route = Route::Forward;
+    postfix.configure_referee(&format!("smtp://localhost:{}", postfix.port));
     let players: Vec<String> = PLAYERS
         .iter()
         .map(|(name, user)| format!("{name} <{}>", address(user)))
         .collect();
-    run(referee_pbem()
-        .args([
-            "new",
-            "right-of-way",
-            "--player",
-            &players[0],
-            "--player",
-            &players[1],
-        ])
-        .args(["--seed", SEED, "--mail", "--out"])
-        .arg(game_file()));
-    let id = view()["id"].as_str().expect("an id").to_string();
+    postfix.run(
+        postfix
+            .referee_pbem()
+            .args([
+                "new",
+                "right-of-way",
+                "--player",
+                &players[0],
+                "--player",
+                &players[1],
+            ])
+            .args(["--seed", SEED, "--mail", "--out"])
+            .arg(postfix.game_file()),
+    );
+    let id = postfix.view()["id"].as_str().expect("an id").to_string();
     let tag = format!("[pbem {id}]");
     let user_of = |name: &str| {
         PLAYERS
@@ -602,28 +1133,16 @@ fn a_whole_game_through_postfix_by_forward_then_maildir_and_cron() {
             .map(|(_, u)| *u)
             .expect("a player")
     };
-    let tokens: Vec<String> = PLAYERS.iter().map(|(_, user)| token_of(user)).collect();
-
-    let cron = from_readme(
-        |l| l.starts_with("PBEM_HOME=") || (l.contains("pbem inbox") && l.contains("--maildir")),
-        "the crontab lines",
-    );
-    let cron_env = cron
+    let tokens: Vec<String> = PLAYERS
         .iter()
-        .find(|l| l.starts_with("PBEM_HOME="))
-        .expect("README's crontab sets PBEM_HOME")
-        .clone();
-    let cron_command = cron
-        .iter()
-        .find(|l| l.contains("--maildir"))
-        .map(|l| l.split_whitespace().skip(5).collect::<Vec<_>>().join(" "))
-        .expect("README's crontab line");
+        .map(|(_, user)| postfix.token_of(user))
+        .collect();
 
     let mut picker = pbem::engine::DrawStream::for_testing(11);
     let mut sent: Vec<(String, String)> = Vec::new();
     let mut turn: u64 = 0;
     loop {
-        let state = view();
+        let state = postfix.view();
         if state["over"] == true {
             break;
         }
@@ -631,7 +1150,8 @@ fn a_whole_game_through_postfix_by_forward_then_maildir_and_cron() {
         let player = state["to_move"][0].as_str().expect("a player").to_string();
         let user = user_of(&player);
         let from = address(user);
-        let notice = wait_for_mail(user, &format!("Turn {}: your move, {player}", turn + 1));
+        let notice =
+            postfix.wait_for_mail(user, &format!("Turn {}: your move, {player}", turn + 1));
         if turn == 0 {
             assert!(
                 notice.received.contains("using TLS"),
@@ -639,7 +1159,7 @@ fn a_whole_game_through_postfix_by_forward_then_maildir_and_cron() {
                 notice.received
             );
         }
-        let choices = legal(&player);
+        let choices = postfix.legal(&player);
         let text = choices[picker.index(choices.len() as u32) as usize].clone();
         let reply_id = format!("postfix-{turn}");
         let seat = PLAYERS
@@ -653,42 +1173,56 @@ fn a_whole_game_through_postfix_by_forward_then_maildir_and_cron() {
             _ => replies::token_message(&TO_REFEREE, &tag, &tokens[seat], &from, &text, &reply_id),
         };
         if turn == FORWARD_TURNS {
-            // Leg two: no .forward, so postfix delivers to ~/Maildir; the README's cron
-            // line reads it; notices go out through sendmail, found outside cron's PATH.
-            std::fs::remove_file(home(REFEREE).join(".forward")).expect("no .forward");
-            configure_referee("sendmail");
+            // Leg two: the referee's mail goes to ~/Maildir and the README's cron line
+            // reads it; notices go out by plain SMTP, as README allows for a server on
+            // this machine.
+            route = Route::Maildir;
+            postfix.route_referee(route);
+            postfix.configure_referee(&format!("smtp://127.0.0.1:{}?tls=none", postfix.port));
         }
-        submit(&from, &address(REFEREE), &raw);
-        if turn >= FORWARD_TURNS {
-            let deadline = Instant::now() + WAIT;
-            let new = home(REFEREE).join("Maildir/new");
-            while std::fs::read_dir(&new).map_or(true, |mut d| d.next().is_none()) {
-                assert!(
-                    Instant::now() < deadline,
-                    "no delivery to the referee's Maildir within {WAIT:?}\n{}",
-                    diagnosis()
-                );
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            let mut cron_run = as_user(REFEREE, "env");
-            cron_run
-                .arg(&cron_env)
-                .args(["/bin/sh", "-c", &cron_command]);
-            let report = run(&mut cron_run);
-            assert!(
-                report.contains("1 message(s) processed"),
-                "turn {turn}: {report}"
+        if OVERSIZED_TURNS.contains(&turn) {
+            // Too large for pbem to read: whatever it says, it moves nothing, and
+            // pbem takes it (postfix does not keep delivering it).
+            let big = oversized_reply(&notice, &from, &text, &format!("{reply_id}-big"));
+            assert!(big.len() > OVERSIZED_BYTES);
+            postfix.deliver_to_referee(route, &from, &big);
+            assert_eq!(
+                postfix.records(),
+                turn as usize,
+                "turn {turn}: the oversized reply moved nothing"
             );
         }
+        if turn == DEFERRED_TURN {
+            // pbem cannot read its keyring (a fault on the referee's side): it exits
+            // 75, postfix keeps the reply, and delivers it again once pbem can.
+            let keyring = postfix.home(REFEREE).join(".pbem");
+            set_mode(&keyring, 0o000);
+            let queue_id = postfix.submit(&from, &address(REFEREE), &raw);
+            postfix.wait_for_delivery(&queue_id, "deferred");
+            assert_eq!(
+                postfix.records(),
+                turn as usize,
+                "a deferred reply moved nothing"
+            );
+            set_mode(&keyring, 0o700);
+            postfix.wait_for_delivery(&queue_id, "sent");
+        } else {
+            postfix.deliver_to_referee(route, &from, &raw);
+        }
         turn += 1;
-        wait_for_records(turn as usize);
+        postfix.wait_for_records(turn as usize);
+        if REPLAYED_TURNS.contains(&(turn - 1)) {
+            // Delivered again: answered or not, it is not a second move.
+            postfix.replay(route, &from, &raw);
+            postfix.wait_for_records(turn as usize);
+        }
         sent.push((player, text));
     }
-    // Notices up to the first move of leg two went out with STARTTLS; later ones
-    // through sendmail, which postfix stamps with the sending user's id.
+    // Notices up to the first move of leg two went out with STARTTLS, later ones
+    // without.
     let mut checked = (0, 0);
     for (_, user) in PLAYERS {
-        for (_, mail) in maildir_messages(&home(user).join("Maildir")) {
+        for (_, mail) in maildir_messages(&postfix.maildir(user)) {
             let Some(number) = mail
                 .subject
                 .split("Turn ")
@@ -699,17 +1233,13 @@ fn a_whole_game_through_postfix_by_forward_then_maildir_and_cron() {
             else {
                 continue;
             };
+            let tls = mail.received.contains("using TLS");
             if number <= FORWARD_TURNS + 1 {
-                assert!(
-                    mail.received.contains("using TLS"),
-                    "{}: {}",
-                    mail.subject,
-                    mail.received
-                );
+                assert!(tls, "{}: {}", mail.subject, mail.received);
                 checked.0 += 1;
             } else {
                 assert!(
-                    mail.received.contains("from userid"),
+                    !tls && mail.received.contains("with ESMTP"),
                     "{}: {}",
                     mail.subject,
                     mail.received
@@ -723,7 +1253,8 @@ fn a_whole_game_through_postfix_by_forward_then_maildir_and_cron() {
 
     // The file holds exactly the moves sent, in order, and audits.
     let file: Value =
-        serde_json::from_slice(&std::fs::read(game_file()).expect("game file")).expect("json");
+        serde_json::from_slice(&std::fs::read(postfix.game_file()).expect("game file"))
+            .expect("json");
     let recorded: Vec<(String, String)> = file["records"]
         .as_array()
         .expect("records")
@@ -740,24 +1271,22 @@ fn a_whole_game_through_postfix_by_forward_then_maildir_and_cron() {
         assert_eq!(player, was_player);
         assert_eq!(text.trim(), was_text.trim());
     }
-    let audit = run(referee_pbem().arg("audit").arg(game_file()));
+    let audit = postfix.run(postfix.referee_pbem().arg("audit").arg(postfix.game_file()));
     assert!(!audit.is_empty());
-    let index = std::fs::read_to_string(home(REFEREE).join("games/ann-bob.json.mail/index.jsonl"))
-        .expect("the archive");
+    let index = std::fs::read_to_string(
+        postfix
+            .home(REFEREE)
+            .join("games/ann-bob.json.mail/index.jsonl"),
+    )
+    .expect("the archive");
     assert_eq!(
         index.lines().filter(|l| l.contains("\"applied\"")).count(),
         sent.len(),
         "{index}"
     );
     for (_, user) in PLAYERS {
-        let over = wait_for_mail(user, "The game is over");
+        let over = postfix.wait_for_mail(user, "The game is over");
         assert!(over.text.contains(SEED), "the seed is revealed at the end");
     }
-    let _ = writeln!(
-        std::io::stderr(),
-        "postfix end-to-end: {} turns ({FORWARD_TURNS} by .forward, {} by Maildir and cron) in {:.1} s",
-        sent.len(),
-        sent.len() as u64 - FORWARD_TURNS,
-        started.elapsed().as_secs_f64()
-    );
+    turn
 }
