@@ -7,9 +7,14 @@
 //! is a link is refused, and what a killed run left behind is removed by the next run
 //! that holds the lock. Private files (outbox mail, archived messages: they hold players'
 //! tokens) are 0600 in 0700 folders whatever the umask.
+//!
+//! Every file pbem reads is read through [`read_limited`]: opened without blocking, so a
+//! fifo planted in its place cannot hang a command; refused unless the open handle is a
+//! regular file (a link to one is followed); and read only up to a bound, so a link to
+//! `/dev/zero` or a huge file cannot exhaust memory.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -91,6 +96,14 @@ fn open_lock_file(path: &Path) -> Result<(PathBuf, File), StoreError> {
         path: lock_path.clone(),
         source,
     };
+    // Nothing is created beside a device, fifo or socket (a link to `/dev/zero`, say):
+    // no game file is one, and its read would be refused anyway. (A folder is locked
+    // too: the archive of unmatched mail.)
+    if let Ok(metadata) = fs::metadata(path) {
+        if !metadata.is_file() && !metadata.is_dir() {
+            return Err(error(not_regular(&metadata.file_type())));
+        }
+    }
     let mut options = OpenOptions::new();
     options.create(true).truncate(false).write(true);
     #[cfg(unix)]
@@ -163,15 +176,148 @@ fn remove_temporary_files(path: &Path) {
     }
 }
 
-/// The bytes of a file.
+/// The most of a game file (or an invitation) pbem reads: 64 MiB. The longest games
+/// measured (a five-player triangle auction played to its end) write about 80 KB, and
+/// every record is bounded (a move's recorded text at 4 KiB), so a game of thousands
+/// of turns stays far below; a larger file is not one pbem wrote.
+pub const MAX_GAME_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The most of a mail file of the outbox pbem reads: a message may carry the game file
+/// attached (base64, a third larger), so twice the game file's bound.
+pub const MAX_MAIL_FILE_BYTES: u64 = 2 * MAX_GAME_FILE_BYTES;
+
+/// The most of a small file of the referee's own (a key, a seed, a config, a template,
+/// a password file) pbem reads: 1 MiB.
+pub const MAX_SMALL_FILE_BYTES: u64 = 1024 * 1024;
+
+/// The bytes of a game file (or an invitation): at most [`MAX_GAME_FILE_BYTES`], from a
+/// regular file only (see [`read_limited`]).
 ///
 /// # Errors
-/// It cannot be read.
+/// It cannot be read, is not a regular file, or is larger than the bound.
 pub fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
-    fs::read(path).map_err(|source| StoreError::Read {
+    read_limited(path, MAX_GAME_FILE_BYTES).map_err(|source| StoreError::Read {
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// The bytes of the file at `path` (a link to a regular file is followed), at most
+/// `limit` of them.
+///
+/// The file is opened with `O_NONBLOCK` (and `O_NOCTTY`): opening a fifo for reading
+/// would otherwise wait for a writer, forever if none comes. The open handle is then
+/// checked, not the path, so what is read is what was checked; anything but a regular
+/// file (a fifo, a device such as `/dev/zero`, a folder) is refused before a byte is
+/// read. A regular file is read through `take(limit + 1)`, so one that grows while it
+/// is read is still refused rather than read without bound.
+///
+/// # Errors
+/// It cannot be opened (a missing file is `NotFound`, as from `std::fs::read`), is not
+/// a regular file (`InvalidInput`), or holds more than `limit` bytes (`FileTooLarge`);
+/// the message says which, for the caller to put after the path.
+pub fn read_limited(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = match options.open(path) {
+        Ok(file) => file,
+        // A socket cannot be opened at all (ENXIO): say what it is rather than "no such
+        // device or address".
+        Err(error) if error.raw_os_error() == Some(libc::ENXIO) => {
+            return Err(match fs::metadata(path) {
+                Ok(metadata) if !metadata.is_file() => not_regular(&metadata.file_type()),
+                _ => error,
+            })
+        }
+        Err(error) => return Err(error),
+    };
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(not_regular(&metadata.file_type()));
+    }
+    if metadata.len() > limit {
+        return Err(too_large(limit));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(limit));
+    }
+    Ok(bytes)
+}
+
+/// [`read_limited`] for a text file: its bytes must be UTF-8.
+///
+/// # Errors
+/// As for [`read_limited`], or the bytes are not UTF-8 (`InvalidData`).
+pub fn read_text_limited(path: &Path, limit: u64) -> std::io::Result<String> {
+    String::from_utf8(read_limited(path, limit)?)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "it is not UTF-8 text"))
+}
+
+fn not_regular(kind: &fs::FileType) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!(
+            "it is {}, not a regular file; pbem reads only regular files (or links to them)",
+            kind_name(kind)
+        ),
+    )
+}
+
+fn too_large(limit: u64) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::FileTooLarge,
+        format!(
+            "it is larger than the {} pbem reads of such a file",
+            size_text(limit)
+        ),
+    )
+}
+
+/// What a file that is not a regular file is, for people.
+fn kind_name(kind: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a fifo (named pipe)";
+        }
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if kind.is_dir() {
+        "a folder"
+    } else if kind.is_symlink() {
+        "a link"
+    } else {
+        "something else"
+    }
+}
+
+/// A size in bytes as people read it: `64 MiB`, `1 MiB`, `4096 bytes`.
+pub fn size_text(bytes: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    const KIB: u64 = 1024;
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
+        format!("{} KiB", bytes / KIB)
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 /// Replaces `path` with `bytes` atomically and durably.

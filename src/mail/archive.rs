@@ -34,6 +34,11 @@ pub struct Entry {
     pub turn: Option<u64>,
 }
 
+/// The most of an archive's index pbem reads: 1 GiB. Every message a game receives
+/// adds a line (a stranger's too), so the bound is far above any game's, and only
+/// stops a planted device or an endless file.
+const MAX_INDEX_BYTES: u64 = 1024 * 1024 * 1024;
+
 /// A folder of raw messages and their index.
 #[derive(Debug, Clone)]
 pub struct Archive {
@@ -69,7 +74,7 @@ impl Archive {
     /// The index cannot be read.
     pub fn entries(&self) -> Result<Vec<Entry>, MailError> {
         let path = self.index();
-        let text = match fs::read_to_string(&path) {
+        let text = match store::read_text_limited(&path, MAX_INDEX_BYTES) {
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(error) => return Err(MailError::io(path)(error)),
@@ -135,7 +140,11 @@ impl Archive {
         if !store::is_regular_file(&path) {
             return None;
         }
-        fs::read_to_string(path).ok()?.trim().parse().ok()
+        store::read_text_limited(&path, store::MAX_SMALL_FILE_BYTES)
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
     }
 
     /// Ends what [`Archive::begin_pending`] began.
@@ -202,7 +211,7 @@ impl Throttle {
 }
 
 fn read_json<T: Default + serde::de::DeserializeOwned>(path: &Path) -> Result<T, MailError> {
-    match fs::read(path) {
+    match store::read_limited(path, store::MAX_GAME_FILE_BYTES) {
         Ok(bytes) => serde_json::from_slice(&bytes).map_err(|error| {
             MailError::Config(format!("{} is not valid: {error}", path.display()))
         }),

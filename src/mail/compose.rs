@@ -71,7 +71,11 @@ impl Templates {
         if let Some(dir) = &self.dir {
             let path = dir.join(name);
             if path.exists() {
-                return std::fs::read_to_string(&path).map_err(MailError::io(path));
+                return crate::engine::store::read_text_limited(
+                    &path,
+                    crate::engine::store::MAX_SMALL_FILE_BYTES,
+                )
+                .map_err(MailError::io(path));
             }
         }
         BUILT_IN

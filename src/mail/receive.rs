@@ -195,7 +195,7 @@ impl Referee {
             return Ok(None);
         };
         for path in super::game_files(games)? {
-            let Ok(bytes) = std::fs::read(&path) else {
+            let Ok(bytes) = store::read(&path) else {
                 continue;
             };
             if game_id_of(&bytes).is_some_and(|id| id.eq_ignore_ascii_case(&wanted)) {
