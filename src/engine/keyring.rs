@@ -127,11 +127,15 @@ impl Keyring {
         // on ext4 a truncated file is flushed to disk when closed, which would cost a
         // move more than anything else it does outside its own durable write.
         let open = || {
-            fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&path)
+            let mut options = fs::OpenOptions::new();
+            options.write(true).create(true).truncate(false);
+            #[cfg(unix)]
+            {
+                // Owner-only whatever the umask, as everything in the keyring.
+                use std::os::unix::fs::OpenOptionsExt;
+                options.mode(0o600);
+            }
+            options.open(&path)
         };
         let file = match open() {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => path

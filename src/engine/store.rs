@@ -335,21 +335,50 @@ fn folder_of(path: &Path) -> PathBuf {
     }
 }
 
-/// Creates a file that did not exist (never through a link), with the access asked.
-fn create_exclusive(path: &Path, access: Access) -> std::io::Result<File> {
+/// The mode of a new public file (a game file, an invitation): anyone may read it
+/// (players audit it), only the referee write it.
+pub const PUBLIC_MODE: u32 = 0o644;
+
+/// The mode the file written at `path` gets: a private file exactly 0600; a public file
+/// keeps the mode of the file it replaces (the referee may have narrowed it), or
+/// [`PUBLIC_MODE`] when new. Never the umask's say: under umask 000 a game file
+/// would otherwise be written 0666, for anyone to alter.
+fn mode_for(path: &Path, access: Access) -> u32 {
+    match access {
+        Access::Private => 0o600,
+        Access::Public => existing_mode(path).unwrap_or(PUBLIC_MODE),
+    }
+}
+
+/// The permission bits of the regular file at `path`, if there is one.
+#[cfg(unix)]
+fn existing_mode(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    let metadata = fs::metadata(path).ok().filter(fs::Metadata::is_file)?;
+    Some(metadata.permissions().mode() & 0o777)
+}
+
+#[cfg(not(unix))]
+fn existing_mode(_path: &Path) -> Option<u32> {
+    None
+}
+
+/// Creates a file that did not exist (never through a link), with exactly `mode`.
+#[cfg_attr(not(unix), allow(unused_variables))]
+fn create_exclusive(path: &Path, mode: u32) -> std::io::Result<File> {
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
-    if access == Access::Private {
+    {
         use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
+        options.mode(mode);
     }
     let file = options.open(path)?;
     #[cfg(unix)]
-    if access == Access::Private {
-        // The umask may have taken away more than asked; set exactly 0600.
+    {
+        // The umask may have taken away some of the bits; set exactly these.
         use std::os::unix::fs::PermissionsExt;
-        file.set_permissions(fs::Permissions::from_mode(0o600))?;
+        file.set_permissions(fs::Permissions::from_mode(mode))?;
     }
     Ok(file)
 }
@@ -368,8 +397,9 @@ pub fn write_atomic_parts(path: &Path, parts: &[&[u8]], access: Access) -> Resul
     getrandom::fill(&mut random)
         .map_err(|cause| error(std::io::Error::other(cause.to_string())))?;
     let temp = dir.join(format!("{}{}", temporary_prefix(path), to_hex(&random)));
+    let mode = mode_for(path, access);
     let result = (|| {
-        let mut file = create_exclusive(&temp, access)?;
+        let mut file = create_exclusive(&temp, mode)?;
         for part in parts {
             file.write_all(part)?;
         }
@@ -443,6 +473,22 @@ pub fn append_private(path: &Path, line: &[u8]) -> std::io::Result<()> {
     file.sync_all()
 }
 
+/// The path to lock, read and replace for the game file named `path`: a link is
+/// resolved once, to its final target, so that an atomic write replaces the target
+/// (leaving the link a link, and no stale target behind it) and every file kept beside
+/// the game (its lock, outbox and archive) is the target's, whatever name the game is
+/// reached by: one game, one lock. Any other path is kept as given (so messages name it
+/// as the referee typed it), and so is a link that cannot be resolved (reading it then
+/// fails, naming it).
+pub fn resolve(path: &Path) -> PathBuf {
+    match fs::symlink_metadata(path) {
+        Ok(metadata) if metadata.file_type().is_symlink() => {
+            fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
 /// Whether `path` is a regular file, not following links: game folders are listed with
 /// this, so a link, a fifo or a device planted there is never opened.
 pub fn is_regular_file(path: &Path) -> bool {
@@ -513,6 +559,63 @@ mod tests {
         let index = folder.join("index");
         append_private(&index, b"line\n").expect("appends");
         assert_eq!(mode(&index), 0o600);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_regular_files_are_read_and_only_up_to_the_bound() {
+        let dir = tempfile::tempdir().expect("dir");
+        let file = dir.path().join("game.json");
+        fs::write(&file, b"12345").expect("write");
+        assert_eq!(read_limited(&file, 5).expect("reads"), b"12345");
+        let error = read_limited(&file, 4).expect_err("over the bound");
+        assert_eq!(error.kind(), std::io::ErrorKind::FileTooLarge);
+        assert!(error.to_string().contains("4 bytes"), "{error}");
+        // A link to a regular file is read; to a device or a folder, refused unread.
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&file, &link).expect("link");
+        assert_eq!(read_limited(&link, 5).expect("reads"), b"12345");
+        for (target, kind) in [("/dev/zero", "a character device"), ("/", "a folder")] {
+            let error = read_limited(Path::new(target), MAX_GAME_FILE_BYTES).expect_err(target);
+            assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
+            assert!(error.to_string().contains(kind), "{error}");
+        }
+        assert_eq!(
+            read_limited(&dir.path().join("missing"), 5)
+                .expect_err("missing")
+                .kind(),
+            std::io::ErrorKind::NotFound
+        );
+        assert_eq!(size_text(MAX_GAME_FILE_BYTES), "64 MiB");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_public_file_is_0644_when_new_and_keeps_its_mode_when_rewritten() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("dir");
+        let mode = |path: &Path| fs::metadata(path).expect("stat").permissions().mode() & 0o777;
+        let game = dir.path().join("game.json");
+        write_atomic(&game, b"one", Access::Public).expect("writes");
+        assert_eq!(mode(&game), PUBLIC_MODE);
+        fs::set_permissions(&game, fs::Permissions::from_mode(0o600)).expect("chmod");
+        write_atomic(&game, b"two", Access::Public).expect("writes");
+        assert_eq!(mode(&game), 0o600);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_resolves_to_its_target_and_anything_else_stays_as_given() {
+        let dir = tempfile::tempdir().expect("dir");
+        let game = dir.path().join("game.json");
+        fs::write(&game, b"{}").expect("write");
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink("game.json", &link).expect("link");
+        assert_eq!(resolve(&link), fs::canonicalize(&game).expect("real"));
+        assert_eq!(resolve(&game), game);
+        let dangling = dir.path().join("dangling.json");
+        std::os::unix::fs::symlink("nowhere.json", &dangling).expect("link");
+        assert_eq!(resolve(&dangling), dangling);
     }
 
     #[test]

@@ -512,6 +512,7 @@ impl Referee {
     /// # Errors
     /// As for [`ops::join`].
     pub fn join(&self, path: &Path, player: &str, words: &str) -> Result<JoinDone, MailError> {
+        let path = &store::resolve(path);
         let _lock = store::lock(path)?;
         self.join_locked(path, player, words)
     }
@@ -597,6 +598,7 @@ impl Referee {
         player: &str,
         move_text: &str,
     ) -> Result<MoveOutcome, MailError> {
+        let path = &store::resolve(path);
         let _lock = store::lock(path)?;
         self.apply_locked(path, player, move_text, &[])
     }
@@ -657,6 +659,7 @@ impl Referee {
         player: &str,
         word: UndoStep,
     ) -> Result<UndoOutcome, MailError> {
+        let path = &store::resolve(path);
         let _lock = store::lock(path)?;
         let mut game = ops::open_bytes(&store::read(path)?, Some(&self.keyring), true)?;
         self.take_back_opened(path, game.as_mut(), player, word, None)
@@ -754,6 +757,7 @@ impl Referee {
     /// No transport configured, or the outbox cannot be read.
     pub fn flush(&self, path: &Path) -> Result<Flushed, MailError> {
         let transport = self.settings.transport()?;
+        let path = &store::resolve(path);
         let outbox = Outbox::beside(path);
         {
             let _lock = store::lock(path)?;
