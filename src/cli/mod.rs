@@ -156,7 +156,13 @@ where
                 EX_TEMPFAIL
             }
             None => {
-                errln!("error: {error:#}");
+                // Capped: an error may quote what was given (a move, a name), and a
+                // mistake of a megabyte must not come back whole on the terminal.
+                let text = crate::engine::echo::shortened(
+                    &format!("{error:#}"),
+                    crate::engine::echo::MESSAGE_CHARS,
+                );
+                errln!("error: {text}");
                 1
             }
         },
