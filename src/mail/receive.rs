@@ -50,6 +50,12 @@ pub const STRANGER_INTERVAL: u64 = 24 * 3600;
 /// stranger's mail must not fill the referee's disk.
 const UNMATCHED_KEPT: usize = 256 * 1024;
 
+/// What the report and the archive say of a sealed move in place of its text.
+const SEALED: &str = "a sealed move, face down until it opens";
+
+/// The most characters of a refusal's problem, which may quote the move.
+const PROBLEM_CHARS: usize = 1000;
+
 fn entry(incoming: Option<&Incoming>, outcome: &str, detail: &str) -> Entry {
     Entry {
         file: String::new(),
@@ -112,25 +118,26 @@ fn capitalised(text: &str) -> String {
 /// A player's text as a refusal quotes it: every line indented, so that no line of
 /// it is wrapped or read as the refusal's own words.
 fn quoted(text: &str) -> String {
-    text.trim()
-        .lines()
-        .map(|line| format!("    {}", line.trim_end()))
-        .collect::<Vec<_>>()
-        .join("\n")
+    compose::quoted_lines(text, QUOTED_LINE_CHARS, intake::MAX_OWN_LINES)
 }
+
+/// The most characters of one line of a player's text a refusal quotes back.
+const QUOTED_LINE_CHARS: usize = 500;
 
 /// A move's words, for telling a resend from a new move: case, spacing and the choice
 /// between `;` and a new line do not matter.
 fn same_words(a: &str, b: &str) -> bool {
-    let words = |text: &str| {
-        text.to_lowercase()
-            .replace(['\n', ';'], " ; ")
-            .split_whitespace()
-            .filter(|word| *word != ";")
-            .map(str::to_string)
-            .collect::<Vec<_>>()
-    };
     words(a) == words(b)
+}
+
+/// A move's words as [`same_words`] compares them, one space between each.
+fn words(text: &str) -> String {
+    text.to_lowercase()
+        .replace(['\n', ';'], " ; ")
+        .split_whitespace()
+        .filter(|word| *word != ";")
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 impl Referee {
@@ -315,9 +322,10 @@ impl Referee {
                        kind: &str,
                        seat: Option<usize>| {
             let mut context = base.clone();
-            context["player"] = json!(seat_name);
+            // The name may be a stranger's address, and the problem may quote the move.
+            context["player"] = json!(compose::inert(seat_name, compose::FOREIGN_LINE_CHARS));
             context["headline"] = json!(headline);
-            context["problem"] = json!(problem);
+            context["problem"] = json!(compose::inert(problem, PROBLEM_CHARS));
             context["accepted"] = json!(accepted);
             context["example"] = json!(example);
             context["sent"] = json!(quoted(&incoming.move_text));
@@ -353,8 +361,13 @@ impl Referee {
                     if throttle.allow("tried", address, now, TRIED_INTERVAL) {
                         let mut context = base.clone();
                         context["player"] = json!(player.name);
-                        context["sender"] = json!(sender);
-                        context["subject"] = json!(incoming.subject);
+                        // A stranger's words: one inert line each, never lines of ours.
+                        context["sender"] =
+                            json!(compose::inert(&sender, compose::FOREIGN_LINE_CHARS));
+                        context["subject"] = json!(compose::inert(
+                            &incoming.subject,
+                            compose::FOREIGN_LINE_CHARS
+                        ));
                         replies.push(self.reply_mail(
                             "someone-tried.txt",
                             &context,
@@ -466,7 +479,12 @@ impl Referee {
         let text = match message.request {
             Request::Move(text) => text,
             Request::Nothing if !message.notes.is_empty() => {
-                context["notes"] = json!(message.notes);
+                let notes: Vec<String> = message
+                    .notes
+                    .iter()
+                    .map(|note| compose::inert(note, commands::MAX_NOTE_CHARS))
+                    .collect();
+                context["notes"] = json!(notes);
                 let reply = answer("note-kept.txt", "note", context)?;
                 return finish("noted", "a note for the next notice".into(), vec![reply]);
             }
