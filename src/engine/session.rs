@@ -77,6 +77,8 @@ pub fn strip_confirm(move_text: &str) -> (bool, &str) {
 pub struct Preview {
     /// The move as it would be understood, every default filled in.
     pub understood: String,
+    /// Whether the move would be sealed: only its maker may be shown `understood`.
+    pub sealed: bool,
     /// The report lines its maker may read, less those that tell what a draw gave.
     pub report: Vec<String>,
     /// How many draws the move would make (their outcome is not known until it is made).
@@ -1075,6 +1077,7 @@ impl<R: Rules> Game<R> {
             .collect();
         Ok(Preview {
             understood,
+            sealed: self.rules.is_sealed(state, seat),
             report,
             draws: chance.draws,
             confirm,

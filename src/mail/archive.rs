@@ -32,6 +32,10 @@ pub struct Entry {
     /// The record an applied message's move became.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<u64>,
+    /// In place of `move_text` for a sealed move: a keyed digest of its words
+    /// (`MailSecret::sealed_move_tag`), so the index never holds it in clear.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed_move: Option<String>,
 }
 
 /// The most of an archive's index pbem reads: 1 GiB. Every message a game receives

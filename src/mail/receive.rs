@@ -69,6 +69,7 @@ fn entry(incoming: Option<&Incoming>, outcome: &str, detail: &str) -> Entry {
             .map(|m| m.move_text.clone())
             .filter(|text| !text.is_empty()),
         turn: None,
+        sealed_move: None,
     }
 }
 
@@ -302,15 +303,18 @@ impl Referee {
         archive.begin_pending(&key, begun.unwrap_or(records))?;
 
         let base = self.context(&game.view(None, None)?, &roster);
-        let finish =
-            |outcome: &str, detail: String, replies: Vec<Outgoing>| -> Result<Handled, MailError> {
-                let outbox = Outbox::beside(path);
-                let staged = outbox.stage(records, &replies)?;
-                outbox.commit(&staged)?;
-                archive.keep(raw, entry(Some(incoming), outcome, &detail))?;
-                archive.finish_pending(&key)?;
-                Ok(handled(outcome, detail))
-            };
+        let finish_entry = |kept: Entry, replies: Vec<Outgoing>| -> Result<Handled, MailError> {
+            let outbox = Outbox::beside(path);
+            let staged = outbox.stage(records, &replies)?;
+            outbox.commit(&staged)?;
+            let (outcome, detail) = (kept.outcome.clone(), kept.detail.clone());
+            archive.keep(raw, kept)?;
+            archive.finish_pending(&key)?;
+            Ok(handled(&outcome, detail))
+        };
+        let finish = |outcome: &str, detail: String, replies: Vec<Outgoing>| {
+            finish_entry(entry(Some(incoming), outcome, &detail), replies)
+        };
         // A refusal quotes what was sent and, to a player, carries their reply code
         // for the next turn, so that replying to it with a better move works.
         let refusal = |seat_name: &str,
@@ -432,9 +436,17 @@ impl Referee {
             )?;
             finish(outcome, problem.to_string(), vec![reply])
         };
-        let applied = |turn: u64, detail: String| -> Result<Handled, MailError> {
+        // A sealed move is kept out of the index and the report (which cron may mail
+        // on): its keyed tag stands in for it, for telling a resend from a new move.
+        let applied = |turn: u64, detail: String, sealed: bool| -> Result<Handled, MailError> {
             let mut applied = entry(Some(incoming), "applied", &detail);
             applied.turn = Some(turn);
+            if sealed {
+                applied.sealed_move = applied
+                    .move_text
+                    .take()
+                    .map(|text| self.secret.sealed_move_tag(&roster.id, &words(&text)));
+            }
             archive.keep(raw, applied)?;
             archive.finish_pending(&key)?;
             Ok(handled("applied", detail))
@@ -443,7 +455,10 @@ impl Referee {
         if let Some((done, recorded)) = self.applied_before(&archive, &roster, begun, seat)? {
             // This very message's move reached the file before a run handling it died:
             // finish its archive entry; its notices were staged with it.
-            return applied(done, format!("turn {done}: {recorded}"));
+            // A sealed move's record has no text yet.
+            let sealed = recorded.is_empty();
+            let shown = if sealed { SEALED } else { recorded.as_str() };
+            return applied(done, format!("turn {done}: {shown}"), sealed);
         }
         let today = archive::now() / 86_400;
         let message = match commands::read(text, today) {
@@ -509,6 +524,12 @@ impl Referee {
                         let (board, _) = self.personal(game.as_ref(), &player.name)?;
                         context["board"] = json!(board.trim_end());
                         let reply = answer("preview.txt", "preview", context)?;
+                        if preview.sealed {
+                            let mut kept =
+                                entry(Some(incoming), "previewed", "a preview of a sealed move");
+                            kept.move_text = None;
+                            return finish_entry(kept, vec![reply]);
+                        }
                         finish("previewed", preview.understood.clone(), vec![reply])
                     }
                     Err(error) if is_about_the_move(&error) => {
@@ -597,7 +618,10 @@ impl Referee {
                 || archive.entries()?.iter().any(|e| {
                     e.outcome == "applied"
                         && e.turn == Some(*done)
-                        && e.move_text.as_deref().is_some_and(|m| same_words(m, text))
+                        && (e.move_text.as_deref().is_some_and(|m| same_words(m, text))
+                            || e.sealed_move.as_deref().is_some_and(|tag| {
+                                tag == self.secret.sealed_move_tag(&roster.id, &words(text))
+                            }))
                 });
             let accepted =
                 "Reply to your latest turn notice; when it is not your turn, wait for it.";
@@ -643,10 +667,18 @@ impl Referee {
 
         // The whole turn as written, or nothing: never a part of it.
         match self.apply_opened(path, game.as_mut(), &player.name, text, &incoming.dropped) {
-            Ok(outcome) => applied(
-                outcome.turn,
-                format!("turn {}: {}", outcome.turn, outcome.understood),
-            ),
+            Ok(outcome) => {
+                let shown = if outcome.sealed {
+                    SEALED
+                } else {
+                    outcome.understood.as_str()
+                };
+                applied(
+                    outcome.turn,
+                    format!("turn {}: {shown}", outcome.turn),
+                    outcome.sealed,
+                )
+            }
             Err(MailError::Ops(OpsError::Engine(error))) if is_about_the_move(&error) => {
                 let (problem, accepted) = problem_and_remedy(&error);
                 let headline = match error {
