@@ -142,6 +142,7 @@ pub struct JoinDone {
 /// Not an invitation, not a player, unusable words, or a file that cannot be written;
 /// the file is then unchanged.
 pub fn join(path: &Path, keyring: &Keyring, player: &str, entropy: &str) -> Result<JoinDone> {
+    let path = &store::resolve(path);
     let _lock = store::lock(path)?;
     let done = join_bytes(path, &store::read(path)?, keyring, player, entropy)?;
     write_joined(path, &done, keyring)?;
@@ -255,6 +256,7 @@ pub fn apply_move(
     player: &str,
     move_text: &str,
 ) -> Result<MoveOutcome> {
+    let path = &store::resolve(path);
     let _lock = store::lock(path)?;
     let mut game = open_bytes(&store::read(path)?, Some(keyring), true)?;
     let outcome = game.apply(keyring, player, move_text)?;
@@ -273,6 +275,7 @@ pub fn take_back(
     player: &str,
     word: crate::engine::file::UndoStep,
 ) -> Result<crate::engine::driver::UndoOutcome> {
+    let path = &store::resolve(path);
     let _lock = store::lock(path)?;
     let mut game = open_bytes(&store::read(path)?, Some(keyring), true)?;
     let outcome = game.take_back(keyring, player, word)?;
@@ -324,6 +327,7 @@ pub fn undo_text(outcome: &crate::engine::driver::UndoOutcome) -> String {
 /// # Errors
 /// As for [`apply_move`].
 pub fn reveal(path: &Path, keyring: &Keyring) -> Result<()> {
+    let path = &store::resolve(path);
     let _lock = store::lock(path)?;
     let mut game = open(path, Some(keyring))?;
     game.reveal(keyring)?;

@@ -3,6 +3,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
+use crate::engine::session::MAX_MOVE_BYTES;
 use crate::engine::Viewer;
 use crate::ops;
 
@@ -26,13 +27,27 @@ pub struct Args {
     mail_args: super::mail::MailArgs,
 }
 
+/// The move on standard input, read only up to the most a move may be: a file or a
+/// stream of any size piped in by mistake is refused, not read into memory.
+fn read_move() -> anyhow::Result<String> {
+    let most = MAX_MOVE_BYTES as u64;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(most + 1)
+        .read_to_end(&mut bytes)
+        .context("cannot read the move from standard input")?;
+    if bytes.len() as u64 > most {
+        anyhow::bail!(
+            "the move on standard input is longer than the {most} bytes a move may be; send the move alone"
+        );
+    }
+    String::from_utf8(bytes).context("the move on standard input is not UTF-8 text")
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let move_text = if args.move_text == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .context("cannot read the move from standard input")?;
-        text
+        read_move()?
     } else {
         args.move_text
     };

@@ -35,7 +35,7 @@ fn receive(args: &Args) -> anyhow::Result<()> {
             let referee = args.mail.referee()?;
             let mut games = std::collections::BTreeSet::new();
             let count = maildir::process(&referee, &args.games, dir, &mut |name, handled| {
-                outln!("{name}: {}: {}", handled.outcome, handled.detail);
+                outln!("{name}: {}: {}", handled.outcome, shown(&handled.detail));
                 games.extend(handled.game.clone());
             })?;
             outln!("{count} message(s) processed");
@@ -47,11 +47,17 @@ fn receive(args: &Args) -> anyhow::Result<()> {
             let raw = read_message()?;
             let referee = args.mail.referee()?;
             let handled = referee.receive(&args.games, &raw)?;
-            outln!("{}: {}", handled.outcome, handled.detail);
+            outln!("{}: {}", handled.outcome, shown(&handled.detail));
             say_what_waits(handled.game.iter())?;
         }
     }
     Ok(())
+}
+
+/// A message's outcome as the report shows it: one line, whatever the sender wrote
+/// (the detail may quote their address or move), as cron mails the report on.
+fn shown(detail: &str) -> String {
+    crate::mail::compose::inert(detail, crate::engine::echo::MESSAGE_CHARS)
 }
 
 /// The message on standard input, as much of it as pbem reads; the rest of one too

@@ -92,7 +92,17 @@ enum ListFormat {
 #[derive(Debug, clap::Args)]
 struct FileArg {
     /// The game file
+    // A link is resolved here, once, so that every command (and every file it keeps
+    // beside the game: lock, outbox, archive) works on the link's target.
+    #[arg(value_parser = resolved_path())]
     file: PathBuf,
+}
+
+/// A path argument naming a game file, a link resolved ([`crate::engine::store::resolve`]).
+fn resolved_path() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PathBufValueParser::new()
+        .map(|path: PathBuf| crate::engine::store::resolve(&path))
 }
 
 /// Runs pbem with these arguments (the first is the program name).
@@ -146,7 +156,13 @@ where
                 EX_TEMPFAIL
             }
             None => {
-                errln!("error: {error:#}");
+                // Capped: an error may quote what was given (a move, a name), and a
+                // mistake of a megabyte must not come back whole on the terminal.
+                let text = crate::engine::echo::shortened(
+                    &format!("{error:#}"),
+                    crate::engine::echo::MESSAGE_CHARS,
+                );
+                errln!("error: {text}");
                 1
             }
         },

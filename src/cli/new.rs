@@ -98,7 +98,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn report_invited(out: &std::path::Path) -> anyhow::Result<()> {
-    let invitation = crate::engine::invitation::Invitation::parse(&std::fs::read(out)?)?;
+    let invitation =
+        crate::engine::invitation::Invitation::parse(&crate::engine::store::read(out)?)?;
     let genesis = &invitation.genesis;
     outln!(
         "invited the players of {} game {} in {} (seed commitment {}); waiting for {} to join: pbem join {} --player NAME --entropy WORDS",

@@ -220,7 +220,7 @@ impl Invitation {
         let seat = self
             .seat_of(player)
             .ok_or_else(|| EngineError::UnknownPlayer {
-                name: player.trim().to_string(),
+                name: super::echo::shortened(player.trim(), super::echo::QUOTE_CHARS),
                 players: self
                     .genesis
                     .players

@@ -12,7 +12,7 @@ use ed25519_dalek::SigningKey;
 
 use super::digest::{hash_from_any_hex, to_hex};
 use super::fairness::Seed;
-use super::store::create_private_dir;
+use super::store::{create_private_dir, read_text_limited};
 
 /// Problems with the keyring. Messages name files, never their contents.
 #[derive(Debug, thiserror::Error)]
@@ -127,11 +127,15 @@ impl Keyring {
         // on ext4 a truncated file is flushed to disk when closed, which would cost a
         // move more than anything else it does outside its own durable write.
         let open = || {
-            fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&path)
+            let mut options = fs::OpenOptions::new();
+            options.write(true).create(true).truncate(false);
+            #[cfg(unix)]
+            {
+                // Owner-only whatever the umask, as everything in the keyring.
+                use std::os::unix::fs::OpenOptionsExt;
+                options.mode(0o600);
+            }
+            options.open(&path)
         };
         let file = match open() {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => path
@@ -153,7 +157,7 @@ impl Keyring {
     pub fn is_verified(&self, game_id: &str, digest: &[u8; 32]) -> bool {
         self.verified_path(game_id)
             .ok()
-            .and_then(|path| fs::read_to_string(path).ok())
+            .and_then(|path| read_text_limited(&path, MAX_NOTE_BYTES).ok())
             .and_then(|text| hash_from_any_hex(text.trim()))
             .is_some_and(|known| known == *digest)
     }
@@ -224,8 +228,11 @@ pub fn random_bytes() -> Result<[u8; 32], KeyringError> {
     Ok(bytes)
 }
 
+/// The most of a key, seed or verified note pbem reads: each is 64 hex digits.
+const MAX_NOTE_BYTES: u64 = 4096;
+
 fn read_secret(path: &Path) -> Result<Option<[u8; 32]>, KeyringError> {
-    match fs::read_to_string(path) {
+    match read_text_limited(path, MAX_NOTE_BYTES) {
         Ok(text) => {
             hash_from_any_hex(text.trim())
                 .map(Some)

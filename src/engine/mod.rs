@@ -5,6 +5,7 @@ pub mod audit;
 pub mod chance;
 pub mod digest;
 pub mod driver;
+pub mod echo;
 pub mod fairness;
 pub mod file;
 pub mod invitation;

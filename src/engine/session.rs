@@ -77,6 +77,8 @@ pub fn strip_confirm(move_text: &str) -> (bool, &str) {
 pub struct Preview {
     /// The move as it would be understood, every default filled in.
     pub understood: String,
+    /// Whether the move would be sealed: only its maker may be shown `understood`.
+    pub sealed: bool,
     /// The report lines its maker may read, less those that tell what a draw gave.
     pub report: Vec<String>,
     /// How many draws the move would make (their outcome is not known until it is made).
@@ -452,7 +454,7 @@ impl<R: Rules> Game<R> {
             .iter()
             .position(|n| n.eq_ignore_ascii_case(wanted))
             .ok_or_else(|| EngineError::UnknownPlayer {
-                name: wanted.to_string(),
+                name: super::echo::shortened(wanted, super::echo::QUOTE_CHARS),
                 players: self.names.join(", "),
             })
     }
@@ -1053,6 +1055,7 @@ impl<R: Rules> Game<R> {
             });
         }
         let (confirmed, move_text) = strip_confirm(move_text);
+        within("the move", move_text, MAX_MOVE_BYTES, "send the move alone")?;
         let parsed = self.rules.parse_move(state, seat, move_text)?;
         // Echoed as the record would hold it.
         let mv = self.rules.as_recorded(state, seat, parsed)?;
@@ -1074,6 +1077,7 @@ impl<R: Rules> Game<R> {
             .collect();
         Ok(Preview {
             understood,
+            sealed: self.rules.is_sealed(state, seat),
             report,
             draws: chance.draws,
             confirm,
@@ -1648,7 +1652,7 @@ pub fn check_players(players: &[PlayerEntry]) -> Result<()> {
         if name.is_empty() || name.contains(NAME_REFUSED) || name.chars().any(char::is_control) {
             return Err(EngineError::Usage(format!(
                 "{:?} is not a usable player name: it may not be empty or hold [ ] ` < > ; or control characters; use letters, digits, spaces and other punctuation, as in --player \"Ann <ann@example.org>\"",
-                player.name
+                super::echo::shortened(&player.name, super::echo::QUOTE_CHARS)
             )));
         }
         if name.eq_ignore_ascii_case(super::driver::REFEREE) {
@@ -1693,7 +1697,9 @@ fn check_address(name: &str, email: &str) -> Result<()> {
         Ok(())
     } else {
         Err(EngineError::Usage(format!(
-            "{email:?} is not one mail address; give each player as --player \"{name} <{}@example.org>\", one plain address between the angle brackets",
+            "{:?} is not one mail address; give each player as --player \"{} <{}@example.org>\", one plain address between the angle brackets",
+            super::echo::shortened(email, super::echo::QUOTE_CHARS),
+            name,
             name.to_ascii_lowercase().replace(' ', ".")
         )))
     }

@@ -7,9 +7,14 @@
 //! is a link is refused, and what a killed run left behind is removed by the next run
 //! that holds the lock. Private files (outbox mail, archived messages: they hold players'
 //! tokens) are 0600 in 0700 folders whatever the umask.
+//!
+//! Every file pbem reads is read through [`read_limited`]: opened without blocking, so a
+//! fifo planted in its place cannot hang a command; refused unless the open handle is a
+//! regular file (a link to one is followed); and read only up to a bound, so a link to
+//! `/dev/zero` or a huge file cannot exhaust memory.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -91,6 +96,14 @@ fn open_lock_file(path: &Path) -> Result<(PathBuf, File), StoreError> {
         path: lock_path.clone(),
         source,
     };
+    // Nothing is created beside a device, fifo or socket (a link to `/dev/zero`, say):
+    // no game file is one, and its read would be refused anyway. (A folder is locked
+    // too: the archive of unmatched mail.)
+    if let Ok(metadata) = fs::metadata(path) {
+        if !metadata.is_file() && !metadata.is_dir() {
+            return Err(error(not_regular(&metadata.file_type())));
+        }
+    }
     let mut options = OpenOptions::new();
     options.create(true).truncate(false).write(true);
     #[cfg(unix)]
@@ -163,15 +176,148 @@ fn remove_temporary_files(path: &Path) {
     }
 }
 
-/// The bytes of a file.
+/// The most of a game file (or an invitation) pbem reads: 64 MiB. The longest games
+/// measured (a five-player triangle auction played to its end) write about 80 KB, and
+/// every record is bounded (a move's recorded text at 4 KiB), so a game of thousands
+/// of turns stays far below; a larger file is not one pbem wrote.
+pub const MAX_GAME_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The most of a mail file of the outbox pbem reads: a message may carry the game file
+/// attached (base64, a third larger), so twice the game file's bound.
+pub const MAX_MAIL_FILE_BYTES: u64 = 2 * MAX_GAME_FILE_BYTES;
+
+/// The most of a small file of the referee's own (a key, a seed, a config, a template,
+/// a password file) pbem reads: 1 MiB.
+pub const MAX_SMALL_FILE_BYTES: u64 = 1024 * 1024;
+
+/// The bytes of a game file (or an invitation): at most [`MAX_GAME_FILE_BYTES`], from a
+/// regular file only (see [`read_limited`]).
 ///
 /// # Errors
-/// It cannot be read.
+/// It cannot be read, is not a regular file, or is larger than the bound.
 pub fn read(path: &Path) -> Result<Vec<u8>, StoreError> {
-    fs::read(path).map_err(|source| StoreError::Read {
+    read_limited(path, MAX_GAME_FILE_BYTES).map_err(|source| StoreError::Read {
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// The bytes of the file at `path` (a link to a regular file is followed), at most
+/// `limit` of them.
+///
+/// The file is opened with `O_NONBLOCK` (and `O_NOCTTY`): opening a fifo for reading
+/// would otherwise wait for a writer, forever if none comes. The open handle is then
+/// checked, not the path, so what is read is what was checked; anything but a regular
+/// file (a fifo, a device such as `/dev/zero`, a folder) is refused before a byte is
+/// read. A regular file is read through `take(limit + 1)`, so one that grows while it
+/// is read is still refused rather than read without bound.
+///
+/// # Errors
+/// It cannot be opened (a missing file is `NotFound`, as from `std::fs::read`), is not
+/// a regular file (`InvalidInput`), or holds more than `limit` bytes (`FileTooLarge`);
+/// the message says which, for the caller to put after the path.
+pub fn read_limited(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = match options.open(path) {
+        Ok(file) => file,
+        // A socket cannot be opened at all (ENXIO): say what it is rather than "no such
+        // device or address".
+        Err(error) if error.raw_os_error() == Some(libc::ENXIO) => {
+            return Err(match fs::metadata(path) {
+                Ok(metadata) if !metadata.is_file() => not_regular(&metadata.file_type()),
+                _ => error,
+            })
+        }
+        Err(error) => return Err(error),
+    };
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(not_regular(&metadata.file_type()));
+    }
+    if metadata.len() > limit {
+        return Err(too_large(limit));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(limit));
+    }
+    Ok(bytes)
+}
+
+/// [`read_limited`] for a text file: its bytes must be UTF-8.
+///
+/// # Errors
+/// As for [`read_limited`], or the bytes are not UTF-8 (`InvalidData`).
+pub fn read_text_limited(path: &Path, limit: u64) -> std::io::Result<String> {
+    String::from_utf8(read_limited(path, limit)?)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "it is not UTF-8 text"))
+}
+
+fn not_regular(kind: &fs::FileType) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!(
+            "it is {}, not a regular file; pbem reads only regular files (or links to them)",
+            kind_name(kind)
+        ),
+    )
+}
+
+fn too_large(limit: u64) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::FileTooLarge,
+        format!(
+            "it is larger than the {} pbem reads of such a file",
+            size_text(limit)
+        ),
+    )
+}
+
+/// What a file that is not a regular file is, for people.
+fn kind_name(kind: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a fifo (named pipe)";
+        }
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if kind.is_dir() {
+        "a folder"
+    } else if kind.is_symlink() {
+        "a link"
+    } else {
+        "something else"
+    }
+}
+
+/// A size in bytes as people read it: `64 MiB`, `1 MiB`, `4096 bytes`.
+pub fn size_text(bytes: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    const KIB: u64 = 1024;
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
+        format!("{} KiB", bytes / KIB)
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 /// Replaces `path` with `bytes` atomically and durably.
@@ -189,21 +335,50 @@ fn folder_of(path: &Path) -> PathBuf {
     }
 }
 
-/// Creates a file that did not exist (never through a link), with the access asked.
-fn create_exclusive(path: &Path, access: Access) -> std::io::Result<File> {
+/// The mode of a new public file (a game file, an invitation): anyone may read it
+/// (players audit it), only the referee write it.
+pub const PUBLIC_MODE: u32 = 0o644;
+
+/// The mode the file written at `path` gets: a private file exactly 0600; a public file
+/// keeps the mode of the file it replaces (the referee may have narrowed it), or
+/// [`PUBLIC_MODE`] when new. Never the umask's say: under umask 000 a game file
+/// would otherwise be written 0666, for anyone to alter.
+fn mode_for(path: &Path, access: Access) -> u32 {
+    match access {
+        Access::Private => 0o600,
+        Access::Public => existing_mode(path).unwrap_or(PUBLIC_MODE),
+    }
+}
+
+/// The permission bits of the regular file at `path`, if there is one.
+#[cfg(unix)]
+fn existing_mode(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    let metadata = fs::metadata(path).ok().filter(fs::Metadata::is_file)?;
+    Some(metadata.permissions().mode() & 0o777)
+}
+
+#[cfg(not(unix))]
+fn existing_mode(_path: &Path) -> Option<u32> {
+    None
+}
+
+/// Creates a file that did not exist (never through a link), with exactly `mode`.
+#[cfg_attr(not(unix), allow(unused_variables))]
+fn create_exclusive(path: &Path, mode: u32) -> std::io::Result<File> {
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
-    if access == Access::Private {
+    {
         use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
+        options.mode(mode);
     }
     let file = options.open(path)?;
     #[cfg(unix)]
-    if access == Access::Private {
-        // The umask may have taken away more than asked; set exactly 0600.
+    {
+        // The umask may have taken away some of the bits; set exactly these.
         use std::os::unix::fs::PermissionsExt;
-        file.set_permissions(fs::Permissions::from_mode(0o600))?;
+        file.set_permissions(fs::Permissions::from_mode(mode))?;
     }
     Ok(file)
 }
@@ -222,8 +397,9 @@ pub fn write_atomic_parts(path: &Path, parts: &[&[u8]], access: Access) -> Resul
     getrandom::fill(&mut random)
         .map_err(|cause| error(std::io::Error::other(cause.to_string())))?;
     let temp = dir.join(format!("{}{}", temporary_prefix(path), to_hex(&random)));
+    let mode = mode_for(path, access);
     let result = (|| {
-        let mut file = create_exclusive(&temp, access)?;
+        let mut file = create_exclusive(&temp, mode)?;
         for part in parts {
             file.write_all(part)?;
         }
@@ -297,6 +473,22 @@ pub fn append_private(path: &Path, line: &[u8]) -> std::io::Result<()> {
     file.sync_all()
 }
 
+/// The path to lock, read and replace for the game file named `path`: a link is
+/// resolved once, to its final target, so that an atomic write replaces the target
+/// (leaving the link a link, and no stale target behind it) and every file kept beside
+/// the game (its lock, outbox and archive) is the target's, whatever name the game is
+/// reached by: one game, one lock. Any other path is kept as given (so messages name it
+/// as the referee typed it), and so is a link that cannot be resolved (reading it then
+/// fails, naming it).
+pub fn resolve(path: &Path) -> PathBuf {
+    match fs::symlink_metadata(path) {
+        Ok(metadata) if metadata.file_type().is_symlink() => {
+            fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
 /// Whether `path` is a regular file, not following links: game folders are listed with
 /// this, so a link, a fifo or a device planted there is never opened.
 pub fn is_regular_file(path: &Path) -> bool {
@@ -368,6 +560,63 @@ mod tests {
         let index = folder.join("index");
         append_private(&index, b"line\n").expect("appends");
         assert_eq!(mode(&index), 0o600);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_regular_files_are_read_and_only_up_to_the_bound() {
+        let dir = tempfile::tempdir().expect("dir");
+        let file = dir.path().join("game.json");
+        fs::write(&file, b"12345").expect("write");
+        assert_eq!(read_limited(&file, 5).expect("reads"), b"12345");
+        let error = read_limited(&file, 4).expect_err("over the bound");
+        assert_eq!(error.kind(), std::io::ErrorKind::FileTooLarge);
+        assert!(error.to_string().contains("4 bytes"), "{error}");
+        // A link to a regular file is read; to a device or a folder, refused unread.
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&file, &link).expect("link");
+        assert_eq!(read_limited(&link, 5).expect("reads"), b"12345");
+        for (target, kind) in [("/dev/zero", "a character device"), ("/", "a folder")] {
+            let error = read_limited(Path::new(target), MAX_GAME_FILE_BYTES).expect_err(target);
+            assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
+            assert!(error.to_string().contains(kind), "{error}");
+        }
+        assert_eq!(
+            read_limited(&dir.path().join("missing"), 5)
+                .expect_err("missing")
+                .kind(),
+            std::io::ErrorKind::NotFound
+        );
+        assert_eq!(size_text(MAX_GAME_FILE_BYTES), "64 MiB");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_public_file_is_0644_when_new_and_keeps_its_mode_when_rewritten() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("dir");
+        let mode = |path: &Path| fs::metadata(path).expect("stat").permissions().mode() & 0o777;
+        let game = dir.path().join("game.json");
+        write_atomic(&game, b"one", Access::Public).expect("writes");
+        assert_eq!(mode(&game), PUBLIC_MODE);
+        fs::set_permissions(&game, fs::Permissions::from_mode(0o600)).expect("chmod");
+        write_atomic(&game, b"two", Access::Public).expect("writes");
+        assert_eq!(mode(&game), 0o600);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_resolves_to_its_target_and_anything_else_stays_as_given() {
+        let dir = tempfile::tempdir().expect("dir");
+        let game = dir.path().join("game.json");
+        fs::write(&game, b"{}").expect("write");
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink("game.json", &link).expect("link");
+        assert_eq!(resolve(&link), fs::canonicalize(&game).expect("real"));
+        assert_eq!(resolve(&game), game);
+        let dangling = dir.path().join("dangling.json");
+        std::os::unix::fs::symlink("nowhere.json", &dangling).expect("link");
+        assert_eq!(resolve(&dangling), dangling);
     }
 
     #[test]

@@ -36,7 +36,16 @@ pub struct Entry {
     /// by which a copy delivered again under another Message-ID is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<String>,
+    /// In place of `move_text` for a sealed move: a keyed digest of its words
+    /// (`MailSecret::sealed_move_tag`), so the index never holds it in clear.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed_move: Option<String>,
 }
+
+/// The most of an archive's index pbem reads: 1 GiB. Every message a game receives
+/// adds a line (a stranger's too), so the bound is far above any game's, and only
+/// stops a planted device or an endless file.
+const MAX_INDEX_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// A folder of raw messages and their index.
 #[derive(Debug, Clone)]
@@ -73,7 +82,7 @@ impl Archive {
     /// The index cannot be read.
     pub fn entries(&self) -> Result<Vec<Entry>, MailError> {
         let path = self.index();
-        let text = match fs::read_to_string(&path) {
+        let text = match store::read_text_limited(&path, MAX_INDEX_BYTES) {
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(error) => return Err(MailError::io(path)(error)),
@@ -147,7 +156,7 @@ impl Archive {
         if !store::is_regular_file(&path) {
             return None;
         }
-        fs::read_to_string(path)
+        store::read_text_limited(&path, store::MAX_SMALL_FILE_BYTES)
             .ok()?
             .lines()
             .next()?
@@ -165,7 +174,8 @@ impl Archive {
             .find_map(|entry| {
                 let name = entry.file_name().to_string_lossy().into_owned();
                 let key = name.strip_prefix("pending-")?.to_string();
-                let note = fs::read_to_string(entry.path()).ok()?;
+                let note =
+                    store::read_text_limited(&entry.path(), store::MAX_SMALL_FILE_BYTES).ok()?;
                 (note.lines().nth(1) == Some(fingerprint)).then_some(key)
             })
     }
@@ -234,7 +244,7 @@ impl Throttle {
 }
 
 fn read_json<T: Default + serde::de::DeserializeOwned>(path: &Path) -> Result<T, MailError> {
-    match fs::read(path) {
+    match store::read_limited(path, store::MAX_GAME_FILE_BYTES) {
         Ok(bytes) => serde_json::from_slice(&bytes).map_err(|error| {
             MailError::Config(format!("{} is not valid: {error}", path.display()))
         }),

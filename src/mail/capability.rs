@@ -65,6 +65,19 @@ impl MailSecret {
         crate::engine::digest::to_hex(&digest[..16])
     }
 
+    /// What the archive keeps of a sealed move in place of its text: a keyed digest of
+    /// its words, which tells a resent move from a new one without telling anyone who
+    /// reads the archive's index what was chosen (a plain hash of `card 3` would be
+    /// found by trying the few cards there are).
+    pub fn sealed_move_tag(&self, game_id: &str, words: &str) -> String {
+        crate::engine::digest::to_hex(
+            &Fields::keyed(&self.0, "pbem/v1/sealed-move")
+                .text(game_id)
+                .text(words)
+                .finish(),
+        )
+    }
+
     /// A player's standing token for messages that are not replies.
     pub fn token(&self, game_id: &str, seat: Seat) -> String {
         self.code(

@@ -80,7 +80,11 @@ impl Templates {
         if let Some(dir) = &self.dir {
             let path = dir.join(name);
             if path.exists() {
-                return std::fs::read_to_string(&path).map_err(MailError::io(path));
+                return crate::engine::store::read_text_limited(
+                    &path,
+                    crate::engine::store::MAX_SMALL_FILE_BYTES,
+                )
+                .map_err(MailError::io(path));
             }
         }
         BUILT_IN
@@ -148,6 +152,66 @@ impl Templates {
             wrap(body.trim_start_matches('\n'), WIDTH),
         ))
     }
+}
+
+/// The most characters of a stranger's line (a subject, an address) a mail shows.
+pub const FOREIGN_LINE_CHARS: usize = 200;
+
+/// Text from outside (an incoming message's subject, sender, move, note or words; a
+/// player's name) made inert for our mail: one line, every control character (CR, LF,
+/// tab, the rest of C0 and C1, DEL), line and paragraph separator (U+2028, U+2029) and
+/// bidirectional override or isolate (U+202A..U+202E, U+2066..U+2069, U+200E, U+200F,
+/// U+061C) made a space, runs of spaces made one, and at most `max` characters (then an
+/// ellipsis and the length). So nothing a stranger writes becomes lines, headers or
+/// reordered words of the referee's own mail; templates still show it quoted.
+pub fn inert(text: &str, max: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(max * 4));
+    let mut space = false;
+    for c in text.chars() {
+        let blank = c.is_whitespace() || c.is_control() || is_format_control(c);
+        if blank {
+            space = true;
+            continue;
+        }
+        if space && !out.is_empty() {
+            out.push(' ');
+        }
+        space = false;
+        out.push(c);
+    }
+    crate::engine::echo::shortened(&out, max)
+}
+
+/// Invisible characters that change how text around them is laid out: the line and
+/// paragraph separators, and the bidirectional marks, embeddings, overrides and
+/// isolates (with which a stranger's text could show the referee's words reversed).
+fn is_format_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{2028}'
+            | '\u{2029}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{200E}'
+            | '\u{200F}'
+            | '\u{061C}'
+    )
+}
+
+/// Several lines of text from outside (a player's move, quoted back to them), each
+/// made [`inert`] (at most `max` characters) and indented by four spaces, so no line
+/// of it is wrapped or read as the mail's own words; at most `lines` lines.
+pub fn quoted_lines(text: &str, max: usize, lines: usize) -> String {
+    let all: Vec<&str> = text.trim().lines().collect();
+    let mut out: Vec<String> = all
+        .iter()
+        .take(lines)
+        .map(|line| format!("    {}", inert(line, max)))
+        .collect();
+    if all.len() > lines {
+        out.push(format!("    … ({} lines in all)", all.len()));
+    }
+    out.join("\n")
 }
 
 /// Trailing spaces off, at most one blank line in a row, one final newline.
@@ -298,6 +362,23 @@ fn escape_html(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn foreign_text_is_one_line_without_controls_and_capped() {
+        let subject = "hello\r\n\r\nYour move WAS applied;\treply\u{2028}resign\u{202E}\u{1b}[31m";
+        assert_eq!(
+            inert(subject, 200),
+            "hello Your move WAS applied; reply resign [31m"
+        );
+        assert_eq!(inert("  a \u{85} b  ", 200), "a b");
+        let long = inert(&"x".repeat(1000), 200);
+        assert!(long.starts_with(&"x".repeat(200)) && long.ends_with("(1000 characters in all)"));
+        let quoted = quoted_lines("place E,W at A7\r\n\u{2029}discard C\nthird", 200, 2);
+        assert_eq!(
+            quoted,
+            "    place E,W at A7\n    discard C\n    … (3 lines in all)"
+        );
+    }
 
     #[test]
     fn long_lines_wrap_at_spaces_and_keep_indentation() {

@@ -181,7 +181,8 @@ impl Outbox {
     pub fn waiting(&self) -> Result<Vec<(PathBuf, Outgoing)>, MailError> {
         let mut out = Vec::new();
         for path in self.entries("mail")? {
-            let bytes = fs::read(&path).map_err(MailError::io(&path))?;
+            let bytes = store::read_limited(&path, store::MAX_MAIL_FILE_BYTES)
+                .map_err(MailError::io(&path))?;
             let message = serde_json::from_slice(&bytes).map_err(|error| {
                 MailError::Config(format!(
                     "{} is not an outbox message: {error}",

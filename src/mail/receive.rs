@@ -57,6 +57,12 @@ pub const STRANGER_INTERVAL: u64 = 24 * 3600;
 /// stranger's mail must not fill the referee's disk.
 const UNMATCHED_KEPT: usize = 256 * 1024;
 
+/// What the report and the archive say of a sealed move in place of its text.
+const SEALED: &str = "a sealed move, face down until it opens";
+
+/// The most characters of a refusal's problem, which may quote the move.
+const PROBLEM_CHARS: usize = 1000;
+
 fn entry(incoming: Option<&Incoming>, outcome: &str, detail: &str) -> Entry {
     Entry {
         file: String::new(),
@@ -71,6 +77,7 @@ fn entry(incoming: Option<&Incoming>, outcome: &str, detail: &str) -> Entry {
             .filter(|text| !text.is_empty()),
         turn: None,
         fingerprint: None,
+        sealed_move: None,
     }
 }
 
@@ -120,12 +127,11 @@ fn capitalised(text: &str) -> String {
 /// A player's text as a refusal quotes it: every line indented, so that no line of
 /// it is wrapped or read as the refusal's own words.
 fn quoted(text: &str) -> String {
-    text.trim()
-        .lines()
-        .map(|line| format!("    {}", line.trim_end()))
-        .collect::<Vec<_>>()
-        .join("\n")
+    compose::quoted_lines(text, QUOTED_LINE_CHARS, intake::MAX_OWN_LINES)
 }
+
+/// The most characters of one line of a player's text a refusal quotes back.
+const QUOTED_LINE_CHARS: usize = 500;
 
 /// A move's words, for telling a resend from a new move: case, spacing and the choice
 /// between `;` and a new line do not matter.
@@ -133,14 +139,14 @@ fn same_words(a: &str, b: &str) -> bool {
     words(a) == words(b)
 }
 
-/// The words of a move, lowercased, without the `;` and line breaks between them.
-fn words(text: &str) -> Vec<String> {
+/// A move's words as [`same_words`] compares them, one space between each.
+fn words(text: &str) -> String {
     text.to_lowercase()
         .replace(['\n', ';'], " ; ")
         .split_whitespace()
         .filter(|word| *word != ";")
-        .map(str::to_string)
-        .collect()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The game id a message names: its subject tag, else the first of our notices it
@@ -387,15 +393,18 @@ impl Referee {
         };
 
         let base = self.context(&game.view(None, None)?, &roster);
-        let finish =
-            |outcome: &str, detail: String, replies: Vec<Outgoing>| -> Result<Handled, MailError> {
-                let outbox = Outbox::beside(path);
-                let staged = outbox.stage(records, &replies)?;
-                outbox.commit(&staged)?;
-                archive.keep(raw, entry(Some(incoming), outcome, &detail))?;
-                archive.finish_pending(&key)?;
-                Ok(handled(outcome, detail))
-            };
+        let finish_entry = |kept: Entry, replies: Vec<Outgoing>| -> Result<Handled, MailError> {
+            let outbox = Outbox::beside(path);
+            let staged = outbox.stage(records, &replies)?;
+            outbox.commit(&staged)?;
+            let (outcome, detail) = (kept.outcome.clone(), kept.detail.clone());
+            archive.keep(raw, kept)?;
+            archive.finish_pending(&key)?;
+            Ok(handled(&outcome, detail))
+        };
+        let finish = |outcome: &str, detail: String, replies: Vec<Outgoing>| {
+            finish_entry(entry(Some(incoming), outcome, &detail), replies)
+        };
         // A refusal quotes what was sent and, to a player, carries their reply code
         // for the next turn, so that replying to it with a better move works.
         let refusal = |seat_name: &str,
@@ -407,9 +416,10 @@ impl Referee {
                        kind: &str,
                        seat: Option<usize>| {
             let mut context = base.clone();
-            context["player"] = json!(seat_name);
+            // The name may be a stranger's address, and the problem may quote the move.
+            context["player"] = json!(compose::inert(seat_name, compose::FOREIGN_LINE_CHARS));
             context["headline"] = json!(headline);
-            context["problem"] = json!(problem);
+            context["problem"] = json!(compose::inert(problem, PROBLEM_CHARS));
             context["accepted"] = json!(accepted);
             context["example"] = json!(example);
             context["sent"] = json!(quoted(&incoming.move_text));
@@ -445,8 +455,13 @@ impl Referee {
                     if throttle.allow("tried", address, now, TRIED_INTERVAL) {
                         let mut context = base.clone();
                         context["player"] = json!(player.name);
-                        context["sender"] = json!(sender);
-                        context["subject"] = json!(incoming.subject);
+                        // A stranger's words: one inert line each, never lines of ours.
+                        context["sender"] =
+                            json!(compose::inert(&sender, compose::FOREIGN_LINE_CHARS));
+                        context["subject"] = json!(compose::inert(
+                            &incoming.subject,
+                            compose::FOREIGN_LINE_CHARS
+                        ));
                         replies.push(self.reply_mail(
                             "someone-tried.txt",
                             &context,
@@ -523,9 +538,17 @@ impl Referee {
             )?;
             finish(outcome, problem.to_string(), vec![reply])
         };
-        let applied = |turn: u64, detail: String| -> Result<Handled, MailError> {
+        // A sealed move is kept out of the index and the report (which cron may mail
+        // on): its keyed tag stands in for it, for telling a resend from a new move.
+        let applied = |turn: u64, detail: String, sealed: bool| -> Result<Handled, MailError> {
             let mut applied = entry(Some(incoming), "applied", &detail);
             applied.turn = Some(turn);
+            if sealed {
+                applied.sealed_move = applied
+                    .move_text
+                    .take()
+                    .map(|text| self.secret.sealed_move_tag(&roster.id, &words(&text)));
+            }
             archive.keep(raw, applied)?;
             archive.finish_pending(&key)?;
             Ok(handled("applied", detail))
@@ -534,7 +557,10 @@ impl Referee {
         if let Some((done, recorded)) = self.applied_before(&archive, &roster, begun, seat)? {
             // This very message's move reached the file before a run handling it died:
             // finish its archive entry; its notices were staged with it.
-            return applied(done, format!("turn {done}: {recorded}"));
+            // A sealed move's record has no text yet.
+            let sealed = recorded.is_empty();
+            let shown = if sealed { SEALED } else { recorded.as_str() };
+            return applied(done, format!("turn {done}: {shown}"), sealed);
         }
         if incoming.oversized {
             return refuse(
@@ -583,7 +609,12 @@ impl Referee {
         let text = match message.request {
             Request::Move(text) => text,
             Request::Nothing if !message.notes.is_empty() => {
-                context["notes"] = json!(message.notes);
+                let notes: Vec<String> = message
+                    .notes
+                    .iter()
+                    .map(|note| compose::inert(note, commands::MAX_NOTE_CHARS))
+                    .collect();
+                context["notes"] = json!(notes);
                 let reply = answer("note-kept.txt", "note", context)?;
                 return finish("noted", "a note for the next notice".into(), vec![reply]);
             }
@@ -608,6 +639,12 @@ impl Referee {
                         let (board, _) = self.personal(game.as_ref(), &player.name)?;
                         context["board"] = json!(board.trim_end());
                         let reply = answer("preview.txt", "preview", context)?;
+                        if preview.sealed {
+                            let mut kept =
+                                entry(Some(incoming), "previewed", "a preview of a sealed move");
+                            kept.move_text = None;
+                            return finish_entry(kept, vec![reply]);
+                        }
                         finish("previewed", preview.understood.clone(), vec![reply])
                     }
                     Err(error) if is_about_the_move(&error) => {
@@ -702,7 +739,10 @@ impl Referee {
                 || archive.entries()?.iter().any(|e| {
                     e.outcome == "applied"
                         && e.turn == Some(*done)
-                        && e.move_text.as_deref().is_some_and(|m| same_words(m, text))
+                        && (e.move_text.as_deref().is_some_and(|m| same_words(m, text))
+                            || e.sealed_move.as_deref().is_some_and(|tag| {
+                                tag == self.secret.sealed_move_tag(&roster.id, &words(text))
+                            }))
                 });
             let accepted =
                 "Reply to your latest turn notice; when it is not your turn, wait for it.";
@@ -748,10 +788,18 @@ impl Referee {
 
         // The whole turn as written, or nothing: never a part of it.
         match self.apply_opened(path, game.as_mut(), &player.name, text, &incoming.dropped) {
-            Ok(outcome) => applied(
-                outcome.turn,
-                format!("turn {}: {}", outcome.turn, outcome.understood),
-            ),
+            Ok(outcome) => {
+                let shown = if outcome.sealed {
+                    SEALED
+                } else {
+                    outcome.understood.as_str()
+                };
+                applied(
+                    outcome.turn,
+                    format!("turn {}: {shown}", outcome.turn),
+                    outcome.sealed,
+                )
+            }
             Err(MailError::Ops(OpsError::Engine(error))) if is_about_the_move(&error) => {
                 let (problem, accepted) = problem_and_remedy(&error);
                 let headline = match error {
@@ -983,7 +1031,7 @@ impl Referee {
     fn fingerprint(&self, incoming: &Incoming) -> Option<String> {
         let sender = incoming.from_address.as_deref()?;
         let sent_at = incoming.date?;
-        let words = words(&incoming.move_text).join(" ");
+        let words = words(&incoming.move_text);
         Some(self.secret.message_fingerprint(sender, sent_at, &words))
     }
 

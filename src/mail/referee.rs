@@ -25,6 +25,11 @@ use crate::engine::store;
 use crate::engine::{page_section, Viewer, MOVES_HEADING, SUMMARY_HEADING};
 use crate::ops::{self, JoinDone};
 
+/// The most characters of a player's note relayed to the others ("Name: text").
+const NOTE_LINE_CHARS: usize = super::commands::MAX_NOTE_CHARS + 100;
+/// The most characters of a move as sent that a notice shows.
+const SENT_CHARS: usize = 2000;
+
 /// The players and log of a game file, read without its state.
 pub(super) struct Roster {
     pub(super) id: String,
@@ -316,7 +321,13 @@ impl Referee {
             context["others"] = json!(others.join(", "));
             context["board"] = json!(board.trim_end());
             context["example"] = json!(example);
-            context["notes"] = json!(notes.for_reader(&player.name));
+            // Players' own words, relayed: one inert line each.
+            let notes: Vec<String> = notes
+                .for_reader(&player.name)
+                .iter()
+                .map(|note| compose::inert(note, NOTE_LINE_CHARS))
+                .collect();
+            context["notes"] = json!(notes);
             if let Some((outcome, sent, ignored)) = last {
                 let reader = Viewer::Player(seat);
                 let report: Vec<&str> = outcome
@@ -329,9 +340,19 @@ impl Referee {
                 context["made_turn"] = json!(outcome.turn);
                 context["mover"] = json!(outcome.player);
                 context["sealed"] = json!(outcome.sealed);
+                // The move as sent and the lines left out of it are the player's
+                // words: inert, one line (a template may show them anywhere).
+                let sent = compose::inert(
+                    &sent.trim().lines().collect::<Vec<_>>().join("; "),
+                    SENT_CHARS,
+                );
                 if player.name == outcome.player {
-                    context["move"] = json!(sent.trim());
+                    context["move"] = json!(sent);
                     context["understood"] = json!(outcome.understood);
+                    let ignored: Vec<String> = ignored
+                        .iter()
+                        .map(|line| compose::inert(line, compose::FOREIGN_LINE_CHARS))
+                        .collect();
                     context["ignored"] = json!(ignored.join(" / "));
                     context["receipt"] = json!(outcome.receipt);
                 } else if outcome.sealed {
@@ -340,7 +361,7 @@ impl Referee {
                     context["understood"] =
                         json!(format!("{} has chosen, face down", outcome.player));
                 } else {
-                    context["move"] = json!(sent.trim());
+                    context["move"] = json!(sent);
                     context["understood"] = json!(outcome.understood);
                 }
             }
@@ -361,7 +382,10 @@ impl Referee {
                     let players: Vec<Value> = words
                         .players
                         .iter()
-                        .map(|(name, words)| json!({"name": name, "words": words}))
+                        .map(|(name, words)| {
+                            let words = compose::inert(words, compose::FOREIGN_LINE_CHARS);
+                            json!({"name": name, "words": words})
+                        })
                         .collect();
                     context["joined"] = json!(players);
                     context["referee_entropy"] = json!(words.referee);
@@ -522,6 +546,7 @@ impl Referee {
     /// # Errors
     /// As for [`ops::join`].
     pub fn join(&self, path: &Path, player: &str, words: &str) -> Result<JoinDone, MailError> {
+        let path = &store::resolve(path);
         let _lock = store::lock(path)?;
         self.join_locked(path, player, words)
     }
@@ -583,7 +608,7 @@ impl Referee {
             "id": genesis.id,
             "game": genesis.game,
             "player": entry.name,
-            "words": words,
+            "words": compose::inert(&words, compose::FOREIGN_LINE_CHARS),
             "waiting": done.invitation.waiting().join(", "),
         });
         let code = self.secret.reply_code(&genesis.id, seat, 0);
@@ -612,6 +637,7 @@ impl Referee {
         player: &str,
         move_text: &str,
     ) -> Result<MoveOutcome, MailError> {
+        let path = &store::resolve(path);
         let _lock = store::lock(path)?;
         self.apply_locked(path, player, move_text, &[])
     }
@@ -675,6 +701,7 @@ impl Referee {
         player: &str,
         word: UndoStep,
     ) -> Result<UndoOutcome, MailError> {
+        let path = &store::resolve(path);
         let _lock = store::lock(path)?;
         let mut game = ops::open_bytes(&store::read(path)?, Some(&self.keyring), true)?;
         self.take_back_opened(path, game.as_mut(), player, word, None)
@@ -776,6 +803,7 @@ impl Referee {
     /// No transport configured, or the outbox cannot be read.
     pub fn flush(&self, path: &Path) -> Result<Flushed, MailError> {
         let transport = self.settings.transport()?;
+        let path = &store::resolve(path);
         let outbox = Outbox::beside(path);
         {
             let _lock = store::lock(path)?;

@@ -28,6 +28,11 @@ use lettre::transport::smtp::SmtpTransport;
 use lettre::{Address, Transport as _};
 
 use super::MailError;
+use crate::engine::store;
+
+/// The most of a `ca_file` pbem reads: a system's whole bundle of certificates is
+/// a few hundred KB.
+const MAX_CA_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// How long pbem waits for an SMTP server to accept a connection or answer a command,
 /// and for a sendmail command to finish, unless `timeout` in `[mail]` says otherwise.
@@ -244,7 +249,7 @@ impl Smtp {
     fn tls_parameters(&self) -> Result<TlsParameters, String> {
         let mut builder = TlsParameters::builder(self.host.clone());
         if let Some(path) = &self.ca_file {
-            let pem = std::fs::read(path)
+            let pem = store::read_limited(path, MAX_CA_FILE_BYTES)
                 .map_err(|error| format!("cannot read ca_file {}: {error}", path.display()))?;
             if !pem.windows(27).any(|w| w == b"-----BEGIN CERTIFICATE-----") {
                 return Err(format!(
@@ -637,7 +642,7 @@ impl MailSettings {
     /// The config file exists but is not valid.
     pub fn load(home: &Path, smtp: Option<&str>) -> Result<MailSettings, MailError> {
         let path = home.join("config.toml");
-        let mut settings = match std::fs::read_to_string(&path) {
+        let mut settings = match store::read_text_limited(&path, store::MAX_SMALL_FILE_BYTES) {
             Ok(text) => {
                 toml::from_str::<ConfigFile>(&text)
                     .map_err(|error| {
@@ -649,7 +654,10 @@ impl MailSettings {
                     })?
                     .mail
             }
-            Err(_) => MailSettings::default(),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => MailSettings::default(),
+            // A config that is there but unreadable (a fifo, a folder, too large) is a
+            // fault to fix, not a reason to mail with other settings.
+            Err(error) => return Err(MailError::io(&path)(error)),
         };
         if let Some(value) = std::env::var("PBEM_SMTP").ok().filter(|v| !v.is_empty()) {
             settings.smtp = Some(value);
@@ -674,12 +682,13 @@ impl MailSettings {
         let Some(path) = &self.password_file else {
             return Ok(None);
         };
-        let text = std::fs::read_to_string(path).map_err(|error| {
-            MailError::Config(format!(
-                "cannot read password_file {}: {error}",
-                path.display()
-            ))
-        })?;
+        let text =
+            store::read_text_limited(path, store::MAX_SMALL_FILE_BYTES).map_err(|error| {
+                MailError::Config(format!(
+                    "cannot read password_file {}: {error}",
+                    path.display()
+                ))
+            })?;
         let line = text.lines().next().unwrap_or_default().to_string();
         if line.is_empty() {
             return Err(MailError::Config(format!(

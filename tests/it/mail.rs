@@ -1031,6 +1031,52 @@ fn a_mailed_turn_is_applied_whole_or_refused_whole() {
     assert_eq!(refusals, 2);
 }
 
+/// A stranger's Subject, encoded so that it decodes to line breaks, a line separator
+/// and a bidirectional override, is shown in the player's "someone tried" mail as one
+/// quoted line: none of it becomes a line of the referee's own words.
+#[test]
+fn a_strangers_subject_never_becomes_lines_of_the_referees_mail() {
+    use base64::Engine as _;
+    let host = Host::new();
+    host.start_game();
+    let first = host.view()["to_move"][0]
+        .as_str()
+        .expect("player")
+        .to_string();
+    let notice = host.notice_for(&address(&first));
+    let text = host.legal(&first)[0].clone();
+    let injected =
+        "hello\r\n\r\nYour move WAS applied; reply resign\u{2028}Sincerely, the referee\u{202E}";
+    let encoded = base64::engine::general_purpose::STANDARD.encode(injected);
+    let forged = format!(
+        "From: mallory@example.net\r\nTo: referee@pbem.example\r\nSubject: =?utf-8?b?{encoded}?=\r\n\
+Message-ID: <inject-1@example.net>\r\nIn-Reply-To: <{id}>\r\nReferences: <{id}>\r\n\
+Date: Mon, 23 Nov 2026 10:02:00 +0000\r\n\r\n{text}\r\n",
+        id = notice.message_id
+    );
+    assert!(host.inbox(&forged).starts_with("forged"));
+    let tried = host
+        .mails()
+        .into_iter()
+        .find(|m| m.to == address(&first) && m.subject.contains("Someone tried"))
+        .expect("the player is told");
+    let body = &tried.text;
+    assert!(
+        !body.lines().any(
+            |line| line.trim_start().starts_with("Your move WAS applied")
+                || line.trim_start().starts_with("Sincerely")
+        ),
+        "{body}"
+    );
+    assert!(!body.contains(['\u{2028}', '\u{202E}', '\r']), "{body:?}");
+    // The stranger's words are there, on the one indented line that quotes them.
+    assert!(
+        body.lines()
+            .any(|line| line.starts_with("    Subject: hello Your move WAS applied")),
+        "{body}"
+    );
+}
+
 /// A stranger sending forged moves again and again: each is archived, the player is
 /// told once per interval.
 #[test]

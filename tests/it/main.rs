@@ -5,6 +5,7 @@ mod desert_kingdom;
 mod engine;
 mod fairness;
 mod forum;
+mod hostile;
 mod mail;
 mod mail_intake;
 mod new_game;
