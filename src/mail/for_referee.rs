@@ -72,26 +72,6 @@ pub(super) fn is_our_own(incoming: &Incoming, domain: &str) -> bool {
     })
 }
 
-/// Text from outside shown on one line of our own mail: control characters and line
-/// breaks become spaces, and it is cut to `max` characters.
-fn one_line(text: &str, max: usize) -> String {
-    let flat: String = text
-        .chars()
-        .map(|c| {
-            if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect();
-    let flat = flat.split_whitespace().collect::<Vec<_>>().join(" ");
-    match flat.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &flat[..cut]),
-        None => flat,
-    }
-}
-
 /// A Unix time as `2026-11-25 14:03 UTC`.
 fn when(seconds: u64) -> String {
     format!(
@@ -106,10 +86,10 @@ fn when(seconds: u64) -> String {
 fn what(entry: &Entry) -> String {
     match entry.outcome.as_str() {
         "no-game" => "matches no game; not answered".to_string(),
-        "unreadable" => format!("could not be read: {}", one_line(&entry.detail, 200)),
+        "unreadable" => format!("could not be read: {}", compose::inert(&entry.detail, 200)),
         "question" => "a player's question; answered with where the game stands".to_string(),
         "status" => "a player's message naming no game; told where their games stand".to_string(),
-        other => format!("{other}: {}", one_line(&entry.detail, 200)),
+        other => format!("{other}: {}", compose::inert(&entry.detail, 200)),
     }
 }
 
@@ -174,8 +154,8 @@ impl Referee {
                     json!({
                         "when": when(e.at),
                         "what": what(e),
-                        "from": one_line(e.from.as_deref().unwrap_or("(no sender)"), SHOWN_CHARS),
-                        "subject": one_line(&e.subject, SHOWN_CHARS),
+                        "from": compose::inert(e.from.as_deref().unwrap_or("(no sender)"), SHOWN_CHARS),
+                        "subject": compose::inert(&e.subject, SHOWN_CHARS),
                         "kept": kept,
                     })
                 })
@@ -347,15 +327,5 @@ mod tests {
         assert!(!is_question("place E,W at A7"));
         assert!(!is_question("pass"));
         assert!(!is_question(""));
-    }
-
-    #[test]
-    fn outside_text_is_shown_on_one_line_and_cut() {
-        assert_eq!(
-            one_line("hello\r\n\r\nYour move WAS applied", 100),
-            "hello Your move WAS applied"
-        );
-        assert_eq!(one_line("a\u{2028}b\tc", 100), "a b c");
-        assert_eq!(one_line("abcdef", 3), "abc…");
     }
 }
