@@ -35,10 +35,17 @@ fn receive(args: &Args) -> anyhow::Result<()> {
             let referee = args.mail.referee()?;
             let mut games = std::collections::BTreeSet::new();
             let count = maildir::process(&referee, &args.games, dir, &mut |name, handled| {
-                outln!("{name}: {}: {}", handled.outcome, handled.detail);
-                games.extend(handled.game.clone());
+                // Mail for no game is kept without a word: cron mails what a run
+                // prints to this very Maildir, and a line about its own report would
+                // make the next run's report, for ever.
+                if let Some(game) = &handled.game {
+                    outln!("{name}: {}: {}", handled.outcome, handled.detail);
+                    games.insert(game.clone());
+                }
             })?;
-            outln!("{count} message(s) processed");
+            if !games.is_empty() {
+                outln!("{count} message(s) processed");
+            }
             say_what_waits(games.iter())?;
         }
         None => {

@@ -21,6 +21,8 @@ enum Action {
     },
 }
 
+/// Sends every game's outbox. Says nothing of a game with nothing sent and nothing
+/// waiting (cron mails whatever a run prints); exits 1 while anything still waits.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let Action::Flush {
         mut files,
@@ -39,6 +41,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for file in &files {
         let flushed = referee.flush(file)?;
         waiting += flushed.waiting;
+        if flushed.sent == 0 && flushed.waiting == 0 && flushed.superseded == 0 {
+            continue;
+        }
         let superseded = match flushed.superseded {
             0 => String::new(),
             n => format!(", {n} turn notice(s) not sent: a later notice replaced them"),

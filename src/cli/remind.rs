@@ -38,11 +38,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     let reminded = referee.remind(&args.games, args.after, deadline)?;
+    // Nothing said when nobody was reminded: cron mails whatever a run prints.
     for (file, what) in &reminded {
         outln!("{}: {what}", file.display());
-    }
-    if reminded.is_empty() {
-        outln!("nobody to remind");
     }
     Ok(ExitCode::SUCCESS)
 }

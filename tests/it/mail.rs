@@ -625,11 +625,11 @@ fn reminders_go_to_whoever_keeps_the_game_waiting_once_per_interval() {
         )
     };
     let (ok, out) = remind(now + 86_400);
-    assert!(ok && out.contains("nobody to remind"), "{out}");
+    assert!(ok && out.is_empty(), "nobody to remind: {out}");
     let (ok, out) = remind(now + 4 * 86_400);
     assert!(ok && out.contains(&format!("reminded {player}")), "{out}");
     let (_, out) = remind(now + 5 * 86_400);
-    assert!(out.contains("nobody to remind"), "once per interval: {out}");
+    assert!(out.is_empty(), "once per interval: {out}");
     let (_, out) = remind(now + 8 * 86_400);
     assert!(out.contains(&format!("reminded {player}")), "{out}");
     let reminders: Vec<Mail> = host
@@ -1730,7 +1730,7 @@ fn an_absent_player_is_not_reminded_and_their_deadline_waits() {
     let before = host.file_bytes();
     // Away: neither a reminder nor the deadline, however long the wait.
     let out = remind(5, &["--limit", "3d", "--then", "forfeit"]);
-    assert!(out.contains("nobody to remind"), "{out}");
+    assert!(out.is_empty(), "nobody to remind: {out}");
     assert_eq!(host.file_bytes(), before);
     // Back after the date: reminded, and the deadline counts from the return.
     let out = remind(12, &["--limit", "3d", "--then", "forfeit"]);
@@ -1938,4 +1938,99 @@ fn a_move_is_taken_back_by_reply_once_the_other_player_agrees() {
     assert!(report.starts_with("applied"), "{report}");
     let (ok, out) = host.run(host.pbem().args(["audit", "--public"]).arg(host.file()));
     assert!(ok, "{out}");
+}
+
+impl Host {
+    /// Runs a command; returns whether it succeeded, its standard output and error.
+    fn run_apart(&self, command: &mut Command) -> (bool, String, String) {
+        let output = command.output().expect("runs");
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    }
+}
+
+/// Issue 17: cron mails whatever a run prints, to the Maildir `inbox` reads. Runs that
+/// did nothing print nothing, and mail for no game (cron's own report) is filed without
+/// a word; runs that did something say what.
+#[test]
+fn runs_that_did_nothing_print_nothing() {
+    let host = Host::new();
+    host.start_game();
+    let maildir = host.maildir();
+    let quiet = |command: &mut Command, what: &str| {
+        let (ok, out, err) = host.run_apart(command);
+        assert!(ok, "{what}: {out}{err}");
+        assert!(out.is_empty() && err.is_empty(), "{what} said: {out}{err}");
+    };
+    let inbox = || {
+        let mut command = host.pbem();
+        command
+            .args(["inbox", "--games"])
+            .arg(host.games())
+            .arg("--maildir")
+            .arg(&maildir);
+        command
+    };
+    quiet(&mut inbox(), "inbox with no new mail");
+    quiet(
+        host.pbem().args(["outbox", "flush"]).arg(host.file()),
+        "flush with nothing to send",
+    );
+    quiet(
+        host.pbem()
+            .args(["outbox", "flush", "--games"])
+            .arg(host.games()),
+        "flush of a folder with nothing to send",
+    );
+    quiet(
+        host.pbem()
+            .args(["remind", "--after", "3d", "--games"])
+            .arg(host.games()),
+        "remind with nobody to remind",
+    );
+    // Cron's report of a run: mail for no game, filed without a word.
+    std::fs::write(
+        maildir.join("new/1.cron"),
+        "From: Cron Daemon <root@pbem.example>\r\nTo: referee@pbem.example\r\n\
+Subject: Cron <ref@host> pbem inbox\r\nMessage-ID: <cron-1@pbem.example>\r\n\r\n\
+1.move: applied: turn 1\r\n",
+    )
+    .expect("write");
+    quiet(&mut inbox(), "inbox with only cron's report");
+    assert_eq!(
+        std::fs::read_dir(maildir.join("new")).expect("new").count(),
+        0
+    );
+
+    // A run that did something says so.
+    let (player, text) = host.first_move();
+    let notice = host.notice_for(&address(&player));
+    std::fs::write(
+        maildir.join("new/2.move"),
+        gmail_reply(&notice, &address(&player), &text, "quiet-1"),
+    )
+    .expect("write");
+    let (ok, out, _) = host.run_apart(&mut inbox());
+    assert!(ok, "{out}");
+    assert!(out.contains("2.move: applied"), "{out}");
+    assert!(out.contains("1 message(s) processed"), "{out}");
+}
+
+/// Issue 17: a flush that sent something, or leaves something waiting, says so.
+#[test]
+fn a_flush_that_sent_says_so() {
+    let mut host = Host::new();
+    host.smtp.stop();
+    host.start_game();
+    let (ok, out, _) = host.run_apart(host.pbem().args(["outbox", "flush"]).arg(host.file()));
+    assert!(!ok, "mail waits: {out}");
+    assert!(out.contains("0 sent, 3 waiting"), "{out}");
+    host.smtp.resume();
+    let (ok, out, err) = host.run_apart(host.pbem().args(["outbox", "flush"]).arg(host.file()));
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("3 sent, 0 waiting"), "{out}");
+    assert!(err.is_empty(), "{err}");
 }
