@@ -12,15 +12,17 @@ use serde_json::Value;
 
 const SEED: &str = "3333333333333333333333333333333333333333333333333333333333333333";
 
-/// aiosmtpd on a free loopback port, delivering into a Maildir.
+/// aiosmtpd on a free loopback port, delivering into a Maildir; it refuses the
+/// addresses of `refused` with 550 (tests/support/refusing_mailbox.py).
 struct Smtp {
     port: u16,
     maildir: PathBuf,
+    refused: Vec<String>,
     child: Option<Child>,
 }
 
 impl Smtp {
-    fn start(maildir: &Path) -> Smtp {
+    fn refusing(maildir: &Path, refused: &[&str]) -> Smtp {
         let port = TcpListener::bind("127.0.0.1:0")
             .expect("a free port")
             .local_addr()
@@ -29,6 +31,7 @@ impl Smtp {
         let mut smtp = Smtp {
             port,
             maildir: maildir.to_path_buf(),
+            refused: refused.iter().map(|a| a.to_string()).collect(),
             child: None,
         };
         smtp.resume();
@@ -36,16 +39,27 @@ impl Smtp {
     }
 
     fn resume(&mut self) {
-        let child = Command::new("python3")
-            .args([
-                "-m",
-                "aiosmtpd",
-                "-n",
-                "-l",
-                &format!("127.0.0.1:{}", self.port),
-            ])
-            .args(["-c", "aiosmtpd.handlers.Mailbox"])
+        let mut command = Command::new("python3");
+        command.args([
+            "-m",
+            "aiosmtpd",
+            "-n",
+            "-l",
+            &format!("127.0.0.1:{}", self.port),
+        ]);
+        if self.refused.is_empty() {
+            command.args(["-c", "aiosmtpd.handlers.Mailbox"]);
+        } else {
+            command
+                .env(
+                    "PYTHONPATH",
+                    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support"),
+                )
+                .args(["-c", "refusing_mailbox.RefusingMailbox"]);
+        }
+        let child = command
             .arg(&self.maildir)
+            .args(&self.refused)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -150,11 +164,16 @@ struct Host {
 
 impl Host {
     fn new() -> Host {
+        Host::refusing(&[])
+    }
+
+    /// A host whose SMTP server refuses mail to `refused` for good (550).
+    fn refusing(refused: &[&str]) -> Host {
         let dir = tempfile::tempdir().expect("dir");
         std::fs::create_dir_all(dir.path().join("games")).expect("games");
         // Boards, mail and reply codes repeat, for the snapshots.
         super::support::test_key(&dir.path().join("keyring"));
-        let smtp = Smtp::start(&dir.path().join("delivered"));
+        let smtp = Smtp::refusing(&dir.path().join("delivered"), refused);
         Host { dir, smtp }
     }
 
@@ -2033,4 +2052,47 @@ fn a_flush_that_sent_says_so() {
     assert!(ok, "{out}{err}");
     assert!(out.contains("3 sent, 0 waiting"), "{out}");
     assert!(err.is_empty(), "{err}");
+}
+
+/// Issue 17: a recipient refused for good is left out and the others get the message; a
+/// refused sender is about every message, so it stops the sending instead.
+#[test]
+fn a_refused_recipient_is_left_out_and_a_refused_sender_stops() {
+    use pbem::mail::transport::Transport;
+    use pbem::mail::MailError;
+    let host = Host::refusing(&["dead@example.org", "referee@pbem.example"]);
+    let transport = Transport::parse(&host.smtp.url()).expect("valid");
+    let message = "From: referee@pbem.example\r\nSubject: [pbem row-1] hello\r\n\r\nhello\r\n";
+    let to = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    let error = transport
+        .send_raw(
+            "ref@pbem.example",
+            &to(&["ann@example.org", "dead@example.org"]),
+            message.as_bytes(),
+        )
+        .expect_err("one refused");
+    match &error {
+        MailError::Refused {
+            recipients, answer, ..
+        } => {
+            assert_eq!(recipients, &to(&["dead@example.org"]));
+            assert!(answer.starts_with("550 5.1.1"), "{answer}");
+        }
+        other => panic!("{other}"),
+    }
+    let mails = host.mails();
+    assert_eq!(mails.len(), 1, "Ann got it");
+    assert!(mails[0].raw.contains("hello"));
+    let error = transport
+        .send_raw(
+            "referee@pbem.example",
+            &to(&["ann@example.org"]),
+            message.as_bytes(),
+        )
+        .expect_err("sender refused");
+    assert!(
+        matches!(&error, MailError::Send { error, .. } if error.contains("553")),
+        "{error}"
+    );
+    assert_eq!(host.mails().len(), 1);
 }
