@@ -46,6 +46,7 @@ fn receive(args: &Args) -> anyhow::Result<()> {
             if !games.is_empty() {
                 outln!("{count} message(s) processed");
             }
+            say_refused(&referee);
             say_what_waits(games.iter())?;
         }
         None => {
@@ -55,6 +56,7 @@ fn receive(args: &Args) -> anyhow::Result<()> {
             let referee = args.mail.referee()?;
             let handled = referee.receive(&args.games, &raw)?;
             outln!("{}: {}", handled.outcome, handled.detail);
+            say_refused(&referee);
             say_what_waits(handled.game.iter())?;
         }
     }
@@ -73,6 +75,14 @@ fn read_message() -> anyhow::Result<Vec<u8>> {
     std::io::copy(&mut stdin, &mut std::io::sink())
         .context("cannot read the message from standard input")?;
     Ok(raw)
+}
+
+/// Says which messages the mail server refused for good as they were sent (each is set
+/// aside, and the referee told by mail).
+fn say_refused(referee: &crate::mail::referee::Referee) {
+    for (game, message) in referee.take_refused() {
+        super::mail::report_refused(&game, &message);
+    }
 }
 
 /// Says, once, how many answers and notices still wait in the outboxes of the games a

@@ -42,5 +42,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for (file, what) in &reminded {
         outln!("{}: {what}", file.display());
     }
+    for (file, message) in referee.take_refused() {
+        super::mail::report_refused(&file, &message);
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -1960,6 +1960,41 @@ fn a_move_is_taken_back_by_reply_once_the_other_player_agrees() {
 }
 
 impl Host {
+    /// A game of Dan, whose address the server refuses for good, and Ann, started while
+    /// the server was down: its welcome to Dan waits at the head of the outbox, before
+    /// Ann's mail.
+    fn start_game_with_a_dead_address(&mut self) {
+        self.smtp.stop();
+        let (ok, out) = self.run(
+            self.pbem()
+                .args(["new", "right-of-way"])
+                .args(["--player", "Dan <dead@example.org>"])
+                .args(["--player", "Ann <ann@example.org>"])
+                .args(["--seed", SEED, "--mail", "--out"])
+                .arg(self.file()),
+        );
+        assert!(ok, "{out}");
+        self.smtp.resume();
+    }
+
+    /// `pbem outbox list FILE --format json`.
+    fn outbox_list(&self) -> Vec<Value> {
+        let output = self
+            .pbem()
+            .args(["outbox", "list"])
+            .arg(self.file())
+            .args(["--format", "json"])
+            .output()
+            .expect("runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let list: Value = serde_json::from_slice(&output.stdout).expect("json");
+        list.as_array().expect("a list").clone()
+    }
+
     /// Runs a command; returns whether it succeeded, its standard output and error.
     fn run_apart(&self, command: &mut Command) -> (bool, String, String) {
         let output = command.output().expect("runs");
@@ -1969,6 +2004,210 @@ impl Host {
             String::from_utf8_lossy(&output.stderr).into_owned(),
         )
     }
+
+    /// Every file of the game's outbox with its bytes.
+    fn outbox_files(&self) -> Vec<(String, Vec<u8>)> {
+        let mut files: Vec<(String, Vec<u8>)> =
+            std::fs::read_dir(self.games().join("game.json.outbox"))
+                .expect("outbox")
+                .map(|e| {
+                    let e = e.expect("entry");
+                    (
+                        e.file_name().to_string_lossy().into_owned(),
+                        std::fs::read(e.path()).expect("read"),
+                    )
+                })
+                .collect();
+        files.sort();
+        files
+    }
+}
+
+/// Issue 17: a message the server refuses for good (550) is set aside, the referee told
+/// once, and the mail behind it goes out; `outbox flush` then exits 0.
+#[test]
+fn mail_refused_for_good_is_set_aside_and_the_rest_goes_out() {
+    let mut host = Host::refusing(&["dead@example.org", "stranger@example.net"]);
+    host.start_game_with_a_dead_address();
+    let (ok, out, err) = host.run_apart(host.pbem().args(["outbox", "flush"]).arg(host.file()));
+    assert!(ok, "nothing waits behind the refused mail: {out}{err}");
+    assert!(err.contains("refused for good"), "{err}");
+    assert!(err.contains("dead@example.org"), "{err}");
+    let mails = host.mails();
+    assert!(
+        mails
+            .iter()
+            .any(|m| m.to == "ann@example.org" && m.subject.contains("Welcome")),
+        "Ann got her welcome: {:?}",
+        mails
+            .iter()
+            .map(|m| (&m.to, &m.subject))
+            .collect::<Vec<_>>()
+    );
+    let refused = host.outbox_list();
+    assert!(!refused.is_empty());
+    for entry in &refused {
+        assert_eq!(entry["state"], "refused", "{entry}");
+        assert_eq!(
+            entry["to"],
+            serde_json::json!(["dead@example.org"]),
+            "{entry}"
+        );
+        assert!(
+            entry["reason"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("550") && r.contains("User unknown")),
+            "{entry}"
+        );
+        for key in ["game", "id", "subject", "since"] {
+            assert!(entry[key].is_string(), "{key}: {entry}");
+        }
+    }
+    let told: Vec<Mail> = host
+        .mails()
+        .into_iter()
+        .filter(|m| m.to == "referee@pbem.example")
+        .collect();
+    assert_eq!(told.len(), refused.len(), "one notice per refused message");
+    let welcome = refused
+        .iter()
+        .find(|e| e["subject"].as_str().is_some_and(|s| s.contains("Welcome")))
+        .expect("Dan's welcome was refused");
+    let id = welcome["id"].as_str().expect("id");
+    let notice = told
+        .iter()
+        .find(|m| m.text.contains(id))
+        .expect("the notice of the welcome");
+    assert!(
+        notice.subject.contains("dead@example.org"),
+        "{}",
+        notice.subject
+    );
+    assert!(
+        !notice.subject.contains("[pbem"),
+        "mail for no game: {}",
+        notice.subject
+    );
+    assert!(notice.text.contains("User unknown"), "{}", notice.text);
+    assert!(notice.text.contains("pbem outbox retry"), "{}", notice.text);
+    assert!(
+        !notice.text.contains("pbem-token"),
+        "never the refused message's body: {}",
+        notice.text
+    );
+
+    // Nothing to do: nothing said, nobody told again.
+    let delivered = host.mails().len();
+    let (ok, out, err) = host.run_apart(host.pbem().args(["outbox", "flush"]).arg(host.file()));
+    assert!(ok && out.is_empty() && err.is_empty(), "{out}{err}");
+    assert_eq!(host.mails().len(), delivered);
+
+    // A reply to a stranger, sent behind the handling of their message, is set aside
+    // too, and `inbox` says so.
+    let stray = format!(
+        "From: Eve <stranger@example.net>\r\nTo: referee@pbem.example\r\n\
+Subject: {} my move\r\nMessage-ID: <stray-17@example.net>\r\n\r\npass\r\n",
+        host.tag()
+    );
+    let (code, out) = host.inbox_with(&stray, &[]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.starts_with("not-a-player"), "{out}");
+    assert!(
+        out.contains("stranger@example.net refused for good"),
+        "{out}"
+    );
+    // And a move mailed with `apply --mail`: its notice to Dan is set aside, Ann's goes.
+    let (player, text) = host.first_move();
+    let before = host.mails().len();
+    let (ok, out, err) = host.run_apart(
+        host.pbem()
+            .arg("apply")
+            .arg(host.file())
+            .args(["--player", &player, "--move", &text, "--mail"]),
+    );
+    assert!(ok, "{out}{err}");
+    assert!(err.contains("dead@example.org refused for good"), "{err}");
+    assert!(
+        host.mails_since(before)
+            .iter()
+            .any(|m| m.to == "ann@example.org"),
+        "Ann got the notice of the move"
+    );
+    let listed = host.outbox_list();
+    assert!(listed.iter().all(|e| e["state"] == "refused"), "{listed:?}");
+    let told: Vec<Mail> = host
+        .mails()
+        .into_iter()
+        .filter(|m| m.to == "referee@pbem.example")
+        .collect();
+    assert_eq!(told.len(), listed.len(), "one notice per refused message");
+    // The reply codes in the subjects of Dan's refused notices stay Dan's.
+    let codes: Vec<&str> = listed
+        .iter()
+        .filter_map(|e| e["subject"].as_str()?.split("(ref ").nth(1))
+        .map(|rest| rest.trim_end_matches(')'))
+        .collect();
+    assert!(!codes.is_empty(), "{listed:?}");
+    for mail in &told {
+        for code in &codes {
+            assert!(
+                !mail.raw.contains(code),
+                "{code} in {}\n{}",
+                mail.subject,
+                mail.text
+            );
+        }
+    }
+}
+
+/// Issue 17: `outbox drop` removes exactly the messages named, and refuses an unknown
+/// one, naming those there are, with the outbox left as it was.
+#[test]
+fn outbox_drop_removes_exactly_the_named_message() {
+    let mut host = Host::new();
+    host.smtp.stop();
+    host.start_game();
+    let listed = host.outbox_list();
+    let ids: Vec<String> = listed
+        .iter()
+        .map(|e| e["id"].as_str().expect("id").to_string())
+        .collect();
+    assert_eq!(
+        ids.len(),
+        3,
+        "two welcomes and a turn notice wait: {listed:?}"
+    );
+    assert!(listed.iter().all(|e| e["state"] == "waiting"));
+    let before = host.outbox_files();
+    let (ok, out, err) = host.run_apart(
+        host.pbem()
+            .args(["outbox", "drop"])
+            .arg(host.file())
+            .args([ids[0].as_str(), "00000000-000099.mail"]),
+    );
+    assert!(!ok, "{out}");
+    assert!(err.contains("00000000-000099.mail"), "{err}");
+    for id in &ids {
+        assert!(err.contains(id.as_str()), "lists what there is: {err}");
+    }
+    assert_eq!(host.outbox_files(), before, "nothing dropped");
+    let (ok, out, err) = host.run_apart(
+        host.pbem()
+            .args(["outbox", "drop"])
+            .arg(host.file())
+            .arg(&ids[1]),
+    );
+    assert!(ok, "{out}{err}");
+    let after = host.outbox_files();
+    let kept: Vec<_> = before
+        .into_iter()
+        .filter(|(name, _)| *name != ids[1])
+        .collect();
+    assert_eq!(after, kept, "only {} went", ids[1]);
+    host.smtp.resume();
+    let (ok, out) = host.run(host.pbem().args(["outbox", "flush"]).arg(host.file()));
+    assert!(ok, "{out}");
+    assert_eq!(host.mails().len(), 2);
 }
 
 /// Issue 17: cron mails whatever a run prints, to the Maildir `inbox` reads. Runs that
