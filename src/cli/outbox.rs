@@ -108,7 +108,7 @@ fn flush(files: Vec<PathBuf>, mail: &super::mail::MailArgs) -> anyhow::Result<Ex
         }
         for problem in &flushed.unqueued_notices {
             errln!(
-                "{}: the referee's notice of {problem}; tried again next time",
+                "{}: cannot tell the referee yet of {problem}; the next flush tries again",
                 file.display()
             );
         }

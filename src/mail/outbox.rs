@@ -37,6 +37,8 @@ use crate::engine::store::{self, Access};
 const WAITING: &str = "mail";
 /// The extension of a message set aside: refused for good.
 const REFUSED: &str = "refused";
+/// What the name of a staged message's temporary file holds (see `store`).
+const STAGED_TEMPORARY: &str = ".staged.tmp-";
 
 /// One message ready to send.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,6 +63,16 @@ impl Outgoing {
     /// Our notice id, when the message is a notice of ours (a turn notice, a reply).
     pub fn notice(&self) -> Option<NoticeId> {
         notice_of(&self.message)
+    }
+
+    /// The subject as the referee is shown it, by mail or on standard error (which
+    /// cron mails): a reply code in it, the recipient's alone, reads `(hidden)`.
+    pub fn shown_subject(&self) -> String {
+        let subject = self.subject();
+        match self.notice() {
+            Some(notice) if !notice.code.is_empty() => subject.replace(&notice.code, "(hidden)"),
+            _ => subject,
+        }
     }
 }
 
@@ -101,6 +113,7 @@ pub struct Listed {
     /// The file name in the outbox: what `drop` and `retry` take.
     pub id: String,
     pub to: Vec<String>,
+    /// As [`Outgoing::shown_subject`] gives it.
     pub subject: String,
     pub state: State,
     /// Waiting since (seconds since 1970), or refused at.
@@ -229,16 +242,9 @@ impl Outbox {
     /// # Errors
     /// The folder cannot be read or changed.
     pub fn recover(&self, records: u64) -> Result<(), MailError> {
-        // Temporary files a killed write left (hidden names, see `store`).
-        if let Ok(listing) = fs::read_dir(&self.dir) {
-            for entry in listing.flatten() {
-                let name = entry.file_name();
-                let name = name.to_string_lossy();
-                if name.starts_with('.') && name.contains(".tmp-") {
-                    let _ = fs::remove_file(entry.path());
-                }
-            }
-        }
+        // Only staged mail is written under the game's lock; the rest is written under
+        // the outbox's, by a flush that may be writing now.
+        self.remove_leftovers(|name| name.contains(STAGED_TEMPORARY));
         for path in self.entries("staged")? {
             let belongs_to = path
                 .file_name()
@@ -251,6 +257,28 @@ impl Outbox {
             }
         }
         Ok(())
+    }
+
+    /// Removes temporary files a killed write left (hidden names, see `store`) whose
+    /// names `written_by_us` picks: those written under the lock the caller holds.
+    fn remove_leftovers(&self, written_by_us: impl Fn(&str) -> bool) {
+        let Ok(listing) = fs::read_dir(&self.dir) else {
+            return;
+        };
+        for entry in listing.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') && name.contains(".tmp-") && written_by_us(&name) {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+
+    /// Takes the outbox's lock, and removes what a killed run left under it.
+    fn lock(&self) -> Result<store::FileLock, MailError> {
+        let lock = store::lock(&self.dir)?;
+        self.remove_leftovers(|name| !name.contains(STAGED_TEMPORARY));
+        Ok(lock)
     }
 
     /// Drops every staged message (before a new game is written at this outbox's game
@@ -270,10 +298,7 @@ impl Outbox {
     /// # Errors
     /// The folder cannot be read.
     pub fn waiting(&self) -> Result<Vec<(PathBuf, Outgoing)>, MailError> {
-        self.entries(WAITING)?
-            .into_iter()
-            .map(|path| read_json(&path).map(|message| (path, message)))
-            .collect()
+        self.read_all(WAITING)
     }
 
     /// Messages set aside, oldest name first.
@@ -281,10 +306,27 @@ impl Outbox {
     /// # Errors
     /// The folder cannot be read.
     pub fn set_aside(&self) -> Result<Vec<(PathBuf, SetAside)>, MailError> {
-        self.entries(REFUSED)?
-            .into_iter()
-            .map(|path| read_json(&path).map(|aside| (path, aside)))
-            .collect()
+        self.read_all(REFUSED)
+    }
+
+    /// The messages with this extension, read. One that is gone by the time it is read
+    /// was sent or set aside meanwhile by a flush (readers take no lock): passed over.
+    fn read_all<T: serde::de::DeserializeOwned>(
+        &self,
+        extension: &str,
+    ) -> Result<Vec<(PathBuf, T)>, MailError> {
+        let mut out = Vec::new();
+        for path in self.entries(extension)? {
+            match fs::read(&path) {
+                Ok(bytes) => {
+                    let message = parse_json(&path, &bytes)?;
+                    out.push((path, message));
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+                Err(error) => return Err(MailError::io(&path)(error)),
+            }
+        }
+        Ok(out)
     }
 
     /// Every message waiting and every one set aside, waiting ones first, each in the
@@ -303,7 +345,7 @@ impl Outbox {
                 .map_or(0, |d| d.as_secs());
             listed.push(Listed {
                 id: file_name(&path),
-                subject: message.subject(),
+                subject: message.shown_subject(),
                 to: message.to,
                 state: State::Waiting,
                 since,
@@ -324,7 +366,7 @@ impl Outbox {
     /// An id names no message here (the error lists those there are), or the folder
     /// cannot be changed.
     pub fn drop_messages(&self, ids: &[String]) -> Result<(), MailError> {
-        let _lock = store::lock(&self.dir)?;
+        let _lock = self.lock()?;
         let paths = self.named(ids, &[WAITING, REFUSED])?;
         for path in paths {
             fs::remove_file(&path).map_err(MailError::io(&path))?;
@@ -339,7 +381,7 @@ impl Outbox {
     /// # Errors
     /// An id names no message set aside here, or the folder cannot be changed.
     pub fn retry(&self, ids: &[String]) -> Result<Vec<String>, MailError> {
-        let _lock = store::lock(&self.dir)?;
+        let _lock = self.lock()?;
         let mut queued = Vec::new();
         for path in self.named(ids, &[REFUSED])? {
             let aside: SetAside = read_json(&path)?;
@@ -384,7 +426,14 @@ impl Outbox {
                 self.dir.display()
             )));
         }
-        Ok(ids.iter().map(|id| self.dir.join(id)).collect())
+        let mut paths: Vec<PathBuf> = Vec::new();
+        for path in ids.iter().map(|id| self.dir.join(id)) {
+            // Named twice, dropped or put back once.
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+        Ok(paths)
     }
 
     /// Sends waiting messages in order; each leaves the outbox once sent. A message the
@@ -403,7 +452,7 @@ impl Outbox {
         transport: &Transport,
         referee_notice: RefereeNotice<'_>,
     ) -> Result<Flushed, MailError> {
-        let _lock = store::lock(&self.dir)?;
+        let _lock = self.lock()?;
         let mut flushed = Flushed::default();
         // A pass sends what waits; the notices of what it set aside go in the next.
         // Notices go to the referee, of whose mail none is ever noticed, so there are
@@ -518,7 +567,7 @@ fn listed_aside(path: &Path, aside: &SetAside) -> Listed {
     Listed {
         id: file_name(path),
         to: aside.outgoing.to.clone(),
-        subject: aside.outgoing.subject(),
+        subject: aside.outgoing.shown_subject(),
         state: State::Refused,
         since: aside.refused_at,
         reason: Some(aside.reason.clone()),
@@ -533,7 +582,11 @@ fn file_name(path: &Path) -> String {
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, MailError> {
     let bytes = fs::read(path).map_err(MailError::io(path))?;
-    serde_json::from_slice(&bytes).map_err(|error| {
+    parse_json(path, &bytes)
+}
+
+fn parse_json<T: serde::de::DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T, MailError> {
+    serde_json::from_slice(bytes).map_err(|error| {
         MailError::Config(format!(
             "{} is not an outbox message: {error}",
             path.display()
@@ -873,5 +926,25 @@ mod tests {
     fn times_are_written_in_utc() {
         assert_eq!(utc_text(1_763_888_700), "2025-11-23 09:05 UTC");
         assert_eq!(utc_rfc3339(1_763_888_707), "2025-11-23T09:05:07Z");
+    }
+
+    #[test]
+    fn leftovers_are_removed_by_the_holder_of_the_lock_they_were_written_under() {
+        let dir = tempfile::tempdir().expect("dir");
+        let outbox = Outbox::beside(&dir.path().join("game.json"));
+        let staged = outbox.stage(1, &[message(1)]).expect("stage");
+        outbox.commit(&staged).expect("commit");
+        let of_staged = outbox.dir().join(".00000001-000001.staged.tmp-0011");
+        let of_flush = outbox.dir().join(".00000001-000000.mail.tmp-0022");
+        fs::write(&of_staged, "x").expect("write");
+        fs::write(&of_flush, "x").expect("write");
+        // Under the game's lock: a flush may be writing its own right now.
+        outbox.recover(1).expect("recover");
+        assert!(!of_staged.exists() && of_flush.exists());
+        outbox
+            .drop_messages(&["00000001-000000.mail".into(), "00000001-000000.mail".into()])
+            .expect("named twice, dropped once");
+        assert!(!of_flush.exists());
+        assert!(outbox.list().expect("list").is_empty());
     }
 }

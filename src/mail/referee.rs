@@ -822,18 +822,13 @@ impl Referee {
                     .file_stem()
                     .map_or("game".into(), |stem| stem.to_string_lossy().into_owned())
             });
-        let mut subject = aside.outgoing.subject();
-        if let Some(notice) = aside.outgoing.notice().filter(|n| !n.code.is_empty()) {
-            // A turn notice's subject carries the player's reply code: it stays theirs.
-            subject = subject.replace(&notice.code, "(hidden)");
-        }
         let shown = std::path::absolute(game_file).unwrap_or_else(|_| game_file.to_path_buf());
         let context = json!({
             "id": game_id,
             "game_file": shown.display().to_string(),
             "message": id,
             "to": aside.outgoing.to.join(", "),
-            "subject": subject,
+            "subject": aside.outgoing.shown_subject(),
             "reason": aside.reason,
             "refused_at": outbox::utc_text(aside.refused_at),
         });

@@ -2141,17 +2141,35 @@ Subject: {} my move\r\nMessage-ID: <stray-17@example.net>\r\n\r\npass\r\n",
         .filter(|m| m.to == "referee@pbem.example")
         .collect();
     assert_eq!(told.len(), listed.len(), "one notice per refused message");
-    // The reply codes in the subjects of Dan's refused notices stay Dan's.
-    let codes: Vec<&str> = listed
+    // The reply codes in the subjects of Dan's refused notices stay Dan's: neither
+    // listed nor told.
+    let codes: Vec<String> = host
+        .outbox_files()
         .iter()
-        .filter_map(|e| e["subject"].as_str()?.split("(ref ").nth(1))
-        .map(|rest| rest.trim_end_matches(')'))
+        .filter(|(name, _)| name.ends_with(".refused"))
+        .filter_map(|(_, bytes)| {
+            let aside: Value = serde_json::from_slice(bytes).expect("json");
+            let message = aside["message"].as_str()?.to_string();
+            let rest = message.split("(ref ").nth(1)?;
+            Some(rest.split(')').next()?.to_string())
+        })
         .collect();
     assert!(!codes.is_empty(), "{listed:?}");
+    assert!(
+        listed
+            .iter()
+            .filter_map(|e| e["subject"].as_str())
+            .any(|s| s.contains("(ref (hidden))")),
+        "{listed:?}"
+    );
+    let shown = serde_json::to_string(&listed).expect("json");
+    for code in &codes {
+        assert!(!shown.contains(code.as_str()), "{code} listed: {shown}");
+    }
     for mail in &told {
         for code in &codes {
             assert!(
-                !mail.raw.contains(code),
+                !mail.raw.contains(code.as_str()),
                 "{code} in {}\n{}",
                 mail.subject,
                 mail.text
