@@ -37,8 +37,8 @@ impl Games {
 
 #[derive(Debug, clap::Subcommand)]
 enum Action {
-    /// Send every message waiting in the outboxes of these games; one the mail server
-    /// refuses for good is set aside, and the referee told by mail
+    /// Send the mail waiting in these games' outboxes; mail refused for good is set
+    /// aside, and the referee told
     Flush {
         #[command(flatten)]
         games: Games,
