@@ -86,7 +86,8 @@ fn say_refused(referee: &crate::mail::referee::Referee) {
 }
 
 /// Says, once, how many answers and notices still wait in the outboxes of the games a
-/// run touched (the mail server refused them or could not be reached).
+/// run touched (the mail server could not be reached, or asked to try later); mail it
+/// refused for good is set aside, not waiting.
 fn say_what_waits<'a>(games: impl Iterator<Item = &'a PathBuf>) -> anyhow::Result<()> {
     let mut waiting = 0;
     for game in games {
