@@ -35,10 +35,18 @@ fn receive(args: &Args) -> anyhow::Result<()> {
             let referee = args.mail.referee()?;
             let mut games = std::collections::BTreeSet::new();
             let count = maildir::process(&referee, &args.games, dir, &mut |name, handled| {
-                outln!("{name}: {}: {}", handled.outcome, shown(&handled.detail));
-                games.extend(handled.game.clone());
+                // Mail for no game is kept without a word: cron mails what a run
+                // prints to this very Maildir, and a line about its own report would
+                // make the next run's report, for ever.
+                if let Some(game) = &handled.game {
+                    outln!("{name}: {}: {}", handled.outcome, shown(&handled.detail));
+                    games.insert(game.clone());
+                }
             })?;
-            outln!("{count} message(s) processed");
+            if !games.is_empty() {
+                outln!("{count} message(s) processed");
+            }
+            say_refused(&referee);
             say_what_waits(games.iter())?;
         }
         None => {
@@ -48,6 +56,7 @@ fn receive(args: &Args) -> anyhow::Result<()> {
             let referee = args.mail.referee()?;
             let handled = referee.receive(&args.games, &raw)?;
             outln!("{}: {}", handled.outcome, shown(&handled.detail));
+            say_refused(&referee);
             say_what_waits(handled.game.iter())?;
         }
     }
@@ -74,8 +83,17 @@ fn read_message() -> anyhow::Result<Vec<u8>> {
     Ok(raw)
 }
 
+/// Says which messages the mail server refused for good as they were sent (each is set
+/// aside, and the referee told by mail).
+fn say_refused(referee: &crate::mail::referee::Referee) {
+    for (game, message) in referee.take_refused() {
+        super::mail::report_refused(&game, &message);
+    }
+}
+
 /// Says, once, how many answers and notices still wait in the outboxes of the games a
-/// run touched (the mail server refused them or could not be reached).
+/// run touched (the mail server could not be reached, or asked to try later); mail it
+/// refused for good is set aside, not waiting.
 fn say_what_waits<'a>(games: impl Iterator<Item = &'a PathBuf>) -> anyhow::Result<()> {
     let mut waiting = 0;
     for game in games {

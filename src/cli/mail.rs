@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::mail::outbox::Listed;
 use crate::mail::referee::Referee;
 use crate::mail::transport::MailSettings;
 
@@ -32,18 +33,39 @@ impl MailArgs {
 }
 
 /// Sends a game's outbox and says what happened; failure to send is not an error
-/// (the mail waits), only reported.
+/// (the mail waits), only reported, as is mail refused for good (set aside).
 pub fn flush_and_report(referee: &Referee, file: &std::path::Path) {
     match referee.flush(file) {
-        Ok(flushed) if flushed.waiting == 0 => outln!("mail: {} message(s) sent", flushed.sent),
-        Ok(flushed) => errln!(
-            "mail: {} sent, {} waiting in the outbox{}; `pbem outbox flush` retries",
-            flushed.sent,
-            flushed.waiting,
-            flushed.error.map(|e| format!(" ({e})")).unwrap_or_default()
-        ),
+        Ok(flushed) => {
+            for message in &flushed.refused {
+                report_refused(file, message);
+            }
+            if flushed.waiting == 0 {
+                outln!("mail: {} message(s) sent", flushed.sent);
+            } else {
+                errln!(
+                    "mail: {} sent, {} waiting in the outbox{}; `pbem outbox flush` retries",
+                    flushed.sent,
+                    flushed.waiting,
+                    flushed.error.map(|e| format!(" ({e})")).unwrap_or_default()
+                );
+            }
+        }
         Err(error) => errln!("mail: nothing sent: {:#}", anyhow::Error::new(error)),
     }
+}
+
+/// Says on standard error that a message of `file`'s outbox was refused for good and
+/// set aside (the referee is also told by mail).
+pub fn report_refused(file: &std::path::Path, message: &Listed) {
+    errln!(
+        "{}: mail to {} refused for good, set aside as {} ({}): {}; `pbem outbox retry` or `drop` it",
+        file.display(),
+        message.to.join(", "),
+        message.id,
+        message.subject,
+        message.reason.as_deref().unwrap_or_default()
+    );
 }
 
 /// Reads a duration in seconds such as `3d`, `12h`, `30m` or `90s` (a bare number is

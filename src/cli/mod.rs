@@ -64,7 +64,7 @@ enum Command {
     Demo(demo::Args),
     /// Take players' moves from mail: one raw message on standard input, or a Maildir
     Inbox(inbox::Args),
-    /// Send the mail waiting in games' outboxes
+    /// Send, list, drop or retry the mail in games' outboxes
     Outbox(outbox::Args),
     /// Remind players who keep a game waiting
     Remind(remind::Args),

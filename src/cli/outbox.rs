@@ -1,5 +1,9 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+use serde_json::json;
+
+use crate::mail::outbox::{self, Listed, Outbox, State};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -7,38 +11,110 @@ pub struct Args {
     action: Action,
 }
 
+/// Game files named one by one, or every one of a folder.
+#[derive(Debug, clap::Args)]
+struct Games {
+    /// Game files
+    files: Vec<PathBuf>,
+    /// Every game file in this folder
+    #[arg(long, value_name = "DIR")]
+    games: Option<PathBuf>,
+}
+
+impl Games {
+    fn files(self) -> anyhow::Result<Vec<PathBuf>> {
+        let mut files = self.files;
+        if files.is_empty() && self.games.is_none() {
+            anyhow::bail!("name the game files, or --games DIR");
+        }
+        if let Some(dir) = self.games {
+            files.extend(crate::mail::game_files(&dir)?);
+        }
+        files.sort();
+        Ok(files)
+    }
+}
+
 #[derive(Debug, clap::Subcommand)]
 enum Action {
-    /// Send every message waiting in the outboxes of these games
+    /// Send the mail waiting in these games' outboxes; mail refused for good is set
+    /// aside, and the referee told
     Flush {
-        /// Game files
-        files: Vec<PathBuf>,
-        /// Every game file in this folder
-        #[arg(long, value_name = "DIR")]
-        games: Option<PathBuf>,
+        #[command(flatten)]
+        games: Games,
         #[command(flatten)]
         mail: super::mail::MailArgs,
+    },
+    /// List the messages waiting in the outboxes of these games, and those set aside
+    List {
+        #[command(flatten)]
+        games: Games,
+        /// text, or json: an array of {game, id, to, subject, state, since, reason}
+        #[arg(long, value_enum, default_value = "text")]
+        format: super::ListFormat,
+    },
+    /// Remove messages from a game's outbox, waiting or set aside
+    Drop {
+        /// The game file
+        file: PathBuf,
+        /// The messages, by id as `pbem outbox list` shows it
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<String>,
+    },
+    /// Put messages set aside back in a game's queue, for the next flush to send
+    Retry {
+        /// The game file
+        file: PathBuf,
+        /// The messages, by id as `pbem outbox list` shows it
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<String>,
     },
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let Action::Flush {
-        mut files,
-        games,
-        mail,
-    } = args.action;
-    if files.is_empty() && games.is_none() {
-        anyhow::bail!("name the game files, or --games DIR");
+    match args.action {
+        Action::Flush { games, mail } => flush(games.files()?, &mail),
+        Action::List { games, format } => list(&games.files()?, format),
+        Action::Drop { file, ids } => {
+            Outbox::beside(&file).drop_messages(&ids)?;
+            for id in &ids {
+                outln!("{}: {id} dropped", file.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Action::Retry { file, ids } => {
+            let queued = Outbox::beside(&file).retry(&ids)?;
+            for (id, new) in ids.iter().zip(&queued) {
+                outln!(
+                    "{}: {id} waits again as {new}; the next `pbem outbox flush` sends it",
+                    file.display()
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
     }
+}
+
+/// Sends every game's outbox. Says nothing of a game with nothing sent and nothing
+/// waiting (cron mails whatever a run prints); exits 1 while anything still waits.
+fn flush(files: Vec<PathBuf>, mail: &super::mail::MailArgs) -> anyhow::Result<ExitCode> {
     let referee = mail.referee()?;
     let mut waiting = 0;
-    if let Some(dir) = games {
-        files.extend(crate::mail::game_files(&dir)?);
-    }
-    files.sort();
     for file in &files {
         let flushed = referee.flush(file)?;
         waiting += flushed.waiting;
+        for message in &flushed.refused {
+            super::mail::report_refused(file, message);
+        }
+        for problem in &flushed.unqueued_notices {
+            errln!(
+                "{}: cannot tell the referee yet of {problem}; the next flush tries again",
+                file.display()
+            );
+        }
+        if flushed.sent == 0 && flushed.waiting == 0 && flushed.superseded == 0 {
+            continue;
+        }
         let superseded = match flushed.superseded {
             0 => String::new(),
             n => format!(", {n} turn notice(s) not sent: a later notice replaced them"),
@@ -56,4 +132,55 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+fn list(files: &[PathBuf], format: super::ListFormat) -> anyhow::Result<ExitCode> {
+    let mut all: Vec<(&Path, Listed)> = Vec::new();
+    for file in files {
+        all.extend(
+            Outbox::beside(file)
+                .list()?
+                .into_iter()
+                .map(|m| (file.as_path(), m)),
+        );
+    }
+    match format {
+        super::ListFormat::Json => {
+            let entries: Vec<serde_json::Value> = all
+                .iter()
+                .map(|(file, message)| {
+                    json!({
+                        "game": file.display().to_string(),
+                        "id": message.id,
+                        "to": message.to,
+                        "subject": message.subject,
+                        "state": message.state,
+                        "since": outbox::utc_rfc3339(message.since),
+                        "reason": message.reason,
+                    })
+                })
+                .collect();
+            super::print_json(&entries)?;
+        }
+        super::ListFormat::Text => {
+            for (file, message) in &all {
+                let state = match message.state {
+                    State::Waiting => "waiting",
+                    State::Refused => "refused",
+                };
+                outln!(
+                    "{}: {} {state} since {}, to {}: {}",
+                    file.display(),
+                    message.id,
+                    outbox::utc_text(message.since),
+                    message.to.join(", "),
+                    message.subject
+                );
+                if let Some(reason) = &message.reason {
+                    outln!("  the server answered: {reason}");
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

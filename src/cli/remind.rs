@@ -38,11 +38,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     let reminded = referee.remind(&args.games, args.after, deadline)?;
+    // Nothing said when nobody was reminded: cron mails whatever a run prints.
     for (file, what) in &reminded {
         outln!("{}: {what}", file.display());
     }
-    if reminded.is_empty() {
-        outln!("nobody to remind");
+    for (file, message) in referee.take_refused() {
+        super::mail::report_refused(&file, &message);
     }
     Ok(ExitCode::SUCCESS)
 }

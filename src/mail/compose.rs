@@ -59,6 +59,10 @@ const BUILT_IN: &[(&str, &str)] = &[
         "for-referee.txt",
         include_str!("../../templates/for-referee.txt"),
     ),
+    (
+        "referee-bounced.txt",
+        include_str!("../../templates/referee-bounced.txt"),
+    ),
     ("forum.bbcode", include_str!("../../templates/forum.bbcode")),
     ("forum.md", include_str!("../../templates/forum.md")),
 ];
@@ -489,7 +493,12 @@ mod tests {
         for (name, _) in BUILT_IN {
             let text = templates.render(name, &context).expect(name);
             assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{name}");
-            if name.ends_with(".txt") {
+            if *name == "referee-bounced.txt" {
+                // To the referee, whose mailbox pbem may read: without the tag it is
+                // filed as mail for no game, never answered as a stranger's move.
+                let (subject, _) = templates.render_mail(name, &context).expect(name);
+                assert!(!subject.contains("[pbem"), "{subject}");
+            } else if name.ends_with(".txt") {
                 let (subject, body) = templates.render_mail(name, &context).expect(name);
                 // Mail about one game is tagged with it; these are about several.
                 let about_one_game = !["questions.txt", "for-referee.txt"].contains(name);

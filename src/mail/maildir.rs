@@ -4,7 +4,9 @@
 //! One run at a time per Maildir (`.pbem-inbox.lock` in its folder; a run that finds it
 //! taken waits for it). A run first claims every message in `new/` by renaming it to
 //! `cur/NAME.processing`, then handles the claimed ones in the order they arrived,
-//! filing each as `cur/NAME:2,S` (seen) once handled. A run that was killed leaves its
+//! filing each once handled: as `cur/NAME:2,S` (seen) when it was for a game, as
+//! `cur/NAME:2,` (unread) when it was for no game, so that the referee, when this is
+//! also their own mailbox, still sees it as new in their mail client. A run that was killed leaves its
 //! claims in `cur/`; the next run handles them first, since they arrived first.
 //! Handling is exactly once even then: [`Referee::receive`] knows by the archive what
 //! was already done with a message.
@@ -85,7 +87,10 @@ pub fn process(
         };
         let name = working.to_string_lossy();
         let name = name.strip_suffix(CLAIMED).unwrap_or(&name).to_string();
-        let filed = cur.join(format!("{name}:2,S"));
+        // Mail for a game is done with: seen. Mail for no game is the referee's to
+        // read, so their mail client shows it unread.
+        let flags = if handled.game.is_some() { "S" } else { "" };
+        let filed = cur.join(format!("{name}:2,{flags}"));
         std::fs::rename(&path, &filed).map_err(MailError::io(&filed))?;
         report(&name, &handled);
         count += 1;

@@ -30,6 +30,14 @@ pub enum MailError {
     Config(String),
     #[error("could not send through {transport}: {error}; the message stays in the outbox (`pbem outbox flush` retries)")]
     Send { transport: String, error: String },
+    /// Refused for good (an SMTP 5xx) for `recipients`; any other recipient got it.
+    #[error("{transport} refused the message to {} for good: {answer}", recipients.join(", "))]
+    Refused {
+        transport: String,
+        recipients: Vec<String>,
+        /// The server's answer, as it said it.
+        answer: String,
+    },
     #[error("cannot read or write {path}")]
     Io {
         path: PathBuf,

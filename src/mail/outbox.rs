@@ -6,11 +6,22 @@
 //! `<records>-<n>.staged` files, then the game file is replaced, then the staged files
 //! are renamed to `.mail`. A crash in between is repaired by [`Outbox::recover`]: staged
 //! mail of a move that reached the game file is kept, of one that did not is dropped.
-//! `.mail` files leave the outbox only once sent.
+//! `.mail` files leave the outbox only once sent, or once set aside.
+//!
+//! A message the mail server refuses for good (an SMTP 5xx for its recipient, say an
+//! address that does not exist) is set aside as `<name>.refused`, with the server's
+//! answer and when, and sending goes on with the next message: one dead address never
+//! holds up a game's mail. The referee is told of each such message once, by a notice
+//! queued here as `<name>.referee.mail` (composed by the caller, see
+//! [`Outbox::flush`]), never about mail to the referee's own address. A set-aside
+//! message stays until the referee drops it or puts it back in the queue
+//! ([`Outbox::drop_messages`], [`Outbox::retry`]). Anything else that stops a message
+//! (the server down, a 4xx, a timeout) stops the sending, order kept, to be retried.
 //!
 //! Sending takes the outbox's own lock (`game.json.outbox.lock`), never the game's: a
-//! slow or hung mail server must not hold up moves. Staging and recovery happen under
-//! the game's lock, by the code that changes the game.
+//! slow or hung mail server must not hold up moves. So do setting aside, dropping and
+//! putting back. Staging and recovery happen under the game's lock, by the code that
+//! changes the game.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -21,6 +32,13 @@ use super::capability::NoticeId;
 use super::transport::Transport;
 use super::MailError;
 use crate::engine::store::{self, Access};
+
+/// The extension of a message waiting to be sent.
+const WAITING: &str = "mail";
+/// The extension of a message set aside: refused for good.
+const REFUSED: &str = "refused";
+/// What the name of a staged message's temporary file holds (see `store`).
+const STAGED_TEMPORARY: &str = ".staged.tmp-";
 
 /// One message ready to send.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -33,6 +51,77 @@ pub struct Outgoing {
     pub message: String,
 }
 
+impl Outgoing {
+    /// The message's Subject header, decoded.
+    pub fn subject(&self) -> String {
+        mail_parser::MessageParser::default()
+            .parse_headers(self.message.as_bytes())
+            .and_then(|parsed| parsed.subject().map(str::to_string))
+            .unwrap_or_default()
+    }
+
+    /// Our notice id, when the message is a notice of ours (a turn notice, a reply).
+    pub fn notice(&self) -> Option<NoticeId> {
+        notice_of(&self.message)
+    }
+
+    /// The subject as the referee is shown it, by mail or on standard error (which
+    /// cron mails): a reply code in it, the recipient's alone, reads `(hidden)`.
+    pub fn shown_subject(&self) -> String {
+        let subject = self.subject();
+        match self.notice() {
+            Some(notice) if !notice.code.is_empty() => subject.replace(&notice.code, "(hidden)"),
+            _ => subject,
+        }
+    }
+}
+
+/// A message set aside, as its `.refused` file holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetAside {
+    /// The message, addressed to the recipients that did not get it.
+    #[serde(flatten)]
+    pub outgoing: Outgoing,
+    /// When the server refused it (seconds since 1970).
+    #[serde(default)]
+    pub refused_at: u64,
+    /// The server's answer.
+    #[serde(default)]
+    pub reason: String,
+    /// Whether the referee's notice of it is queued (or none is due).
+    #[serde(default)]
+    pub referee_told: bool,
+}
+
+/// Composes the referee's notice of a message set aside (its id in the outbox and
+/// what it holds), or `None` when none is due (mail to the referee's own address).
+pub type RefereeNotice<'a> = &'a dyn Fn(&str, &SetAside) -> Result<Option<Outgoing>, MailError>;
+
+/// Where a listed message is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum State {
+    /// In the queue, to be sent by the next flush.
+    Waiting,
+    /// Set aside: the server refused it for good.
+    Refused,
+}
+
+/// One message of an outbox, as `pbem outbox list` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    /// The file name in the outbox: what `drop` and `retry` take.
+    pub id: String,
+    pub to: Vec<String>,
+    /// As [`Outgoing::shown_subject`] gives it.
+    pub subject: String,
+    pub state: State,
+    /// Waiting since (seconds since 1970), or refused at.
+    pub since: u64,
+    /// The server's answer, for a message set aside.
+    pub reason: Option<String>,
+}
+
 /// The outbox of one game file.
 #[derive(Debug, Clone)]
 pub struct Outbox {
@@ -43,12 +132,18 @@ pub struct Outbox {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Flushed {
     pub sent: usize,
+    /// Messages still in the queue (sending stopped before them); never the ones set
+    /// aside.
     pub waiting: usize,
     /// Turn notices and reminders dropped unsent because a later notice to the same
     /// player replaced them (the turn they asked for was over before they could go).
     pub superseded: usize,
+    /// The messages set aside by this flush: refused for good.
+    pub refused: Vec<Listed>,
     /// Why sending stopped, when it did.
     pub error: Option<String>,
+    /// Why a notice to the referee could not be queued (it is tried again next time).
+    pub unqueued_notices: Vec<String>,
 }
 
 impl Outbox {
@@ -68,6 +163,15 @@ impl Outbox {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The game file this outbox is beside (the folder itself for one of its own).
+    pub fn game_file(&self) -> PathBuf {
+        let name = self.dir.file_name().unwrap_or_default().to_string_lossy();
+        match name.strip_suffix(".outbox") {
+            Some(game) if !game.is_empty() => self.dir.with_file_name(game),
+            _ => self.dir.clone(),
+        }
     }
 
     fn entries(&self, extension: &str) -> Result<Vec<PathBuf>, MailError> {
@@ -100,11 +204,13 @@ impl Outbox {
         }
         store::create_private_dir(&self.dir).map_err(MailError::io(&self.dir))?;
         // Numbered after every message still here, so a new one never takes the name
-        // of one waiting (the count would repeat a name once earlier ones were sent).
+        // of one waiting or set aside (the count would repeat a name once earlier ones
+        // were sent).
         let next = self
-            .entries("mail")?
+            .entries(WAITING)?
             .iter()
             .chain(&self.entries("staged")?)
+            .chain(&self.entries(REFUSED)?)
             .filter_map(|path| sequence(path))
             .max()
             .map_or(0, |last| last + 1);
@@ -113,9 +219,7 @@ impl Outbox {
             let path = self
                 .dir
                 .join(format!("{records:08}-{:06}.staged", next + i as u64));
-            let bytes = serde_json::to_vec_pretty(message)
-                .map_err(|error| MailError::Config(format!("cannot store a message: {error}")))?;
-            store::write_atomic(&path, &bytes, Access::Private)?;
+            write_json(&path, message)?;
             staged.push(path);
         }
         Ok(staged)
@@ -138,16 +242,9 @@ impl Outbox {
     /// # Errors
     /// The folder cannot be read or changed.
     pub fn recover(&self, records: u64) -> Result<(), MailError> {
-        // Temporary files a killed write left (hidden names, see `store`).
-        if let Ok(listing) = fs::read_dir(&self.dir) {
-            for entry in listing.flatten() {
-                let name = entry.file_name();
-                let name = name.to_string_lossy();
-                if name.starts_with('.') && name.contains(".tmp-") {
-                    let _ = fs::remove_file(entry.path());
-                }
-            }
-        }
+        // Only staged mail is written under the game's lock; the rest is written under
+        // the outbox's, by a flush that may be writing now.
+        self.remove_leftovers(|name| name.contains(STAGED_TEMPORARY));
         for path in self.entries("staged")? {
             let belongs_to = path
                 .file_name()
@@ -160,6 +257,28 @@ impl Outbox {
             }
         }
         Ok(())
+    }
+
+    /// Removes temporary files a killed write left (hidden names, see `store`) whose
+    /// names `written_by_us` picks: those written under the lock the caller holds.
+    fn remove_leftovers(&self, written_by_us: impl Fn(&str) -> bool) {
+        let Ok(listing) = fs::read_dir(&self.dir) else {
+            return;
+        };
+        for entry in listing.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') && name.contains(".tmp-") && written_by_us(&name) {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+
+    /// Takes the outbox's lock, and removes what a killed run left under it.
+    fn lock(&self) -> Result<store::FileLock, MailError> {
+        let lock = store::lock(&self.dir)?;
+        self.remove_leftovers(|name| !name.contains(STAGED_TEMPORARY));
+        Ok(lock)
     }
 
     /// Drops every staged message (before a new game is written at this outbox's game
@@ -179,60 +298,328 @@ impl Outbox {
     /// # Errors
     /// The folder cannot be read.
     pub fn waiting(&self) -> Result<Vec<(PathBuf, Outgoing)>, MailError> {
+        self.read_all(WAITING)
+    }
+
+    /// Messages set aside, oldest name first.
+    ///
+    /// # Errors
+    /// The folder cannot be read.
+    pub fn set_aside(&self) -> Result<Vec<(PathBuf, SetAside)>, MailError> {
+        self.read_all(REFUSED)
+    }
+
+    /// The messages with this extension, read. One that is gone by the time it is read
+    /// was sent or set aside meanwhile by a flush (readers take no lock): passed over.
+    fn read_all<T: serde::de::DeserializeOwned>(
+        &self,
+        extension: &str,
+    ) -> Result<Vec<(PathBuf, T)>, MailError> {
         let mut out = Vec::new();
-        for path in self.entries("mail")? {
-            let bytes = store::read_limited(&path, store::MAX_MAIL_FILE_BYTES)
-                .map_err(MailError::io(&path))?;
-            let message = serde_json::from_slice(&bytes).map_err(|error| {
-                MailError::Config(format!(
-                    "{} is not an outbox message: {error}",
-                    path.display()
-                ))
-            })?;
-            out.push((path, message));
+        for path in self.entries(extension)? {
+            match store::read_limited(&path, store::MAX_MAIL_FILE_BYTES) {
+                Ok(bytes) => {
+                    let message = parse_json(&path, &bytes)?;
+                    out.push((path, message));
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+                Err(error) => return Err(MailError::io(&path)(error)),
+            }
         }
         Ok(out)
     }
 
-    /// Sends waiting messages in order; each leaves the outbox once sent. Stops at the
-    /// first failure, so order is kept and nothing is skipped. Holds the outbox's lock
-    /// while sending (waiting for it as [`store::lock`] does), so two runs never send
-    /// one message twice, and a run never leaves its new mail to another that has
-    /// already listed what it will send.
+    /// Every message waiting and every one set aside, waiting ones first, each in the
+    /// order it was written.
     ///
     /// # Errors
-    /// The folder cannot be read, a sent message cannot be removed, or the lock stays
-    /// taken too long.
-    pub fn flush(&self, transport: &Transport) -> Result<Flushed, MailError> {
-        let _lock = store::lock(&self.dir)?;
-        let waiting = self.waiting()?;
-        let mut flushed = Flushed {
-            waiting: waiting.len(),
-            ..Flushed::default()
-        };
-        let notices: Vec<Option<NoticeId>> = waiting
-            .iter()
-            .map(|(_, message)| notice_of(&message.message))
-            .collect();
-        for (index, (path, message)) in waiting.into_iter().enumerate() {
-            if is_superseded(&notices, index) {
-                fs::remove_file(&path).map_err(MailError::io(&path))?;
-                flushed.superseded += 1;
-                flushed.waiting -= 1;
-                continue;
+    /// The folder cannot be read.
+    pub fn list(&self) -> Result<Vec<Listed>, MailError> {
+        let mut listed = Vec::new();
+        for (path, message) in self.waiting()? {
+            // A message's file is written when it is queued, and never changed after.
+            let since = fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_secs());
+            listed.push(Listed {
+                id: file_name(&path),
+                subject: message.shown_subject(),
+                to: message.to,
+                state: State::Waiting,
+                since,
+                reason: None,
+            });
+        }
+        for (path, aside) in self.set_aside()? {
+            listed.push(listed_aside(&path, &aside));
+        }
+        Ok(listed)
+    }
+
+    /// Removes the messages named by `ids` (file names as [`Outbox::list`] gives them),
+    /// waiting or set aside, under the outbox's lock: all of them, or none when one
+    /// names no message here.
+    ///
+    /// # Errors
+    /// An id names no message here (the error lists those there are), or the folder
+    /// cannot be changed.
+    pub fn drop_messages(&self, ids: &[String]) -> Result<(), MailError> {
+        let _lock = self.lock()?;
+        let paths = self.named(ids, &[WAITING, REFUSED])?;
+        for path in paths {
+            fs::remove_file(&path).map_err(MailError::io(&path))?;
+        }
+        Ok(())
+    }
+
+    /// Puts messages set aside back in the queue (the address works again, say), under
+    /// the outbox's lock; returns their new ids. The next flush sends them in name
+    /// order among the others.
+    ///
+    /// # Errors
+    /// An id names no message set aside here, or the folder cannot be changed.
+    pub fn retry(&self, ids: &[String]) -> Result<Vec<String>, MailError> {
+        let _lock = self.lock()?;
+        let mut queued = Vec::new();
+        for path in self.named(ids, &[REFUSED])? {
+            let aside: SetAside = read_json(&path)?;
+            let waiting = path.with_extension(WAITING);
+            if waiting.exists() {
+                return Err(MailError::Config(format!(
+                    "{} is in the way; drop it first",
+                    waiting.display()
+                )));
             }
-            if let Err(error) =
-                transport.send_raw(&message.from, &message.to, message.message.as_bytes())
-            {
-                flushed.error = Some(error.to_string());
+            // Renamed first, so a crash leaves the message in one place or the other;
+            // then written plain, which also makes it wait from now.
+            fs::rename(&path, &waiting).map_err(MailError::io(&path))?;
+            write_json(&waiting, &aside.outgoing)?;
+            queued.push(file_name(&waiting));
+        }
+        Ok(queued)
+    }
+
+    /// The paths of the messages named by `ids` whose extension is one of
+    /// `extensions`; an error naming those there are when one is not here.
+    fn named(&self, ids: &[String], extensions: &[&str]) -> Result<Vec<PathBuf>, MailError> {
+        let mut present = Vec::new();
+        for extension in extensions {
+            present.extend(self.entries(extension)?);
+        }
+        let names: Vec<String> = present.iter().map(|path| file_name(path)).collect();
+        let unknown: Vec<&String> = ids.iter().filter(|id| !names.contains(id)).collect();
+        if !unknown.is_empty() {
+            let there = if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            };
+            return Err(MailError::Config(format!(
+                "no message {} in {}; there are: {there}",
+                unknown
+                    .iter()
+                    .map(|id| id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                self.dir.display()
+            )));
+        }
+        let mut paths: Vec<PathBuf> = Vec::new();
+        for path in ids.iter().map(|id| self.dir.join(id)) {
+            // Named twice, dropped or put back once.
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+        Ok(paths)
+    }
+
+    /// Sends waiting messages in order; each leaves the outbox once sent. A message the
+    /// server refuses for good is set aside and sending goes on; the referee is told
+    /// of it once, by the notice `referee_notice` composes, queued here and sent in the
+    /// same run. Any other failure stops the sending, so order is kept and nothing is
+    /// skipped. Holds the outbox's lock while sending (waiting for it as
+    /// [`store::lock`] does), so two runs never send one message twice, and a run never
+    /// leaves its new mail to another that has already listed what it will send.
+    ///
+    /// # Errors
+    /// The folder cannot be read, a sent message cannot be removed or one refused set
+    /// aside, or the lock stays taken too long.
+    pub fn flush(
+        &self,
+        transport: &Transport,
+        referee_notice: RefereeNotice<'_>,
+    ) -> Result<Flushed, MailError> {
+        let _lock = self.lock()?;
+        let mut flushed = Flushed::default();
+        // A pass sends what waits; the notices of what it set aside go in the next.
+        // Notices go to the referee, of whose mail none is ever noticed, so there are
+        // at most three passes.
+        loop {
+            self.queue_referee_notices(referee_notice, &mut flushed)?;
+            let waiting = self.waiting()?;
+            let notices: Vec<Option<NoticeId>> = waiting
+                .iter()
+                .map(|(_, message)| message.notice())
+                .collect();
+            let mut set_aside = false;
+            let mut stopped = false;
+            for (index, (path, message)) in waiting.into_iter().enumerate() {
+                if is_superseded(&notices, index) {
+                    fs::remove_file(&path).map_err(MailError::io(&path))?;
+                    flushed.superseded += 1;
+                    continue;
+                }
+                match transport.send_raw(&message.from, &message.to, message.message.as_bytes()) {
+                    Ok(()) => {
+                        fs::remove_file(&path).map_err(MailError::io(&path))?;
+                        flushed.sent += 1;
+                    }
+                    Err(MailError::Refused {
+                        recipients, answer, ..
+                    }) => {
+                        let reached_others = recipients.len() < message.to.len();
+                        let aside = SetAside {
+                            outgoing: Outgoing {
+                                to: recipients,
+                                ..message
+                            },
+                            refused_at: super::archive::now(),
+                            reason: answer,
+                            referee_told: false,
+                        };
+                        let refused = self.put_aside(&path, &aside)?;
+                        flushed.sent += usize::from(reached_others);
+                        flushed.refused.push(listed_aside(&refused, &aside));
+                        set_aside = true;
+                    }
+                    Err(error) => {
+                        flushed.error = Some(error.to_string());
+                        stopped = true;
+                        break;
+                    }
+                }
+            }
+            if stopped || !set_aside {
                 break;
             }
-            fs::remove_file(&path).map_err(MailError::io(&path))?;
-            flushed.sent += 1;
-            flushed.waiting -= 1;
         }
+        flushed.waiting = self.entries(WAITING)?.len();
         Ok(flushed)
     }
+
+    /// Sets a waiting message aside, under the outbox's lock: its file is rewritten
+    /// with why (still waiting), then renamed, so a crash never leaves it in both
+    /// places. Returns the new path.
+    fn put_aside(&self, waiting: &Path, aside: &SetAside) -> Result<PathBuf, MailError> {
+        write_json(waiting, aside)?;
+        let refused = waiting.with_extension(REFUSED);
+        fs::rename(waiting, &refused).map_err(MailError::io(waiting))?;
+        Ok(refused)
+    }
+
+    /// Queues the referee's notice of every message set aside whose referee has not
+    /// been told yet. The notice's name follows from the message's, and the message is
+    /// marked told before anything is sent, so a run killed in between writes the same
+    /// notice again rather than a second one.
+    fn queue_referee_notices(
+        &self,
+        referee_notice: RefereeNotice<'_>,
+        flushed: &mut Flushed,
+    ) -> Result<(), MailError> {
+        for (path, mut aside) in self.set_aside()? {
+            if aside.referee_told {
+                continue;
+            }
+            let id = file_name(&path);
+            let notice = match referee_notice(&id, &aside) {
+                Ok(notice) => notice,
+                Err(error) => {
+                    flushed.unqueued_notices.push(format!("{id}: {error}"));
+                    continue;
+                }
+            };
+            let notice_path = match notice {
+                Some(notice) => {
+                    let path = path.with_extension(format!("referee.{WAITING}"));
+                    write_json(&path, &notice)?;
+                    Some(path)
+                }
+                None => None,
+            };
+            aside.referee_told = true;
+            if let Err(error) = write_json(&path, &aside) {
+                // Not sent unmarked: it would be sent again by the next run.
+                if let Some(notice_path) = notice_path {
+                    let _ = fs::remove_file(notice_path);
+                }
+                return Err(error);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A message set aside as listed.
+fn listed_aside(path: &Path, aside: &SetAside) -> Listed {
+    Listed {
+        id: file_name(path),
+        to: aside.outgoing.to.clone(),
+        subject: aside.outgoing.shown_subject(),
+        state: State::Refused,
+        since: aside.refused_at,
+        reason: Some(aside.reason.clone()),
+    }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, MailError> {
+    let bytes = fs::read(path).map_err(MailError::io(path))?;
+    parse_json(path, &bytes)
+}
+
+fn parse_json<T: serde::de::DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T, MailError> {
+    serde_json::from_slice(bytes).map_err(|error| {
+        MailError::Config(format!(
+            "{} is not an outbox message: {error}",
+            path.display()
+        ))
+    })
+}
+
+fn write_json(path: &Path, value: &impl Serialize) -> Result<(), MailError> {
+    let bytes = serde_json::to_vec_pretty(value)
+        .map_err(|error| MailError::Config(format!("cannot store a message: {error}")))?;
+    store::write_atomic(path, &bytes, Access::Private)?;
+    Ok(())
+}
+
+/// A time as people read it: `2025-11-23 09:05 UTC`.
+pub fn utc_text(seconds: u64) -> String {
+    format!(
+        "{} {:02}:{:02} UTC",
+        super::commands::date_text(seconds / 86_400),
+        seconds % 86_400 / 3_600,
+        seconds % 3_600 / 60
+    )
+}
+
+/// A time as programs read it (RFC 3339): `2025-11-23T09:05:00Z`.
+pub fn utc_rfc3339(seconds: u64) -> String {
+    format!(
+        "{}T{:02}:{:02}:{:02}Z",
+        super::commands::date_text(seconds / 86_400),
+        seconds % 86_400 / 3_600,
+        seconds % 3_600 / 60,
+        seconds % 60
+    )
 }
 
 /// Our notice id of a composed message, read from its Message-ID header.
@@ -277,6 +664,30 @@ mod tests {
             to: vec!["ann@example.org".into()],
             message: format!("Subject: {n}\r\n\r\nbody {n}\r\n"),
         }
+    }
+
+    fn no_notice(_: &str, _: &SetAside) -> Result<Option<Outgoing>, MailError> {
+        Ok(None)
+    }
+
+    fn to(address: &str, n: usize) -> Outgoing {
+        Outgoing {
+            to: vec![address.into()],
+            ..message(n)
+        }
+    }
+
+    /// Every file of a folder with its bytes.
+    fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+        let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
+            .expect("dir")
+            .map(|e| {
+                let path = e.expect("entry").path();
+                (file_name(&path), fs::read(&path).expect("read"))
+            })
+            .collect();
+        files.sort();
+        files
     }
 
     fn notice(kind: &str, seat: usize, turn: u64) -> Outgoing {
@@ -364,7 +775,7 @@ mod tests {
         outbox.commit(&staged).expect("commit");
         let sent = dir.path().join("sent");
         let flushed = outbox
-            .flush(&Transport::Folder(sent.clone()))
+            .flush(&Transport::Folder(sent.clone()), &no_notice)
             .expect("flush");
         assert_eq!((flushed.sent, flushed.waiting, flushed.error), (2, 0, None));
         assert_eq!(fs::read_dir(sent).expect("sent").count(), 2);
@@ -379,9 +790,161 @@ mod tests {
         outbox.commit(&staged).expect("commit");
         // Nothing listens on port 9 of loopback.
         let transport = Transport::parse("smtp://127.0.0.1:9").expect("valid");
-        let flushed = outbox.flush(&transport).expect("flush");
+        let flushed = outbox.flush(&transport, &no_notice).expect("flush");
         assert_eq!((flushed.sent, flushed.waiting), (0, 1));
         assert!(flushed.error.is_some());
         assert_eq!(outbox.waiting().expect("list").len(), 1);
+    }
+
+    #[test]
+    fn a_message_refused_for_good_is_set_aside_and_the_referee_told_once() {
+        let dir = tempfile::tempdir().expect("dir");
+        let outbox = Outbox::beside(&dir.path().join("game.json"));
+        // No server takes mail to a recipient that is no address: refused for good.
+        let staged = outbox
+            .stage(1, &[to("no address", 1), to("ann@example.org", 2)])
+            .expect("stage");
+        outbox.commit(&staged).expect("commit");
+        let sent = dir.path().join("sent");
+        let transport = Transport::Folder(sent.clone());
+        let told = std::cell::Cell::new(0);
+        let tell = |id: &str, aside: &SetAside| {
+            told.set(told.get() + 1);
+            assert_eq!(id, "00000001-000000.refused");
+            assert_eq!(aside.outgoing.to, ["no address"]);
+            Ok(Some(to("referee@example.org", 9)))
+        };
+        let flushed = outbox.flush(&transport, &tell).expect("flush");
+        // Ann's message, then the referee's notice, in the same run.
+        assert_eq!((flushed.sent, flushed.waiting, flushed.error), (2, 0, None));
+        assert_eq!(told.get(), 1);
+        assert_eq!(flushed.refused.len(), 1);
+        assert_eq!(flushed.refused[0].id, "00000001-000000.refused");
+        assert!(
+            flushed.refused[0]
+                .reason
+                .as_deref()
+                .is_some_and(|r| r.contains("not a mail address")),
+            "{:?}",
+            flushed.refused
+        );
+        assert_eq!(fs::read_dir(&sent).expect("sent").count(), 2);
+        let listed = outbox.list().expect("list");
+        assert_eq!(listed.len(), 1);
+        assert_eq!(
+            (
+                listed[0].state,
+                listed[0].to.clone(),
+                listed[0].subject.clone()
+            ),
+            (State::Refused, vec!["no address".to_string()], "1".into())
+        );
+        // Told once: the next flush has nothing to do.
+        let again = outbox.flush(&transport, &tell).expect("flush");
+        assert_eq!((again.sent, again.waiting, again.refused.len()), (0, 0, 0));
+        assert_eq!(told.get(), 1);
+        // A new message never takes the set-aside one's name.
+        let next = outbox.stage(1, &[message(3)]).expect("stage");
+        assert_eq!(file_name(&next[0]), "00000001-000001.staged");
+    }
+
+    #[test]
+    fn a_refused_notice_to_the_referee_is_set_aside_without_another() {
+        let dir = tempfile::tempdir().expect("dir");
+        let outbox = Outbox::beside(&dir.path().join("game.json"));
+        let staged = outbox.stage(1, &[to("no address", 1)]).expect("stage");
+        outbox.commit(&staged).expect("commit");
+        let transport = Transport::Folder(dir.path().join("sent"));
+        // The referee's notice is itself refused (the referee's address is no address
+        // here); the caller composes none for mail to the referee.
+        let tell = |_: &str, aside: &SetAside| {
+            Ok((aside.outgoing.to != ["referee is no address"])
+                .then(|| to("referee is no address", 9)))
+        };
+        let flushed = outbox.flush(&transport, &tell).expect("flush");
+        assert_eq!((flushed.sent, flushed.waiting), (0, 0));
+        let ids: Vec<String> = flushed.refused.iter().map(|m| m.id.clone()).collect();
+        assert_eq!(
+            ids,
+            ["00000001-000000.refused", "00000001-000000.referee.refused"]
+        );
+        let aside = outbox.set_aside().expect("list");
+        assert!(aside.iter().all(|(_, a)| a.referee_told));
+    }
+
+    #[test]
+    fn messages_are_dropped_by_name_or_put_back_in_the_queue() {
+        let dir = tempfile::tempdir().expect("dir");
+        let outbox = Outbox::beside(&dir.path().join("game.json"));
+        let staged = outbox
+            .stage(1, &[to("no address", 1), message(2), message(3)])
+            .expect("stage");
+        outbox.commit(&staged).expect("commit");
+        // Nothing listens on port 9 of loopback: the first is set aside before any
+        // connection, the others wait.
+        let transport = Transport::parse("smtp://127.0.0.1:9").expect("valid");
+        let flushed = outbox.flush(&transport, &no_notice).expect("flush");
+        assert_eq!((flushed.refused.len(), flushed.waiting), (1, 2));
+        let before = snapshot(outbox.dir());
+        let unknown = outbox
+            .drop_messages(&["00000001-000001.mail".into(), "00000009-000000.mail".into()])
+            .expect_err("unknown");
+        let text = unknown.to_string();
+        assert!(text.contains("00000009-000000.mail"), "{text}");
+        assert!(
+            text.contains(
+                "there are: 00000001-000001.mail, 00000001-000002.mail, 00000001-000000.refused"
+            ),
+            "{text}"
+        );
+        assert_eq!(snapshot(outbox.dir()), before, "nothing dropped");
+        assert!(outbox.retry(&["00000001-000001.mail".into()]).is_err());
+        outbox
+            .drop_messages(&["00000001-000001.mail".into()])
+            .expect("dropped");
+        let ids: Vec<String> = outbox
+            .list()
+            .expect("list")
+            .into_iter()
+            .map(|m| m.id)
+            .collect();
+        assert_eq!(ids, ["00000001-000002.mail", "00000001-000000.refused"]);
+        let queued = outbox
+            .retry(&["00000001-000000.refused".into()])
+            .expect("retried");
+        assert_eq!(queued, ["00000001-000000.mail"]);
+        let waiting: Vec<Outgoing> = outbox
+            .waiting()
+            .expect("list")
+            .into_iter()
+            .map(|(_, m)| m)
+            .collect();
+        assert_eq!(waiting, [to("no address", 1), message(3)]);
+    }
+
+    #[test]
+    fn times_are_written_in_utc() {
+        assert_eq!(utc_text(1_763_888_700), "2025-11-23 09:05 UTC");
+        assert_eq!(utc_rfc3339(1_763_888_707), "2025-11-23T09:05:07Z");
+    }
+
+    #[test]
+    fn leftovers_are_removed_by_the_holder_of_the_lock_they_were_written_under() {
+        let dir = tempfile::tempdir().expect("dir");
+        let outbox = Outbox::beside(&dir.path().join("game.json"));
+        let staged = outbox.stage(1, &[message(1)]).expect("stage");
+        outbox.commit(&staged).expect("commit");
+        let of_staged = outbox.dir().join(".00000001-000001.staged.tmp-0011");
+        let of_flush = outbox.dir().join(".00000001-000000.mail.tmp-0022");
+        fs::write(&of_staged, "x").expect("write");
+        fs::write(&of_flush, "x").expect("write");
+        // Under the game's lock: a flush may be writing its own right now.
+        outbox.recover(1).expect("recover");
+        assert!(!of_staged.exists() && of_flush.exists());
+        outbox
+            .drop_messages(&["00000001-000000.mail".into(), "00000001-000000.mail".into()])
+            .expect("named twice, dropped once");
+        assert!(!of_flush.exists());
+        assert!(outbox.list().expect("list").is_empty());
     }
 }

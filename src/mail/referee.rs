@@ -5,15 +5,16 @@
 //! [`super::outbox`]); mail is sent only after that lock is released, so a slow mail
 //! server never holds up a game.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use serde_json::{json, Value};
 
 use super::archive::{Archive, Notes, Waiting};
 use super::capability::{thread_root, MailSecret, NoticeId};
 use super::compose::{self, Draft, Templates};
-use super::outbox::{Flushed, Outbox, Outgoing};
-use super::transport::MailSettings;
+use super::outbox::{self, Flushed, Listed, Outbox, Outgoing, SetAside};
+use super::transport::{address_of, MailSettings};
 use super::MailError;
 use crate::engine::driver::{MoveOutcome, OpenGame, UndoOutcome};
 use crate::engine::file::UndoStep;
@@ -117,7 +118,13 @@ pub struct Referee {
     pub(super) secret: MailSecret,
     /// The public half of the keyring's signing key, base64 as game files write it.
     public_key: String,
+    /// Messages set aside while sending behind a move ([`Referee::try_flush`]), with
+    /// their game files, for the command to say ([`Referee::take_refused`]).
+    refused: Mutex<Vec<(PathBuf, Listed)>>,
 }
+
+/// The template of the referee's notice of a message refused for good.
+const REFUSED_NOTICE: &str = "referee-bounced.txt";
 
 impl Referee {
     /// # Errors
@@ -135,6 +142,7 @@ impl Referee {
             templates,
             secret,
             public_key,
+            refused: Mutex::new(Vec::new()),
         })
     }
 
@@ -797,7 +805,8 @@ impl Referee {
     }
 
     /// Sends what waits in a game's outbox. The game's lock is held only to repair an
-    /// interrupted move, never while talking to the mail server.
+    /// interrupted move, never while talking to the mail server. A message refused for
+    /// good is set aside and the referee told of it by mail (see [`super::outbox`]).
     ///
     /// # Errors
     /// No transport configured, or the outbox cannot be read.
@@ -811,14 +820,99 @@ impl Referee {
                 self.repair(path, records_in(&bytes)?)?;
             }
         }
-        outbox.flush(&transport)
+        outbox.flush(&transport, &|id, aside| {
+            self.refusal_notice(path, id, aside)
+        })
     }
 
     /// Sends what waits in an outbox, after the game's lock is released; what fails
-    /// waits for `pbem outbox flush`.
+    /// waits for `pbem outbox flush`, what is refused for good is set aside (and kept
+    /// for [`Referee::take_refused`]).
     pub(super) fn try_flush(&self, outbox: &Outbox) {
-        if let Ok(transport) = self.settings.transport() {
-            let _ = outbox.flush(&transport);
+        let Ok(transport) = self.settings.transport() else {
+            return;
+        };
+        let game = outbox.game_file();
+        let notice = |id: &str, aside: &SetAside| self.refusal_notice(&game, id, aside);
+        if let Ok(flushed) = outbox.flush(&transport, &notice) {
+            if let Ok(mut refused) = self.refused.lock() {
+                refused.extend(flushed.refused.into_iter().map(|m| (game.clone(), m)));
+            }
         }
+    }
+
+    /// The messages set aside while sending behind moves since the last call, with
+    /// their game files.
+    pub fn take_refused(&self) -> Vec<(PathBuf, Listed)> {
+        self.refused
+            .lock()
+            .map(|mut refused| std::mem::take(&mut *refused))
+            .unwrap_or_default()
+    }
+
+    /// The referee's notice of a message set aside as `id` in the outbox of
+    /// `game_file`: to the referee's own address, which message to whom and the
+    /// server's answer; never its body, which may hold a player's token or reply code.
+    /// None for mail to the referee, whose notice would go where that mail could not.
+    fn refusal_notice(
+        &self,
+        game_file: &Path,
+        id: &str,
+        aside: &SetAside,
+    ) -> Result<Option<Outgoing>, MailError> {
+        let referee = self.settings.from_address();
+        if aside.outgoing.to.iter().any(|to| address_of(to) == referee) {
+            return Ok(None);
+        }
+        let game_id = store::read(game_file)
+            .ok()
+            .and_then(|bytes| game_id_of(&bytes))
+            .unwrap_or_else(|| {
+                game_file
+                    .file_stem()
+                    .map_or("game".into(), |stem| stem.to_string_lossy().into_owned())
+            });
+        let shown = std::path::absolute(game_file).unwrap_or_else(|_| game_file.to_path_buf());
+        let context = json!({
+            "id": game_id,
+            "game_file": shown.display().to_string(),
+            "message": id,
+            "to": aside.outgoing.to.join(", "),
+            "subject": aside.outgoing.shown_subject(),
+            "reason": aside.reason,
+            "refused_at": outbox::utc_text(aside.refused_at),
+        });
+        let (subject, body) = self.templates.render_mail(REFUSED_NOTICE, &context)?;
+        let domain = self.domain();
+        let digest = crate::engine::digest::sha256(
+            format!("{game_id}/{id}/{}", aside.refused_at).as_bytes(),
+        );
+        // Not a notice id of ours (no turn, seat or code): a reply to it, or the notice
+        // itself coming back to the referee's mailbox, is mail for no game.
+        let message_id = format!(
+            "pbem.{game_id}.refused.{}@{domain}",
+            &crate::engine::digest::to_hex(&digest)[..16]
+        );
+        let from_line = self.settings.from_line();
+        let name = from_line
+            .split('<')
+            .next()
+            .map(|name| name.trim().trim_matches('"'))
+            .filter(|name| !name.is_empty() && !name.contains('@'))
+            .unwrap_or("referee");
+        compose::build(
+            &self.settings,
+            Draft {
+                to_name: name,
+                to_address: &referee,
+                subject,
+                body,
+                message_id,
+                thread_root: thread_root(&game_id, &domain),
+                answers: None,
+                attachment: None,
+            },
+        )
+        .map(Some)
     }
 }

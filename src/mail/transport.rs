@@ -10,6 +10,13 @@
 //! Transport specs may hold a password (`smtp://user:token@host:587`); it can also come
 //! from PBEM_SMTP_PASSWORD or `password_file`. It is never printed: [`Transport`]'s
 //! Debug and every error show the host only, and it is never passed to a command.
+//!
+//! A failure to send is one of two kinds. An SMTP server's refusal for good (a 5xx
+//! answer) of a recipient or of the message itself is [`MailError::Refused`]: sending
+//! that message again will not help, and it must not hold up the mail behind it.
+//! Anything else (no connection, a timeout, TLS, a refused login or sender, a 4xx
+//! answer, a failed sendmail command) is [`MailError::Send`]: it is about every
+//! message alike, so the caller stops and tries again later.
 
 use std::fmt;
 use std::io::{Read, Write};
@@ -21,10 +28,10 @@ use std::time::{Duration, Instant};
 
 use lettre::address::Envelope;
 use lettre::transport::file::FileTransport;
-use lettre::transport::smtp::authentication::Credentials;
-use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
-use lettre::transport::smtp::extension::ClientId;
-use lettre::transport::smtp::SmtpTransport;
+use lettre::transport::smtp::authentication::{Credentials, DEFAULT_MECHANISMS};
+use lettre::transport::smtp::client::{Certificate, SmtpConnection, TlsParameters};
+use lettre::transport::smtp::commands::{Data, Mail, Rcpt};
+use lettre::transport::smtp::extension::{ClientId, Extension, MailBodyParameter, MailParameter};
 use lettre::{Address, Transport as _};
 
 use super::MailError;
@@ -114,7 +121,19 @@ pub struct Smtp {
     timeout: Duration,
     /// Built on first use: loading the system's trust store costs a few milliseconds
     /// that a run with nothing to send should not pay.
-    built: OnceLock<SmtpTransport>,
+    tls: OnceLock<TlsParameters>,
+}
+
+/// Why one message did not go (see the module documentation).
+enum NotSent {
+    /// About every message alike: stop, keep the order, try again later.
+    Stop(String),
+    /// Refused for good: these recipients did not get it (the others did), and the
+    /// server's answer.
+    Refused {
+        recipients: Vec<String>,
+        answer: String,
+    },
 }
 
 impl Smtp {
@@ -222,7 +241,7 @@ impl Smtp {
             hello,
             ca_file: options.ca_file.clone(),
             timeout: options.timeout.unwrap_or(DEFAULT_TIMEOUT),
-            built: OnceLock::new(),
+            tls: OnceLock::new(),
         };
         if smtp.user.is_some() && smtp.password.is_none() {
             return Err(MailError::Config(format!(
@@ -266,34 +285,172 @@ impl Smtp {
             .map_err(|error| format!("cannot set up TLS: {error}"))
     }
 
-    fn transport(&self) -> Result<&SmtpTransport, String> {
-        if let Some(built) = self.built.get() {
+    fn tls(&self) -> Result<&TlsParameters, String> {
+        if let Some(built) = self.tls.get() {
             return Ok(built);
         }
-        let mut builder = SmtpTransport::builder_dangerous(self.host.clone())
-            .port(self.port)
-            .timeout(Some(self.timeout));
-        builder = match self.security {
-            Security::Implicit => builder.tls(Tls::Wrapper(self.tls_parameters()?)),
-            Security::StartTls => builder.tls(Tls::Required(self.tls_parameters()?)),
-            Security::Opportunistic => builder.tls(Tls::Opportunistic(self.tls_parameters()?)),
-            Security::None => builder.tls(Tls::None),
-        };
-        if let Some(name) = &self.hello {
-            builder = builder.hello_name(ClientId::Domain(name.clone()));
-        }
-        if let (Some(user), Some(password)) = (&self.user, &self.password) {
-            builder = builder.credentials(Credentials::new(user.clone(), password.clone()));
-        }
-        Ok(self.built.get_or_init(|| builder.build()))
+        let built = self.tls_parameters()?;
+        Ok(self.tls.get_or_init(|| built))
     }
 
-    fn send(&self, envelope: &Envelope, raw: &[u8]) -> Result<(), String> {
-        let transport = self.transport()?;
-        transport
-            .send_raw(envelope, raw)
-            .map(drop)
-            .map_err(|error| self.explain(&error))
+    /// A connection greeted, secured as the URL asks, and logged in. lettre's own
+    /// transport does the same, but sends a message in one step that cannot tell a
+    /// refused recipient from a refused login or sender.
+    fn connect(&self) -> Result<SmtpConnection, String> {
+        let hello = self
+            .hello
+            .clone()
+            .map_or_else(ClientId::default, ClientId::Domain);
+        let wrapper = match self.security {
+            Security::Implicit => Some(self.tls()?),
+            _ => None,
+        };
+        let explain = |error: lettre::transport::smtp::Error| self.explain(&error);
+        let mut connection = SmtpConnection::connect(
+            (self.host.as_str(), self.port),
+            Some(self.timeout),
+            &hello,
+            wrapper,
+            None,
+        )
+        .map_err(explain)?;
+        let starttls = match self.security {
+            Security::StartTls => true,
+            Security::Opportunistic => connection.can_starttls(),
+            Security::Implicit | Security::None => false,
+        };
+        if starttls {
+            let parameters = self.tls()?;
+            connection.starttls(parameters, &hello).map_err(explain)?;
+        }
+        if let (Some(user), Some(password)) = (&self.user, &self.password) {
+            let credentials = Credentials::new(user.clone(), password.clone());
+            connection
+                .auth(DEFAULT_MECHANISMS, &credentials)
+                .map_err(explain)?;
+        }
+        Ok(connection)
+    }
+
+    fn send(&self, envelope: &Envelope, raw: &[u8]) -> Result<(), NotSent> {
+        let mut connection = self.connect().map_err(NotSent::Stop)?;
+        let result = self.transact(&mut connection, envelope, raw);
+        // QUIT, whatever happened: the connection is not used again.
+        connection.abort();
+        result
+    }
+
+    /// One mail transaction: MAIL, RCPT for each recipient, DATA. A refusal of the
+    /// sender is about every message (stop); a recipient refused for good is left out
+    /// and the message goes to the others; a message refused for good at DATA is
+    /// refused for all its recipients.
+    fn transact(
+        &self,
+        connection: &mut SmtpConnection,
+        envelope: &Envelope,
+        raw: &[u8],
+    ) -> Result<(), NotSent> {
+        let stop = |error: lettre::transport::smtp::Error| NotSent::Stop(self.explain(&error));
+        let everyone: Vec<String> = envelope.to().iter().map(ToString::to_string).collect();
+        let utf8 = connection
+            .server_info()
+            .supports_feature(Extension::SmtpUtfEight);
+        let sender = envelope.from().map(ToString::to_string).unwrap_or_default();
+        if !sender.is_ascii() && !utf8 {
+            return Err(NotSent::Stop(format!(
+                "{} does not take the non-ASCII sender address {sender} (no SMTPUTF8)",
+                self.shown_host()
+            )));
+        }
+        let mut parameters = Vec::new();
+        if utf8 && !(sender.is_ascii() && everyone.iter().all(|to| to.is_ascii())) {
+            parameters.push(MailParameter::SmtpUtfEight);
+        }
+        if !raw.is_ascii() {
+            if !connection
+                .server_info()
+                .supports_feature(Extension::EightBitMime)
+            {
+                return Err(NotSent::Refused {
+                    recipients: everyone,
+                    answer: "the server takes no 8-bit message (no 8BITMIME)".into(),
+                });
+            }
+            parameters.push(MailParameter::Body(MailBodyParameter::EightBitMime));
+        }
+        connection
+            .command(Mail::new(envelope.from().cloned(), parameters))
+            .map_err(stop)?;
+        let mut refused: Vec<(String, String)> = Vec::new();
+        for to in envelope.to() {
+            let shown = to.to_string();
+            if !shown.is_ascii() && !utf8 {
+                refused.push((
+                    shown,
+                    "the server takes no non-ASCII address (no SMTPUTF8)".into(),
+                ));
+                continue;
+            }
+            match connection.command(Rcpt::new(to.clone(), Vec::new())) {
+                Ok(_) => {}
+                Err(error) if is_refused_for_good(&error) => {
+                    refused.push((shown, self.answer(&error)));
+                }
+                Err(error) => return Err(stop(error)),
+            }
+        }
+        let answers = || match refused.as_slice() {
+            [(_, answer)] => answer.clone(),
+            all => all
+                .iter()
+                .map(|(to, answer)| format!("{to}: {answer}"))
+                .collect::<Vec<_>>()
+                .join("; "),
+        };
+        if refused.len() == everyone.len() {
+            return Err(NotSent::Refused {
+                recipients: everyone,
+                answer: answers(),
+            });
+        }
+        let whole_message = |error: lettre::transport::smtp::Error| {
+            if is_refused_for_good(&error) {
+                NotSent::Refused {
+                    recipients: everyone.clone(),
+                    answer: self.answer(&error),
+                }
+            } else {
+                stop(error)
+            }
+        };
+        connection.command(Data).map_err(whole_message)?;
+        connection.message(raw).map_err(whole_message)?;
+        if refused.is_empty() {
+            return Ok(());
+        }
+        Err(NotSent::Refused {
+            recipients: refused.iter().map(|(to, _)| to.clone()).collect(),
+            answer: answers(),
+        })
+    }
+
+    /// The server's answer to a command, as it said it (code and text, on one line and
+    /// not too long), without the password.
+    fn answer(&self, error: &lettre::transport::smtp::Error) -> String {
+        let text = match (error.status(), std::error::Error::source(error)) {
+            (Some(code), Some(said)) => format!("{code} {said}"),
+            _ => error.to_string(),
+        };
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let text = if text.chars().count() > 300 {
+            format!("{}...", text.chars().take(300).collect::<String>())
+        } else {
+            text
+        };
+        match &self.password {
+            Some(password) if !password.is_empty() => text.replace(password.as_str(), "(hidden)"),
+            _ => text,
+        }
     }
 
     /// What went wrong, in words a referee can act on, without the password.
@@ -335,6 +492,19 @@ impl Smtp {
             _ => text,
         }
     }
+}
+
+/// Whether a negative answer to RCPT or DATA refuses this message for good: a 5xx,
+/// unless it says the server will not take mail from pbem at all (a login required,
+/// relaying denied). Those are the referee's setup, alike for every message: setting
+/// each message aside would empty the queue, so they stop the sending instead.
+fn is_refused_for_good(error: &lettre::transport::smtp::Error) -> bool {
+    if !error.is_permanent() {
+        return false;
+    }
+    let said = error.to_string().to_ascii_lowercase();
+    let login_required = error.status().is_some_and(|code| code.to_string() == "530");
+    !(login_required || said.contains("relay"))
 }
 
 /// Percent-decoding of a URL part.
@@ -542,22 +712,45 @@ impl Transport {
     /// Sends one message, already formatted, to `to` with envelope sender `from`.
     ///
     /// # Errors
-    /// The server, command or folder refused it, or did not answer in time; the message
-    /// is then still wherever the caller kept it.
+    /// [`MailError::Refused`] when an SMTP server refused it for good for some or all
+    /// of `to` (it went to the others), or a recipient is no address at all;
+    /// [`MailError::Send`] when the server, command or folder failed or did not answer
+    /// in time, [`MailError::Config`] for a sender that is no address: the message is
+    /// then still wherever the caller kept it.
     pub fn send_raw(&self, from: &str, to: &[String], raw: &[u8]) -> Result<(), MailError> {
-        let parse = |text: &str| {
-            text.parse::<Address>()
-                .map_err(|_| MailError::Config(format!("{text:?} is not a mail address")))
+        let transport = format!("{self:?}");
+        let parse = |text: &str| text.parse::<Address>().ok();
+        let Some(sender) = parse(from) else {
+            return Err(MailError::Config(format!("{from:?} is not a mail address")));
         };
-        let recipients = to.iter().map(|t| parse(t)).collect::<Result<Vec<_>, _>>()?;
-        let envelope = Envelope::new(Some(parse(from)?), recipients)
+        let Some(recipients) = to.iter().map(|t| parse(t)).collect::<Option<Vec<_>>>() else {
+            // No server would take it, today or later.
+            let bad: Vec<&String> = to.iter().filter(|t| parse(t).is_none()).collect();
+            return Err(MailError::Refused {
+                transport,
+                recipients: to.to_vec(),
+                answer: format!("{bad:?} is not a mail address"),
+            });
+        };
+        let envelope = Envelope::new(Some(sender), recipients)
             .map_err(|error| MailError::Config(format!("no envelope: {error}")))?;
         let failed = |error: String| MailError::Send {
-            transport: format!("{self:?}"),
+            transport: transport.clone(),
             error,
         };
         match self {
-            Transport::Smtp(smtp) => smtp.send(&envelope, raw).map_err(failed),
+            Transport::Smtp(smtp) => smtp
+                .send(&envelope, raw)
+                .map_err(|not_sent| match not_sent {
+                    NotSent::Stop(error) => failed(error),
+                    NotSent::Refused { recipients, answer } => MailError::Refused {
+                        transport: transport.clone(),
+                        recipients,
+                        answer,
+                    },
+                }),
+            // A sendmail command queues the message and mails any bounce itself, so
+            // its failure is about the command or the machine, never one recipient.
             Transport::Sendmail(sendmail) => sendmail.send(&envelope, raw).map_err(failed),
             Transport::Folder(dir) => {
                 std::fs::create_dir_all(dir).map_err(|error| failed(error.to_string()))?;

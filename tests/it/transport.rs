@@ -282,6 +282,10 @@ fn starttls_required_with_login_and_a_password_from_elsewhere() {
     };
     let error = send(&url, &options).expect_err("refused");
     assert!(error.contains("535"), "the server's refusal: {error}");
+    assert!(
+        error.starts_with("could not send through"),
+        "a refused login is about every message: it stops the sending, never sets one aside: {error}"
+    );
     assert!(!error.contains("wr0ng-t0ken"), "{error}");
     assert!(
         error.contains(&format!("127.0.0.1:{}", server.port)),
