@@ -73,7 +73,10 @@ enum Action {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.action {
-        Action::Flush { games, mail } => flush(games.files()?, &mail),
+        Action::Flush { games, mail } => {
+            let folder = games.games.clone();
+            flush(games.files()?, folder.as_deref(), &mail)
+        }
         Action::List { games, format } => list(&games.files()?, format),
         Action::Drop { file, ids } => {
             Outbox::beside(&file).drop_messages(&ids)?;
@@ -97,11 +100,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// Sends every game's outbox. Says nothing of a game with nothing sent and nothing
 /// waiting (cron mails whatever a run prints); exits 1 while anything still waits.
-fn flush(files: Vec<PathBuf>, mail: &super::mail::MailArgs) -> anyhow::Result<ExitCode> {
+fn flush(
+    files: Vec<PathBuf>,
+    folder: Option<&Path>,
+    mail: &super::mail::MailArgs,
+) -> anyhow::Result<ExitCode> {
     let referee = mail.referee()?;
     let mut waiting = 0;
-    for file in &files {
-        let flushed = referee.flush(file)?;
+    // With a folder, its mail to the referee and to players writing about no game too.
+    let referee_mail = folder.map(|dir| (dir.join("referee.outbox"), dir));
+    let games = files.iter().map(|file| (file.clone(), None));
+    let outboxes = games.chain(referee_mail.map(|(label, dir)| (label, Some(dir))));
+    for (file, folder) in outboxes {
+        let file = &file;
+        let flushed = match folder {
+            Some(dir) => referee.flush_referee_mail(dir)?,
+            None => referee.flush(file)?,
+        };
         waiting += flushed.waiting;
         for message in &flushed.refused {
             super::mail::report_refused(file, message);

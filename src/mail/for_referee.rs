@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 use super::archive::{self, Archive, Entry, Throttle, Waiting};
 use super::compose::{self, Draft};
 use super::intake::Incoming;
-use super::outbox::Outbox;
+use super::outbox::{Flushed, Outbox};
 use super::referee::{roster, seats_to_move, Referee};
 use super::transport::address_of;
 use super::MailError;
@@ -188,6 +188,26 @@ impl Referee {
         }
         self.try_flush(&outbox);
         Ok(())
+    }
+
+    /// Sends what waits in the outbox of mail to the referee and of answers to
+    /// players' messages that named no game (`referee.outbox/` beside the games), as
+    /// [`Referee::flush`] does for a game's.
+    ///
+    /// # Errors
+    /// No transport is configured, or the outbox cannot be read.
+    pub fn flush_referee_mail(&self, games: &Path) -> Result<Flushed, MailError> {
+        let transport = self.settings.transport()?;
+        let outbox = Outbox::at(games.join(REFEREE_OUTBOX));
+        {
+            // What a killed run staged is made ready, under the lock it staged under.
+            let _lock = store::lock(&games.join(UNMATCHED))?;
+            outbox.recover(u64::MAX)?;
+        }
+        let label = outbox.game_file();
+        outbox.flush(&transport, &|id, aside| {
+            self.refusal_notice(&label, id, aside)
+        })
     }
 
     /// The answer to a player's question in a game: where it stands for them, with

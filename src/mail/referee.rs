@@ -854,7 +854,7 @@ impl Referee {
     /// `game_file`: to the referee's own address, which message to whom and the
     /// server's answer; never its body, which may hold a player's token or reply code.
     /// None for mail to the referee, whose notice would go where that mail could not.
-    fn refusal_notice(
+    pub(super) fn refusal_notice(
         &self,
         game_file: &Path,
         id: &str,
