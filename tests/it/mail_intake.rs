@@ -5,7 +5,10 @@
 use std::path::PathBuf;
 
 use base64::Engine as _;
-use pbem::mail::intake::{read_message, Incoming, IntakeError, MAX_BODY_BYTES, MAX_MESSAGE_BYTES};
+use pbem::mail::intake::{
+    read_message, read_message_answering, Incoming, IntakeError, SentNotice, MAX_BODY_BYTES,
+    MAX_MESSAGE_BYTES,
+};
 use proptest::prelude::*;
 
 fn fixture_path(name: &str) -> PathBuf {
@@ -650,15 +653,25 @@ proptest! {
         if matches!(shape, Shape::TopPostQuotedPrintableCrlf) {
             raw = raw.replace('\n', "\r\n");
         }
-        let m = read_message(raw.as_bytes()).expect("a message");
-        prop_assert_eq!(m.move_text, expected);
         let dropped: &[&str] = match shape {
             Shape::TopPostQuotedPrintableCrlf => &[],
             Shape::TopPostBase64 | Shape::BottomPost8bit => &["Ann Archer", "place this is not a move"],
         };
-        prop_assert_eq!(m.dropped, strings(dropped));
-        prop_assert!(!m.truncated);
-        prop_assert_eq!(m.game_tag.as_deref(), Some("row-7f3a2b1c"));
+        // The same whether or not the notice the reply answers is known.
+        let notice = SentNotice {
+            text: quote.lines().map(|l| l.trim_start_matches('>').trim()).collect::<Vec<_>>().join("\n"),
+            from_name: Some("Referee".into()),
+            from_address: Some("referee@example.org".into()),
+        };
+        for m in [
+            read_message(raw.as_bytes()).expect("a message"),
+            read_message_answering(raw.as_bytes(), Some(&notice)).expect("a message"),
+        ] {
+            prop_assert_eq!(&m.move_text, &expected);
+            prop_assert_eq!(m.dropped, strings(dropped));
+            prop_assert!(!m.truncated);
+            prop_assert_eq!(m.game_tag.as_deref(), Some("row-7f3a2b1c"));
+        }
     }
 }
 
