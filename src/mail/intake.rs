@@ -193,6 +193,19 @@
 //! words (`pass`, `undo`, `agree`, `decline`, `preview`, `moves`, `away`, `back`,
 //! `resign`, `confirm`, `note`).
 //!
+//! # Greetings
+//!
+//! The first of the player's lines is a greeting, moved to `dropped`, when more of
+//! their text follows it and it starts with a known greeting ("Hi", "Hello", "Dear",
+//! "Good morning", "Hallo", "Bonjour", "Ciao", "Hola", "Olá", "Hoi", "Hej", "Hei",
+//! "Moi", "Cześć", "Ahoj", "Привет", "Здравствуйте", "Szia", "Merhaba", "Γεια σας",
+//! "こんにちは", "你好", "안녕하세요", … in many languages) followed by at most 6
+//! words, ending in `,`, `!`, `.`, `:` or `…` unless at most 2 words follow ("Hi",
+//! "Hi Bob... I mean referee,", "Dear Referee,", "Hej hej"). A line of at most 60
+//! characters, with no `;`, no board cell, no group of capitals such as `E,NW`, and
+//! none of the referee's words: "Hey, pass" and "Hello, place E,NW at C5" stay in the
+//! move.
+//!
 //! # Sign-offs
 //!
 //! After the lines are read, trailing paragraphs of the player's own text that are
@@ -225,8 +238,8 @@
 //!
 //! [`Incoming::move_text`] is the player's own non-blank lines joined with `\n`:
 //! nothing is ever added, every line is one the player sent. [`Incoming::dropped`]
-//! lists, in message order, the sign-off paragraphs (and a tagline of the player's
-//! own), then the signature or tagline lines; quoted text, attributions,
+//! lists, in message order, the greeting, the sign-off paragraphs (and a tagline of
+//! the player's own), then the signature or tagline lines; quoted text, attributions,
 //! reply headers, and what follows an end marker are not listed (the player knows
 //! they are there).
 
@@ -998,7 +1011,8 @@ fn extract_answering(
 
     // A paragraph right above the notice's quote may be a tagline of the player's own.
     let ends_at_quote = own_above_quote.is_some_and(|above| above == own.len());
-    let mut dropped = sign_offs(&mut own, names, ends_at_quote);
+    let mut dropped = greeting(&mut own);
+    dropped.append(&mut sign_offs(&mut own, names, ends_at_quote));
     dropped.append(&mut signature);
 
     // A token quoted from the notice, or below a cut, still identifies the reply.
@@ -1438,6 +1452,10 @@ const QUOTE_BLOCK_LOOKBACK: usize = 8;
 /// The most attribution lines above the notice's quote (a wrapped attribution, or a
 /// header block and a rule).
 const MAX_ATTRIBUTION_BLOCK: usize = 6;
+/// The longest greeting line, in characters.
+const MAX_GREETING_CHARS: usize = 60;
+/// The most words after a greeting's opening word.
+const MAX_GREETING_WORDS: usize = 6;
 /// The most lines of a tagline of the player's own.
 const MAX_OWN_TAGLINE_LINES: usize = 2;
 /// The longest line of a tagline of the player's own, in characters.
@@ -1790,7 +1808,7 @@ fn is_rule_line(trimmed: &str) -> bool {
 }
 
 /// The words the referee answers without a move, and the move that passes: a line
-/// starting with one is never a tagline.
+/// starting with one is never a greeting or a tagline.
 const REFEREE_WORDS: &[&str] = &[
     "pass", "undo", "agree", "decline", "preview", "moves", "away", "back", "resign", "confirm",
     "note",
@@ -1801,6 +1819,177 @@ fn is_referee_word(word: &str) -> bool {
         .trim_matches(|c: char| !c.is_alphanumeric())
         .to_lowercase();
     REFEREE_WORDS.contains(&word.as_str())
+}
+
+/// Greetings, lowercased, as the first line of a message starts with them.
+const GREETINGS: &[&str] = &[
+    // English
+    "hi",
+    "hello",
+    "hey",
+    "hiya",
+    "howdy",
+    "dear",
+    "good morning",
+    "good afternoon",
+    "good evening",
+    "greetings",
+    // German
+    "hallo",
+    "moin",
+    "servus",
+    "guten morgen",
+    "guten tag",
+    "guten abend",
+    "liebe",
+    "lieber",
+    "sehr geehrte",
+    "sehr geehrter",
+    "grüezi",
+    "grüß gott",
+    // French
+    "bonjour",
+    "bonsoir",
+    "salut",
+    "coucou",
+    "cher",
+    "chère",
+    "chers",
+    // Italian
+    "ciao",
+    "salve",
+    "buongiorno",
+    "buonasera",
+    "caro",
+    "cara",
+    "gentile",
+    // Spanish, Portuguese
+    "hola",
+    "buenos días",
+    "buenas tardes",
+    "buenas noches",
+    "buenas",
+    "estimado",
+    "estimada",
+    "querido",
+    "querida",
+    "olá",
+    "oi",
+    "bom dia",
+    "boa tarde",
+    "boa noite",
+    "prezado",
+    "prezada",
+    // Dutch
+    "hoi",
+    "goedemorgen",
+    "goedemiddag",
+    "goedenavond",
+    "beste",
+    // Swedish, Danish, Norwegian, Finnish
+    "hej",
+    "hejsan",
+    "hei",
+    "heippa",
+    "god morgon",
+    "god morgen",
+    "god dag",
+    "kære",
+    "kjære",
+    "moi",
+    "moikka",
+    "terve",
+    "hyvää huomenta",
+    "hyvää päivää",
+    // Polish, Czech
+    "cześć",
+    "dzień dobry",
+    "witam",
+    "witaj",
+    "drogi",
+    "droga",
+    "ahoj",
+    "dobrý den",
+    "milý",
+    "milá",
+    // Russian, Ukrainian
+    "привет",
+    "здравствуйте",
+    "здравствуй",
+    "добрый день",
+    "доброе утро",
+    "добрый вечер",
+    "уважаемый",
+    "уважаемая",
+    "привіт",
+    "вітаю",
+    "добрий день",
+    // Hungarian, Turkish, Greek
+    "szia",
+    "sziasztok",
+    "helló",
+    "jó napot",
+    "kedves",
+    "merhaba",
+    "selam",
+    "sayın",
+    "γεια σας",
+    "γεια σου",
+    "γεια",
+    "καλημέρα",
+    // Japanese, Chinese, Korean
+    "こんにちは",
+    "おはようございます",
+    "こんばんは",
+    "お疲れ様です",
+    "你好",
+    "您好",
+    "안녕하세요",
+];
+
+/// Removes a greeting from the start of the player's lines (see the module
+/// documentation) and returns it: the first line, when it is one and more of the
+/// player's text follows.
+fn greeting(own: &mut Vec<OwnLine>) -> Vec<String> {
+    if own.len() < 2 || !is_greeting(own[0].text.trim()) {
+        return Vec::new();
+    }
+    let line = own.remove(0).text.trim().to_string();
+    own[0].new_paragraph = false;
+    vec![line]
+}
+
+/// A greeting: a known opening ("Hi", "Dear", "Bonjour", "Привет", …) alone or with
+/// a few words after it ("Hi Bob... I mean referee,"), ending in `,`, `!`, `.`, `:`
+/// or `…` when more than two words follow; no `;`, no board cell, no group of
+/// capitals such as `E,NW`, and none of the referee's words (`pass`, `undo`, …).
+fn is_greeting(line: &str) -> bool {
+    if line.chars().count() > MAX_GREETING_CHARS || line.contains(';') || has_cell_word(line) {
+        return false;
+    }
+    let lower = line.to_lowercase();
+    let Some(rest) = GREETINGS.iter().find_map(|greeting| {
+        lower
+            .strip_prefix(greeting)
+            .filter(|rest| !rest.starts_with(char::is_alphanumeric))
+    }) else {
+        return false;
+    };
+    let words: Vec<&str> = rest
+        .split_whitespace()
+        .filter(|word| word.chars().any(char::is_alphanumeric))
+        .collect();
+    let capitals = line.split_whitespace().any(|word| {
+        let word = word.trim_matches(|c: char| !c.is_alphanumeric());
+        word.contains(',') && word.chars().all(|c| c.is_ascii_uppercase() || c == ',')
+    });
+    let ending = line
+        .trim_end_matches(|c: char| !c.is_alphanumeric() && !",!.:…".contains(c))
+        .ends_with([',', '!', '.', ':', '…']);
+    words.len() <= MAX_GREETING_WORDS
+        && !capitals
+        && !words.iter().any(|word| is_referee_word(word))
+        && (ending || words.len() <= 2)
 }
 
 /// A tagline of the player's own ("Sent from my iPhone 15 Pro Max. Please excuse
@@ -3364,6 +3553,50 @@ subject proves the reply is yours.
         // And a bottom-posted one begins below it.
         let body = format!("==== Message du 23/11/2026 ====\n{NOTICE}\n{TURN}\n");
         assert_eq!(answering(&body, NOTICE).move_text, TURN);
+    }
+
+    #[test]
+    fn greetings_are_dropped_and_listed() {
+        for greeting in [
+            "Hi,",
+            "Hi",
+            "Hello referee!",
+            "Hi Bob... I mean referee,",
+            "Dear Referee,",
+            "Good morning, referee.",
+            "Hallo zusammen,",
+            "Bonjour à tous,",
+            "Ciao!",
+            "Hola árbitro:",
+            "Hej hej",
+            "Привет!",
+            "Cześć,",
+            "こんにちは、レフェリー",
+        ] {
+            for gap in ["\n", "\n\n"] {
+                let extracted = read_from_ann(&format!("{greeting}{gap}{TURN}\n\nThanks!\n"));
+                assert_eq!(extracted.move_text, TURN, "{greeting:?}");
+                assert_eq!(extracted.dropped, [greeting, "Thanks!"], "{greeting:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn greetings_that_might_hold_a_move_are_kept() {
+        for first in [
+            "Hey, pass",
+            "Hello, place E,NW at C5",
+            "Hi all, discard Y,I,",
+            "Hi; pass",
+            "Hello there my good friend how are you doing today,",
+            "Highway E,NW at C5",
+            "Dear me, I forgot what I wanted to play today and why,",
+        ] {
+            let body = format!("{first}\n{TURN}");
+            assert_eq!(read_from_ann(&body).move_text, body, "{first:?}");
+        }
+        // A greeting alone is the message: it is not dropped.
+        assert_eq!(read_from_ann("Hi!\n").move_text, "Hi!");
     }
 
     /// A paragraph right above the notice's quote with none of the marks of a move is a

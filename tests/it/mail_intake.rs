@@ -446,9 +446,76 @@ fn a_message_without_text_has_an_empty_move() {
 /// Lines a player could write as a move: printable ASCII, not starting with `>` or a
 /// space, minus the few lines the documented rules give a meaning to (end markers,
 /// signatures and client taglines, token lines, attributions and other lines ending
-/// in a colon, reply-header labels and rules, and lines starting with a word of a
-/// closing phrase or the sender's name, which may start a sign-off paragraph).
+/// in a colon, reply-header labels and rules, lines starting with a word of a
+/// closing phrase or the sender's name, which may start a sign-off paragraph, and
+/// lines starting with a greeting's first word, which may be a greeting).
 fn move_line() -> impl Strategy<Value = String> {
+    // The first words of the greetings written in ASCII.
+    const GREETING_WORDS: &[&str] = &[
+        "hi",
+        "hello",
+        "hey",
+        "hiya",
+        "howdy",
+        "dear",
+        "good",
+        "greetings",
+        "hallo",
+        "moin",
+        "servus",
+        "guten",
+        "liebe",
+        "lieber",
+        "sehr",
+        "bonjour",
+        "bonsoir",
+        "salut",
+        "coucou",
+        "cher",
+        "chers",
+        "ciao",
+        "salve",
+        "buongiorno",
+        "buonasera",
+        "caro",
+        "cara",
+        "gentile",
+        "hola",
+        "buenos",
+        "buenas",
+        "estimado",
+        "estimada",
+        "querido",
+        "querida",
+        "oi",
+        "bom",
+        "boa",
+        "prezado",
+        "prezada",
+        "hoi",
+        "goedemorgen",
+        "goedemiddag",
+        "goedenavond",
+        "beste",
+        "hej",
+        "hejsan",
+        "hei",
+        "heippa",
+        "god",
+        "moi",
+        "moikka",
+        "terve",
+        "witam",
+        "witaj",
+        "drogi",
+        "droga",
+        "ahoj",
+        "szia",
+        "sziasztok",
+        "kedves",
+        "merhaba",
+        "selam",
+    ];
     // The first words of the closing phrases written in ASCII (a generated line is
     // ASCII), and the sender's names.
     const SIGN_OFF_WORDS: &[&str] = &[
@@ -571,7 +638,8 @@ fn move_line() -> impl Strategy<Value = String> {
             .chars()
             .take_while(char::is_ascii_alphabetic)
             .collect();
-        let is_sign_off = SIGN_OFF_WORDS.contains(&first_word.as_str());
+        let is_sign_off = SIGN_OFF_WORDS.contains(&first_word.as_str())
+            || GREETING_WORDS.contains(&first_word.as_str());
         let is_tagline = TAGLINES.iter().any(|p| trimmed.starts_with(p));
         !(is_marker
             || is_label
