@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::capability::NoticeId;
+use super::sent::SentNotices;
 use super::transport::Transport;
 use super::MailError;
 use crate::engine::store::{self, Access};
@@ -117,6 +118,10 @@ impl Outbox {
                 .map_err(|error| MailError::Config(format!("cannot store a message: {error}")))?;
             store::write_atomic(&path, &bytes, Access::Private)?;
             staged.push(path);
+        }
+        // A reply is read against the notice it answers: keep what each one says.
+        if let Some(sent) = SentNotices::of_outbox(&self.dir) {
+            sent.keep(messages)?;
         }
         Ok(staged)
     }

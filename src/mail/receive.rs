@@ -23,6 +23,7 @@ use super::commands::{self, Request};
 use super::intake::{self, Incoming};
 use super::outbox::{Outbox, Outgoing};
 use super::referee::{game_id_of, roster, Referee, Roster};
+use super::sent::SentNotices;
 use super::transport::address_of;
 use super::{compose, MailError};
 use crate::engine::driver::OpenGame;
@@ -153,6 +154,8 @@ impl Referee {
         };
         let handled = {
             let _lock = store::lock(&path)?;
+            // The game known, the message is read again against the notice it answers.
+            let incoming = SentNotices::beside(&path).reread(raw, incoming);
             self.receive_locked(&path, raw, &incoming)?
         };
         self.try_flush(&Outbox::beside(&path));
