@@ -545,8 +545,16 @@ impl Referee {
                     _ => UndoStep::Undo,
                 };
                 let answers = incoming.message_id.as_deref();
-                return match self.take_back_opened(path, game.as_mut(), &player.name, word, answers)
-                {
+                let ignored = [incoming.dropped.as_slice(), &message.left_out].concat();
+                let taken = self.take_back_opened(
+                    path,
+                    game.as_mut(),
+                    &player.name,
+                    word,
+                    answers,
+                    &ignored,
+                );
+                return match taken {
                     Ok(outcome) => {
                         let detail = crate::ops::undo_text(&outcome)
                             .trim_end()
