@@ -40,6 +40,9 @@ pub enum Request {
 pub struct Message {
     pub request: Request,
     pub notes: Vec<String>,
+    /// The lines that are not part of the request, to name back to the player: what
+    /// follows `undo`, `agree` or `decline` written on a line of its own.
+    pub left_out: Vec<String>,
 }
 
 /// What was wrong with a message that names one of the referee's words but does not
@@ -51,7 +54,10 @@ pub struct Misused {
 }
 
 /// Reads a player's text (the intake's `move_text`): `note:` lines are taken out, then
-/// the first word says what the rest is. `today` is the day number of now (UTC).
+/// the first word says what the rest is. `undo`, `agree` and `decline` take nothing
+/// after them: written on a line of their own, they are the request, and the lines
+/// below ("Sorry, I clicked too fast.") are left out, not read as a move. `today` is
+/// the day number of now (UTC).
 ///
 /// # Errors
 /// A referee's word used wrongly (`away` without a date, a date past or too far).
@@ -67,6 +73,29 @@ pub fn read(text: &str, today: u64) -> Result<Message, Misused> {
     }
     let rest = kept.join("\n");
     let rest = rest.trim();
+    if let Some((first, below)) = rest.split_once('\n') {
+        let alone = match first.trim().to_ascii_lowercase().as_str() {
+            "undo" => Some(Request::Undo),
+            "agree" => Some(Request::Agree),
+            "decline" => Some(Request::Decline),
+            _ => None,
+        };
+        if let Some(request) = alone {
+            // Nothing is applied for these words but the word: what follows them is
+            // named back rather than refused with them.
+            let left_out = below
+                .lines()
+                .map(str::trim)
+                .filter(|line| !line.is_empty())
+                .map(str::to_string)
+                .collect();
+            return Ok(Message {
+                request,
+                notes,
+                left_out,
+            });
+        }
+    }
     let (word, after) = first_word(rest);
     let request = match word.to_ascii_lowercase().as_str() {
         "" => Request::Nothing,
@@ -90,7 +119,11 @@ pub fn read(text: &str, today: u64) -> Result<Message, Misused> {
         },
         _ => Request::Move(rest.to_string()),
     };
-    Ok(Message { request, notes })
+    Ok(Message {
+        request,
+        notes,
+        left_out: Vec::new(),
+    })
 }
 
 /// The note of a `note: ...` line, squeezed and cut to [`MAX_NOTE_CHARS`]; `None` for
@@ -289,6 +322,36 @@ mod tests {
         );
         // A move that happens to start with one of the words is still a move.
         assert_eq!(read("undo me; pass"), Request::Move("undo me; pass".into()));
+    }
+
+    #[test]
+    fn a_word_that_stands_alone_leaves_the_lines_below_it_out() {
+        for (text, request) in [
+            ("undo\nSorry, I clicked too fast.", Request::Undo),
+            ("Agree\nGood game so far!\n\nBob", Request::Agree),
+            ("decline\nplace E,W at A7", Request::Decline),
+        ] {
+            let message = read(text, TODAY).expect(text);
+            assert_eq!(message.request, request, "{text}");
+            let below: Vec<&str> = text.lines().skip(1).filter(|l| !l.is_empty()).collect();
+            assert_eq!(message.left_out, below, "{text}");
+        }
+        // Notes are still notes; the word alone leaves nothing out.
+        let message = read("note: sorry!\nundo", TODAY).expect("reads");
+        assert_eq!(message.request, Request::Undo);
+        assert_eq!(message.notes, ["sorry!"]);
+        assert!(message.left_out.is_empty());
+        // Words that take what follows them are unchanged.
+        assert_eq!(
+            read("preview\nplace E,W at A7", TODAY)
+                .expect("reads")
+                .request,
+            Request::Preview("place E,W at A7".into())
+        );
+        assert_eq!(
+            read("back\nplace E,W at A7", TODAY).expect("reads").request,
+            Request::Move("back\nplace E,W at A7".into())
+        );
     }
 
     #[test]

@@ -14,6 +14,15 @@
 //! [`Incoming::move_text`] whole or refuses it whole, and tells the player which
 //! lines were left out ([`Incoming::dropped`]).
 //!
+//! pbem knows what it sent. When the referee has kept the notice a reply answers,
+//! [`read_message_answering`] (pure too) is given its text ([`SentNotice`]): text
+//! that matches the notice, in whatever quoting style, is the quote, and the lines
+//! between it and the player's words that name the notice's sender, give a date, or
+//! draw a rule are its attribution, in whatever language and shape the client wrote
+//! them (see "Reading against the notice"). Without it ([`read_message`]: older
+//! games, new messages with a token, a reply whose notice is no longer kept), the
+//! rules below find the quote by its marks and its attribution by its words.
+//!
 //! # Limits
 //!
 //! Reading is linear in the size of the message, and bounded:
@@ -24,7 +33,12 @@
 //!   text;
 //! * only the first [`MAX_BODY_BYTES`] (64 KiB) of the decoded text are examined
 //!   (for HTML, of the text it converts to); a line cut in the middle is left out;
-//! * only the first [`MAX_OWN_LINES`] (100) of the player's own lines are read.
+//! * only the first [`MAX_OWN_LINES`] (100) of the player's own lines are read;
+//! * of a notice the reply answers, only the first [`MAX_NOTICE_BYTES`] (16 KiB) are
+//!   matched, and finding its quote takes at most 32 comparisons per word of the
+//!   reply and of the notice (each start and each word followed counts): past that
+//!   budget, which only a message built to exhaust it reaches, the reply is read as
+//!   if no notice were known.
 //!
 //! When a limit stops reading while the player's text may still go on,
 //! [`Incoming::truncated`] is set: the move may be incomplete and must not be
@@ -122,6 +136,76 @@
 //! time (`10:00`, `10.00`). A line a player writes as a move (`place E,NW at C5`,
 //! `buy D4 with I`, `discard Y,I`, `pass`) has none of these shapes.
 //!
+//! # Reading against the notice
+//!
+//! With the notice a reply answers known, its quote is found before the rules above
+//! are applied, and its lines, with the attribution above them, are passed over as
+//! quoted lines are (rule 2).
+//!
+//! The lines of both are compared as words: a line's quote marks (any run of `>`,
+//! `|` and spaces at its start) and its spacing aside, lowercased, so a quote re-wrapped
+//! to another width, joined into long lines by an HTML client, indented, or marked
+//! with `> `, `> > ` or `| ` matches the notice as well as one copied as it was. The
+//! quote is the first place in the reply where one of the notice's first 24 words
+//! begins a run of 4 of its words, followed as far as the reply keeps to the notice's
+//! text in order: a word that differs is passed over when 3 words in a row match
+//! again after leaving out up to 16 of the notice's words, or up to 2 words on the
+//! same line of the reply (a link a client rewrote). Such a run is the quote when it
+//! has at least 8 words over at least two of the notice's lines, and it is kept to
+//! whole lines of the reply. A quote begins where the notice begins, so a move the
+//! player copied from the notice (its example, a line of a refusal that repeats their
+//! last turn) is never taken for one; and a run keeps the quoting of its first line
+//! (counting only the `>` marks beyond those the notice's own line starts with): a
+//! quote marked with `>` ends at the player's first unmarked line (an answer written
+//! between quoted parts is read, even one that repeats the notice's words), an
+//! unmarked quote at the first marked one.
+//!
+//! Right above the quote (above a quoted attribution in the same quoted block, and
+//! past up to 4 blank lines) stand up to 6 lines of attribution, passed over and not
+//! listed: each line, read upwards until one is not, is
+//!
+//! * a rule (five or more `=`, `-`, `_`, `*`, `~` or long dashes), or text between
+//!   rules of three or more (`==== Message du 23/11/2026 10:02 ====`);
+//! * a line with the notice sender's address (`from: Referee <referee@example.org>`,
+//!   `referee@example.org> ha scritto:`);
+//! * a line with the sender's display name and a date or time, a colon or `<` at its
+//!   end, a "wrote" verb or an attribution's opening word ("On Mon, Nov 23, 2026 at
+//!   10:00 AM Referee wrote", "Op ma 23 nov 2026 om 10:00 schreef Referee van de
+//!   club <");
+//! * or, with no board cell in it, an attribution as above, or a reply header line in
+//!   any of the languages above (`От: Referee`, `Отправлено: …`, `Кому: Ann`, with or
+//!   without a subject line);
+//!
+//! and never a quoted line, a `note:` or `pbem-token:` line, or a line with a `;`. So
+//! what the player writes right above the quote (`pass`, `away until 2026-12-01`,
+//! `from: C5`) stays theirs.
+//!
+//! A quote marked by nothing but its text ends the player's text when they have
+//! written something above it (top-posting: what follows is the earlier mail, as
+//! below a reply header); otherwise reading goes on below it (bottom-posting).
+//!
+//! When the player's text ends right above the quote, its last paragraph may be a
+//! tagline of the player's own ("Sent from my iPhone 15 Pro Max. Please excuse typos,
+//! autocorrect and brevity."): it is listed in `dropped` like a sign-off when it
+//! follows a blank line with some of the player's text above it, and has at most 2
+//! lines of at most 120 characters, each of three or more words with none of the
+//! marks of a move (as for sign-offs below), not starting with one of the referee's
+//! words (`pass`, `undo`, `agree`, `decline`, `preview`, `moves`, `away`, `back`,
+//! `resign`, `confirm`, `note`).
+//!
+//! # Greetings
+//!
+//! The first of the player's lines is a greeting, moved to `dropped`, when more of
+//! their text follows it and it starts with a known greeting ("Hi", "Hello", "Dear",
+//! "Good morning", "Hallo", "Bonjour", "Ciao", "Hola", "Olá", "Hoi", "Hej", "Hei",
+//! "Moi", "Cześć", "Ahoj", "Привет", "Здравствуйте", "Szia", "Merhaba", "Γεια σας",
+//! "こんにちは", "你好", "안녕하세요", … in many languages) followed by at most 6
+//! words, ending in `,`, `!`, `.`, `:` or `…` unless at most 2 words follow ("Hi",
+//! "Hi Bob... I mean referee,", "Dear Referee,", "Hej hej"). A line of at most 60
+//! characters, with no `;`, no board cell, no group of capitals such as `E,NW`, and
+//! none of the referee's words: "Hey, pass" and "Hello, place E,NW at C5" stay in the
+//! move.
+//!
 //! # Sign-offs
 //!
 //! After the lines are read, trailing paragraphs of the player's own text that are
@@ -154,9 +238,10 @@
 //!
 //! [`Incoming::move_text`] is the player's own non-blank lines joined with `\n`:
 //! nothing is ever added, every line is one the player sent. [`Incoming::dropped`]
-//! lists, in message order, the sign-off paragraphs, then the signature or tagline
-//! lines; quoted text, attributions, reply headers, and what follows an end marker
-//! are not listed (the player knows they are there).
+//! lists, in message order, the greeting, the sign-off paragraphs (and a tagline of
+//! the player's own), then the signature or tagline lines; quoted text, attributions,
+//! reply headers, and what follows an end marker are not listed (the player knows
+//! they are there).
 
 use mail_parser::decoders::html::html_to_text;
 use mail_parser::{HeaderValue, MessageParser, MimeHeaders, PartType};
@@ -296,6 +381,37 @@ pub enum IntakeError {
 /// assert_eq!(incoming.dropped, ["Thanks!", "Ann"]);
 /// ```
 pub fn read_message(raw: &[u8]) -> Result<Incoming, IntakeError> {
+    read_message_answering(raw, None)
+}
+
+/// What pbem sent in the notice a reply answers: the notice's text body and who it
+/// came from. The referee keeps it when the notice is sent and hands it to
+/// [`read_message_answering`], which then knows the quote when it sees it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SentNotice {
+    /// The text body as sent (at most [`MAX_NOTICE_BYTES`] of it are used).
+    pub text: String,
+    /// The sender's display name (`Referee`).
+    #[serde(default)]
+    pub from_name: Option<String>,
+    /// The sender's address (`referee@example.org`).
+    #[serde(default)]
+    pub from_address: Option<String>,
+}
+
+/// Reads one raw mail message as [`read_message`] does, knowing the notice it
+/// answers when `notice` is given: the notice's text, in whatever quoting style the
+/// reply has it, is the quote, and the attribution lines right above it are dropped
+/// with it (see "Reading against the notice" in the module documentation). With
+/// `None`, this is [`read_message`].
+///
+/// # Errors
+///
+/// As for [`read_message`].
+pub fn read_message_answering(
+    raw: &[u8],
+    notice: Option<&SentNotice>,
+) -> Result<Incoming, IntakeError> {
     if raw.len() > MAX_MESSAGE_BYTES {
         return Err(IntakeError::TooLarge {
             size: raw.len(),
@@ -337,7 +453,8 @@ pub fn read_message(raw: &[u8]) -> Result<Incoming, IntakeError> {
 
     let body = body_text(&message);
     let names = Names::of(from_name.as_deref(), from_address.as_deref());
-    let extracted = extract(&body.text, body.html, body.cut, &names);
+    let notice = notice.map(Notice::of);
+    let extracted = extract_answering(&body.text, body.html, body.cut, &names, notice.as_ref());
 
     Ok(Incoming {
         message_id: message.message_id().and_then(clean_id),
@@ -806,9 +923,23 @@ struct OwnLine {
     new_paragraph: bool,
 }
 
-/// Reads a decoded body by the rules of the module documentation, in one pass over
-/// its lines with a bounded look-ahead at each.
+/// Reads a decoded body by the rules of the module documentation, with no notice
+/// known.
 fn extract(body: &str, from_html: bool, already_cut: bool, names: &Names) -> Extracted {
+    extract_answering(body, from_html, already_cut, names, None)
+}
+
+/// Reads a decoded body by the rules of the module documentation, in one pass over
+/// its lines with a bounded look-ahead at each; with the notice the reply answers,
+/// its quote (found first, in one bounded pass) and the attribution above it are
+/// passed over as quoted lines are.
+fn extract_answering(
+    body: &str,
+    from_html: bool,
+    already_cut: bool,
+    names: &Names,
+    notice: Option<&Notice>,
+) -> Extracted {
     let (body, cut_here) = cap_text(body, MAX_BODY_BYTES);
     let body_cut = already_cut || cut_here;
     let lines: Vec<String> = normalize_newlines(body)
@@ -824,8 +955,24 @@ fn extract(body: &str, from_html: bool, already_cut: bool, names: &Names) -> Ext
     let mut ended = false;
     let mut truncated = false;
     let mut last_was_quote = false;
+    let quote = notice.and_then(|notice| find_quote(&lines, notice));
+    // How many of the player's lines stand above the notice's quote, once reached.
+    let mut own_above_quote = None;
     let mut i = 0;
     while i < lines.len() {
+        if let Some(quote) = quote.as_ref().filter(|q| (q.top..=q.end).contains(&i)) {
+            own_above_quote.get_or_insert(own.len());
+            if !quote.quoted && !own.is_empty() {
+                // Nothing marks this quote but its text: as below a reply header, what
+                // follows it is the earlier mail.
+                ended = true;
+                break;
+            }
+            new_paragraph = true;
+            last_was_quote = true;
+            i = quote.end + 1;
+            continue;
+        }
         let line = lines[i].as_str();
         let trimmed = line.trim();
         if trimmed.is_empty() {
@@ -889,7 +1036,10 @@ fn extract(body: &str, from_html: bool, already_cut: bool, names: &Names) -> Ext
         truncated = true;
     }
 
-    let mut dropped = sign_offs(&mut own, names);
+    // A paragraph right above the notice's quote may be a tagline of the player's own.
+    let ends_at_quote = own_above_quote.is_some_and(|above| above == own.len());
+    let mut dropped = greeting(&mut own);
+    dropped.append(&mut sign_offs(&mut own, names, ends_at_quote));
     dropped.append(&mut signature);
 
     // A token quoted from the notice, or below a cut, still identifies the reply.
@@ -937,10 +1087,12 @@ fn signature_block(lines: &[String], start: usize) -> Vec<String> {
 }
 
 /// Removes the trailing sign-off paragraphs from the player's lines (see the module
-/// documentation) and returns them, in message order, each line trimmed.
-fn sign_offs(own: &mut Vec<OwnLine>, names: &Names) -> Vec<String> {
+/// documentation) and returns them, in message order, each line trimmed. With
+/// `ends_at_quote` (the player's text ends right above the quote of the notice the
+/// reply answers), the last paragraph may also be a tagline of the player's own.
+fn sign_offs(own: &mut Vec<OwnLine>, names: &Names, ends_at_quote: bool) -> Vec<String> {
     let mut dropped: Vec<String> = Vec::new();
-    for _ in 0..MAX_SIGN_OFF_PARAGRAPHS {
+    for round in 0..MAX_SIGN_OFF_PARAGRAPHS {
         let len = own.len();
         // The last paragraph starts at the last line after a break; only the last
         // few lines are looked at, so this is constant work.
@@ -950,7 +1102,8 @@ fn sign_offs(own: &mut Vec<OwnLine>, names: &Names) -> Vec<String> {
         else {
             break;
         };
-        if !is_sign_off(&own[start..], names) {
+        let tagline = round == 0 && ends_at_quote && is_own_tagline(&own[start..]);
+        if !tagline && !is_sign_off(&own[start..], names) {
             break;
         }
         let mut paragraph: Vec<String> = own
@@ -1299,6 +1452,587 @@ impl Names {
             && words.len() <= 4
             && words.iter().all(|w| self.words.iter().any(|n| n == w))
     }
+}
+
+/// How much of a sent notice's text is matched against a reply: the first 16 KiB. A
+/// notice (a board, a report, the words of a turn) is a few KiB.
+pub const MAX_NOTICE_BYTES: usize = 16 * 1024;
+/// The fewest words, in order, that make a quote of the notice (besides spanning two
+/// of its lines): fewer could be a move the player copied from it.
+const MIN_QUOTE_WORDS: usize = 8;
+/// A quote begins with one of the notice's first this many words.
+const NOTICE_START_WORDS: usize = 24;
+/// How many words in a row begin a quote.
+const START_ANCHOR_WORDS: usize = 4;
+/// How many words in a row take a quote up again after a word that differs.
+const RESYNC_ANCHOR_WORDS: usize = 3;
+/// How many of the notice's words a quote may leave out at one place.
+const RESYNC_NOTICE_WORDS: usize = 16;
+/// How many words of one quoted line may differ from the notice (a client's mark).
+const RESYNC_REPLY_WORDS: usize = 2;
+/// Comparisons allowed per word of the reply and the notice: finding the quote is
+/// bounded whatever the message holds; past it, the message is read without it.
+const MATCH_WORK_PER_WORD: usize = 32;
+/// How many lines of a quoted block above the notice's first line (a quoted
+/// attribution) are looked at.
+const QUOTE_BLOCK_LOOKBACK: usize = 8;
+/// The most attribution lines above the notice's quote (a wrapped attribution, or a
+/// header block and a rule).
+const MAX_ATTRIBUTION_BLOCK: usize = 6;
+/// The longest greeting line, in characters.
+const MAX_GREETING_CHARS: usize = 60;
+/// The most words after a greeting's opening word.
+const MAX_GREETING_WORDS: usize = 6;
+/// The most lines of a tagline of the player's own.
+const MAX_OWN_TAGLINE_LINES: usize = 2;
+/// The longest line of a tagline of the player's own, in characters.
+const MAX_OWN_TAGLINE_CHARS: usize = 120;
+
+/// A sent notice made ready for matching: its words in order (lowercased, quote marks
+/// and spacing aside), the line of each, and who sent it.
+#[derive(Debug)]
+struct Notice {
+    words: Vec<String>,
+    lines: Vec<usize>,
+    /// Per line: how many `>` it starts with (a wrapped line of ours may start with
+    /// one), so that a reply's quote marks are counted beyond the notice's own.
+    depths: Vec<usize>,
+    /// The sender's display name, lowercased, spaces collapsed.
+    from_name: Option<String>,
+    /// The sender's address, lowercased.
+    from_address: Option<String>,
+}
+
+impl Notice {
+    fn of(sent: &SentNotice) -> Notice {
+        let (text, _) = cap_text(&sent.text, MAX_NOTICE_BYTES);
+        let mut words = Vec::new();
+        let mut lines = Vec::new();
+        let mut depths = Vec::new();
+        for (k, line) in normalize_newlines(text).split('\n').enumerate() {
+            let line = clean_line(line, false);
+            depths.push(quote_depth(&line));
+            for word in words_of(&line) {
+                words.push(word);
+                lines.push(k);
+            }
+        }
+        let from_name = sent
+            .from_name
+            .as_deref()
+            .map(|name| name.split_whitespace().collect::<Vec<_>>().join(" "))
+            .map(|name| name.to_lowercase())
+            .filter(|name| name.chars().count() >= 2);
+        let from_address = sent
+            .from_address
+            .as_deref()
+            .map(|address| address.trim().to_lowercase())
+            .filter(|address| address.contains('@'));
+        Notice {
+            words,
+            lines,
+            depths,
+            from_name,
+            from_address,
+        }
+    }
+
+    /// Whether a lowercased line holds the notice sender's address, and whether it
+    /// holds their display name as whole words.
+    fn names_sender(&self, lower: &str) -> (bool, bool) {
+        let address = self
+            .from_address
+            .as_deref()
+            .is_some_and(|address| lower.contains(address));
+        let name = self.from_name.as_deref().is_some_and(|name| {
+            let line = lower.split_whitespace().collect::<Vec<_>>().join(" ");
+            line.match_indices(name).any(|(at, _)| {
+                let before = line[..at].chars().next_back();
+                let after = line[at + name.len()..].chars().next();
+                !before.is_some_and(char::is_alphanumeric)
+                    && !after.is_some_and(char::is_alphanumeric)
+            })
+        });
+        (address, name)
+    }
+}
+
+/// The words of a line for matching: quote marks (`>`, `|`) and spacing aside,
+/// lowercased.
+fn words_of(line: &str) -> impl Iterator<Item = String> + '_ {
+    line.trim_start_matches(|c: char| c == '>' || c == '|' || c.is_whitespace())
+        .split_whitespace()
+        .map(str::to_lowercase)
+}
+
+/// How many `>` a line starts with (spaces between them aside).
+fn quote_depth(line: &str) -> usize {
+    line.chars()
+        .take_while(|&c| c == '>' || c.is_whitespace())
+        .filter(|&c| c == '>')
+        .count()
+}
+
+/// Where a reply quotes the notice it answers: the lines from `top` (the attribution
+/// above the quote, or the quote's first line) to `end`, and whether the quote is
+/// marked as one (`>` lines) or only by its text.
+#[derive(Debug, PartialEq, Eq)]
+struct QuoteSpan {
+    top: usize,
+    end: usize,
+    quoted: bool,
+}
+
+/// The reply's words in order, with the line of each.
+struct ReplyWords {
+    words: Vec<String>,
+    lines: Vec<usize>,
+    /// Per line: whether it is a quoted (`>`) line.
+    quoted: Vec<bool>,
+    /// Per line: how many `>` it starts with.
+    depths: Vec<usize>,
+}
+
+impl ReplyWords {
+    /// Whether reply word `i` stands quoted beyond notice word `j`: on a line with
+    /// more `>` marks than the notice's line has of its own.
+    fn quoted_beyond(&self, notice: &Notice, i: usize, j: usize) -> bool {
+        self.depths[self.lines[i]] > notice.depths[notice.lines[j]]
+    }
+}
+
+/// Finds the quote of the notice in a reply's lines (see "Reading against the notice"
+/// in the module documentation): the first place where the notice's first words
+/// begin a run of its text, in order, of at least [`MIN_QUOTE_WORDS`] words over two
+/// of its lines; then the attribution lines right above it.
+///
+/// Linear in the size of the reply and the notice: every comparison is counted
+/// against a budget of [`MATCH_WORK_PER_WORD`] per word, and past it no quote is
+/// found.
+fn find_quote(lines: &[String], notice: &Notice) -> Option<QuoteSpan> {
+    let n = notice.words.len();
+    if n < MIN_QUOTE_WORDS {
+        return None;
+    }
+    let mut reply = ReplyWords {
+        words: Vec::new(),
+        lines: Vec::new(),
+        quoted: lines.iter().map(|line| is_quoted(line)).collect(),
+        depths: lines.iter().map(|line| quote_depth(line)).collect(),
+    };
+    for (k, line) in lines.iter().enumerate() {
+        for word in words_of(line) {
+            reply.words.push(word);
+            reply.lines.push(k);
+        }
+    }
+    let mut budget = MATCH_WORK_PER_WORD * (reply.words.len() + n) + 1024;
+    // The notice's first words, each a possible start, by the word.
+    let mut starts: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+    for s in 0..NOTICE_START_WORDS.min(n + 1 - START_ANCHOR_WORDS) {
+        starts.entry(notice.words[s].as_str()).or_default().push(s);
+    }
+    for r in 0..reply.words.len() {
+        let Some(candidates) = starts.get(reply.words[r].as_str()) else {
+            continue;
+        };
+        for &s in candidates {
+            budget = budget.checked_sub(START_ANCHOR_WORDS)?;
+            let anchored = (0..START_ANCHOR_WORDS).all(|k| {
+                reply
+                    .words
+                    .get(r + k)
+                    .is_some_and(|w| *w == notice.words[s + k])
+            });
+            if !anchored {
+                continue;
+            }
+            if let Some((first, end, quoted)) = align(&reply, notice, r, s, &mut budget) {
+                let top = attribution_above(lines, &reply.quoted, first, quoted, notice);
+                return Some(QuoteSpan { top, end, quoted });
+            }
+            if budget == 0 {
+                return None;
+            }
+        }
+    }
+    None
+}
+
+/// Follows the notice's text through the reply from reply word `r` and notice word
+/// `s`, as long as the reply's lines keep the quoting of the first one. Returns the
+/// whole lines it covers (the first and the last), when they make a quote, and
+/// whether it is marked as one.
+fn align(
+    reply: &ReplyWords,
+    notice: &Notice,
+    r: usize,
+    s: usize,
+    budget: &mut usize,
+) -> Option<(usize, usize, bool)> {
+    let quoted = reply.quoted_beyond(notice, r, s);
+    let (mut i, mut j) = (r, s);
+    let mut matched = 0;
+    let mut last = r;
+    let mut two_lines = false;
+    while i < reply.words.len() && j < notice.words.len() {
+        // A quote marked with `>` ends at the player's own line below it, and a quote
+        // marked by nothing ends at a `>` line: inline answers are never taken in.
+        if reply.quoted_beyond(notice, i, j) != quoted {
+            break;
+        }
+        *budget = budget.checked_sub(1)?;
+        if reply.words[i] == notice.words[j] {
+            matched += 1;
+            last = i;
+            two_lines |= notice.lines[j] != notice.lines[s];
+            i += 1;
+            j += 1;
+            continue;
+        }
+        match resync(reply, notice, i, j, reply.lines[last], budget) {
+            Some((skip_reply, skip_notice)) => {
+                i += skip_reply;
+                j += skip_notice;
+            }
+            None => break,
+        }
+    }
+    if matched < MIN_QUOTE_WORDS || !two_lines {
+        return None;
+    }
+    // Whole lines only: a line the quote begins or ends inside is left to the other
+    // rules (the attribution above, or the player's own text).
+    let starts_inside = r > 0 && reply.lines[r - 1] == reply.lines[r];
+    let first = reply.lines[r] + usize::from(starts_inside);
+    let ends_inside = reply.lines.get(last + 1) == Some(&reply.lines[last]);
+    let end = reply.lines[last].checked_sub(usize::from(ends_inside))?;
+    (first <= end).then_some((first, end, quoted))
+}
+
+/// Where the notice's text is taken up again after reply word `i` differs from
+/// notice word `j`: leaving out up to [`RESYNC_NOTICE_WORDS`] of the notice's words,
+/// and up to [`RESYNC_REPLY_WORDS`] of the reply's, these only on the line of the
+/// last word that matched (a client's mark inside a quoted line, never a line of the
+/// player's own).
+fn resync(
+    reply: &ReplyWords,
+    notice: &Notice,
+    i: usize,
+    j: usize,
+    line: usize,
+    budget: &mut usize,
+) -> Option<(usize, usize)> {
+    let reply_skips = (0..RESYNC_REPLY_WORDS)
+        .take_while(|&d| reply.lines.get(i + d) == Some(&line))
+        .count();
+    for skip_reply in 0..=reply_skips {
+        for skip_notice in 0..=RESYNC_NOTICE_WORDS {
+            if skip_reply == 0 && skip_notice == 0 {
+                continue;
+            }
+            *budget = budget.checked_sub(1)?;
+            let (a, b) = (i + skip_reply, j + skip_notice);
+            let anchored = (0..RESYNC_ANCHOR_WORDS).all(|k| {
+                matches!((reply.words.get(a + k), notice.words.get(b + k)), (Some(x), Some(y)) if x == y)
+            });
+            if anchored {
+                return Some((skip_reply, skip_notice));
+            }
+        }
+    }
+    None
+}
+
+/// The first line of the attribution above a quote that begins at line `first`: a
+/// quoted attribution in the same quoted block, then, after up to a few blank lines,
+/// up to [`MAX_ATTRIBUTION_BLOCK`] lines that each read as part of an attribution.
+fn attribution_above(
+    lines: &[String],
+    quoted: &[bool],
+    first: usize,
+    is_quoted_block: bool,
+    notice: &Notice,
+) -> usize {
+    let mut top = first;
+    if is_quoted_block {
+        let mut k = first;
+        while k > 0
+            && first - k < QUOTE_BLOCK_LOOKBACK
+            && (quoted[k - 1] || lines[k - 1].trim().is_empty())
+        {
+            k -= 1;
+        }
+        top = (k..first).find(|&x| quoted[x]).unwrap_or(first);
+    }
+    let mut k = top;
+    while k > 0 && top - k < QUOTE_LOOKAHEAD - 1 && lines[k - 1].trim().is_empty() {
+        k -= 1;
+    }
+    let mut block = k;
+    while block > 0
+        && k - block < MAX_ATTRIBUTION_BLOCK
+        && is_attribution_line(&lines[block - 1], notice)
+    {
+        block -= 1;
+    }
+    if block < k {
+        block
+    } else {
+        top
+    }
+}
+
+/// A line that is part of an attribution or reply header right above the notice's
+/// quote (see the module documentation): a rule, a line with the notice sender's
+/// address, their name with a date, a time, a colon, a `<` or a "wrote" verb, an
+/// attribution, or a reply-header line. Never a quoted line, a note, or a line with
+/// a `;` or (but for the sender's address) a board cell.
+fn is_attribution_line(line: &str, notice: &Notice) -> bool {
+    let trimmed = line.trim();
+    if trimmed.is_empty()
+        || is_quoted(line)
+        || trimmed.chars().count() > MAX_ATTRIBUTION_CHARS
+        || trimmed.contains(';')
+    {
+        return false;
+    }
+    let lower = trimmed.to_lowercase();
+    if lower.starts_with("note:") || token_line(trimmed).is_some() {
+        return false;
+    }
+    if is_rule_line(trimmed) {
+        return true;
+    }
+    let (address, name) = notice.names_sender(&lower);
+    if address {
+        return true;
+    }
+    if name
+        && (has_year(trimmed)
+            || has_time(trimmed)
+            || ends_with_colon(trimmed)
+            || trimmed.ends_with('<')
+            || VERBS.iter().any(|verb| lower.contains(verb))
+            || starts_like_attribution(trimmed))
+    {
+        return true;
+    }
+    !has_cell_word(trimmed) && (is_attribution(trimmed, true) || header_kind(trimmed).is_some())
+}
+
+/// A rule (five or more of `=`, `-`, `_`, `*`, `~` or a long dash), or text between
+/// rules of three or more (`==== Message du 23/11/2026 10:02 ====`).
+fn is_rule_line(trimmed: &str) -> bool {
+    let rule = |c: &char| matches!(c, '=' | '-' | '_' | '*' | '~' | '—' | '–' | '─');
+    let total = trimmed.chars().count();
+    let lead = trimmed.chars().take_while(rule).count();
+    if lead == total {
+        return total >= 5;
+    }
+    let trail = trimmed.chars().rev().take_while(rule).count();
+    lead >= 3 && trail >= 3 && !has_cell_word(trimmed)
+}
+
+/// The words the referee answers without a move, and the move that passes: a line
+/// starting with one is never a greeting or a tagline.
+const REFEREE_WORDS: &[&str] = &[
+    "pass", "undo", "agree", "decline", "preview", "moves", "away", "back", "resign", "confirm",
+    "note",
+];
+
+fn is_referee_word(word: &str) -> bool {
+    let word = word
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    REFEREE_WORDS.contains(&word.as_str())
+}
+
+/// Greetings, lowercased, as the first line of a message starts with them.
+const GREETINGS: &[&str] = &[
+    // English
+    "hi",
+    "hello",
+    "hey",
+    "hiya",
+    "howdy",
+    "dear",
+    "good morning",
+    "good afternoon",
+    "good evening",
+    "greetings",
+    // German
+    "hallo",
+    "moin",
+    "servus",
+    "guten morgen",
+    "guten tag",
+    "guten abend",
+    "liebe",
+    "lieber",
+    "sehr geehrte",
+    "sehr geehrter",
+    "grüezi",
+    "grüß gott",
+    // French
+    "bonjour",
+    "bonsoir",
+    "salut",
+    "coucou",
+    "cher",
+    "chère",
+    "chers",
+    // Italian
+    "ciao",
+    "salve",
+    "buongiorno",
+    "buonasera",
+    "caro",
+    "cara",
+    "gentile",
+    // Spanish, Portuguese
+    "hola",
+    "buenos días",
+    "buenas tardes",
+    "buenas noches",
+    "buenas",
+    "estimado",
+    "estimada",
+    "querido",
+    "querida",
+    "olá",
+    "oi",
+    "bom dia",
+    "boa tarde",
+    "boa noite",
+    "prezado",
+    "prezada",
+    // Dutch
+    "hoi",
+    "goedemorgen",
+    "goedemiddag",
+    "goedenavond",
+    "beste",
+    // Swedish, Danish, Norwegian, Finnish
+    "hej",
+    "hejsan",
+    "hei",
+    "heippa",
+    "god morgon",
+    "god morgen",
+    "god dag",
+    "kære",
+    "kjære",
+    "moi",
+    "moikka",
+    "terve",
+    "hyvää huomenta",
+    "hyvää päivää",
+    // Polish, Czech
+    "cześć",
+    "dzień dobry",
+    "witam",
+    "witaj",
+    "drogi",
+    "droga",
+    "ahoj",
+    "dobrý den",
+    "milý",
+    "milá",
+    // Russian, Ukrainian
+    "привет",
+    "здравствуйте",
+    "здравствуй",
+    "добрый день",
+    "доброе утро",
+    "добрый вечер",
+    "уважаемый",
+    "уважаемая",
+    "привіт",
+    "вітаю",
+    "добрий день",
+    // Hungarian, Turkish, Greek
+    "szia",
+    "sziasztok",
+    "helló",
+    "jó napot",
+    "kedves",
+    "merhaba",
+    "selam",
+    "sayın",
+    "γεια σας",
+    "γεια σου",
+    "γεια",
+    "καλημέρα",
+    // Japanese, Chinese, Korean
+    "こんにちは",
+    "おはようございます",
+    "こんばんは",
+    "お疲れ様です",
+    "你好",
+    "您好",
+    "안녕하세요",
+];
+
+/// Removes a greeting from the start of the player's lines (see the module
+/// documentation) and returns it: the first line, when it is one and more of the
+/// player's text follows.
+fn greeting(own: &mut Vec<OwnLine>) -> Vec<String> {
+    if own.len() < 2 || !is_greeting(own[0].text.trim()) {
+        return Vec::new();
+    }
+    let line = own.remove(0).text.trim().to_string();
+    own[0].new_paragraph = false;
+    vec![line]
+}
+
+/// A greeting: a known opening ("Hi", "Dear", "Bonjour", "Привет", …) alone or with
+/// a few words after it ("Hi Bob... I mean referee,"), ending in `,`, `!`, `.`, `:`
+/// or `…` when more than two words follow; no `;`, no board cell, no group of
+/// capitals such as `E,NW`, and none of the referee's words (`pass`, `undo`, …).
+fn is_greeting(line: &str) -> bool {
+    if line.chars().count() > MAX_GREETING_CHARS || line.contains(';') || has_cell_word(line) {
+        return false;
+    }
+    let lower = line.to_lowercase();
+    let Some(rest) = GREETINGS.iter().find_map(|greeting| {
+        lower
+            .strip_prefix(greeting)
+            .filter(|rest| !rest.starts_with(char::is_alphanumeric))
+    }) else {
+        return false;
+    };
+    let words: Vec<&str> = rest
+        .split_whitespace()
+        .filter(|word| word.chars().any(char::is_alphanumeric))
+        .collect();
+    let capitals = line.split_whitespace().any(|word| {
+        let word = word.trim_matches(|c: char| !c.is_alphanumeric());
+        word.contains(',') && word.chars().all(|c| c.is_ascii_uppercase() || c == ',')
+    });
+    let ending = line
+        .trim_end_matches(|c: char| !c.is_alphanumeric() && !",!.:…".contains(c))
+        .ends_with([',', '!', '.', ':', '…']);
+    words.len() <= MAX_GREETING_WORDS
+        && !capitals
+        && !words.iter().any(|word| is_referee_word(word))
+        && (ending || words.len() <= 2)
+}
+
+/// A tagline of the player's own ("Sent from my iPhone 15 Pro Max. Please excuse
+/// typos, autocorrect and brevity."), as the paragraph right above the notice's quote
+/// may be: at most two lines of at most 120 characters, each three or more words
+/// with none of the marks of a move, not starting with one of the referee's words.
+fn is_own_tagline(paragraph: &[OwnLine]) -> bool {
+    !paragraph.is_empty()
+        && paragraph.len() <= MAX_OWN_TAGLINE_LINES
+        && paragraph.iter().all(|line| {
+            let line = line.text.trim();
+            line.chars().count() <= MAX_OWN_TAGLINE_CHARS
+                && line.split_whitespace().count() >= 3
+                && is_plain_words(line)
+                && !line.split_whitespace().next().is_some_and(is_referee_word)
+        })
 }
 
 fn is_end_marker(trimmed: &str) -> bool {
@@ -2607,5 +3341,353 @@ mod tests {
         let extracted = extract(&text, true, false, &Names::default());
         assert_eq!(extracted.move_text, MOVE);
         assert!(!extracted.truncated);
+    }
+
+    // Reading against the notice a reply answers.
+
+    /// A turn notice, as the referee sends it.
+    const NOTICE: &str = r"Ann, it is your turn (turn 3).
+
+Bo played turn 2:
+
+    place N,S at D5
+
+What it did:
+  - Bo placed I (N,S) at D5: cost 1, profit 2, net +1
+
+       __      __
+    __/C4\__/D4\__
+   /B4\__/C5\__/E4\
+   \__/  \__/  \__/
+
+Reply to this mail with your whole turn at the top, for example:
+
+    place E,NW at C5
+
+Other replies: `moves` lists your moves; `undo` asks to take back your last
+move; a line `note: ...` goes to the others.
+";
+
+    /// A refusal, which quotes what the player sent.
+    const REFUSAL: &str = "Ann, there is no cell `Z99` on this board.
+
+You sent:
+
+    place E,W at A7
+    discard C,V extra-garbage
+
+A move that is legal for you right now:
+
+    place E,NW at C5
+
+Reply to this mail with your corrected turn at the top: the reference in the
+subject proves the reply is yours.
+";
+
+    /// What Ann's move is in these tests, on two lines.
+    const TURN: &str = "place E,NW at C5\nbuy D4 with I";
+
+    fn sent(text: &str) -> Notice {
+        Notice::of(&SentNotice {
+            text: text.to_string(),
+            from_name: Some("Referee".into()),
+            from_address: Some("Referee@Example.org".into()),
+        })
+    }
+
+    /// Reads Ann's reply to `notice`, the notice known.
+    fn answering(body: &str, notice: &str) -> Extracted {
+        let names = Names::of(Some("Ann Archer"), Some("ann.archer@example.org"));
+        extract_answering(body, false, false, &names, Some(&sent(notice)))
+    }
+
+    fn prefixed(prefix: &str, text: &str) -> String {
+        text.lines()
+            .map(|line| format!("{prefix}{line}").trim_end().to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The notice as clients quote it: marked (`> `, `> > `, `| `), unmarked,
+    /// indented, re-wrapped at 40 columns, or with each paragraph on one line.
+    fn quoting_styles(notice: &str) -> Vec<(&'static str, String)> {
+        let words: Vec<&str> = notice.split_whitespace().collect();
+        let mut rewrapped = vec![String::new()];
+        for word in words {
+            let last = rewrapped.last_mut().expect("a line");
+            if !last.is_empty() && last.len() + word.len() >= 40 {
+                rewrapped.push(word.to_string());
+            } else {
+                if !last.is_empty() {
+                    last.push(' ');
+                }
+                last.push_str(word);
+            }
+        }
+        let joined: Vec<String> = notice
+            .split("\n\n")
+            .map(|paragraph| paragraph.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        vec![
+            ("quoted", prefixed("> ", notice)),
+            ("quoted twice", prefixed("> > ", notice)),
+            ("bar", prefixed("| ", notice)),
+            ("unmarked", notice.trim_end().to_string()),
+            ("indented", prefixed("    ", notice)),
+            ("re-wrapped", prefixed("> ", &rewrapped.join("\n"))),
+            ("joined", joined.join("\n\n")),
+        ]
+    }
+
+    #[test]
+    fn the_notice_is_its_quote_in_any_quoting_style() {
+        // An attribution no list knows: the sender's name and a date.
+        let attribution = "Referee a répondu le 23/11/2026 à 10:02";
+        for (style, quote) in quoting_styles(NOTICE) {
+            let top = answering(&format!("{TURN}\n\n{attribution}\n\n{quote}\n"), NOTICE);
+            assert_eq!(top.move_text, TURN, "top-posted, {style}");
+            assert!(top.dropped.is_empty(), "top-posted, {style}");
+            let bottom = answering(&format!("{attribution}\n{quote}\n\n{TURN}\n"), NOTICE);
+            assert_eq!(bottom.move_text, TURN, "bottom-posted, {style}");
+            // Without the notice, the unmarked quote is the player's text.
+            if !style.contains("quoted") {
+                let blind = read(&format!("{TURN}\n\n{attribution}\n\n{quote}\n"));
+                assert_ne!(blind.move_text, TURN, "{style}");
+            }
+        }
+    }
+
+    #[test]
+    fn attributions_right_above_the_quote_are_dropped_unlisted() {
+        for attribution in [
+            "==== Message du 23/11/2026 10:02 ====",
+            "-------- Message d'origine --------",
+            "________________________________",
+            "from: Referee <referee@example.org>",
+            "От: Referee\nОтправлено: 23 ноября 2026 г. 10:02\nКому: Ann",
+            "On Mon, Nov 23, 2026 at 10:02 AM Referee of the Right of Way Club <\nreferee@example.org> wrote",
+            "Op ma 23 nov 2026 om 10:02 schreef Referee van de Right of Way-club uit Utrecht <\nreferee@example.org>:",
+            "Il giorno lun 23 nov 2026 alle ore 10:02 Referee of the Right of Way Club <\nreferee@example.org> ha scritto:",
+            "Referee a répondu le 23/11/2026 à 10:02",
+            "Referee wrote:",
+        ] {
+            for quote in [prefixed("> ", NOTICE), NOTICE.to_string()] {
+                let body = format!("{TURN}\n\nThanks!\n\n{attribution}\n\n{quote}\n");
+                let extracted = answering(&body, NOTICE);
+                assert_eq!(extracted.move_text, TURN, "{attribution:?}");
+                assert_eq!(extracted.dropped, ["Thanks!"], "{attribution:?}");
+            }
+        }
+    }
+
+    /// What the player writes right above the quote is theirs, unless it is plainly an
+    /// attribution: a move, a date of their own, a note, a label with a cell.
+    #[test]
+    fn the_players_lines_right_above_the_quote_are_kept() {
+        for line in [
+            "pass",
+            "buy D4 with I",
+            "place E,W at A7; discard C",
+            "away until 2026-12-01",
+            "from: C5",
+            "note: mail me at referee@example.org",
+            "To the referee: sorry for the delay",
+            "Ann Archer <ann.archer@example.org>",
+            "--end",
+        ] {
+            for quote in [prefixed("> ", NOTICE), NOTICE.to_string()] {
+                let body = format!("{TURN}\n{line}\n\n{quote}\n");
+                let extracted = answering(&body, NOTICE);
+                assert_eq!(extracted.move_text, format!("{TURN}\n{line}"), "{line:?}");
+            }
+        }
+    }
+
+    /// A player who copies the example, or pastes a line of the notice, is not quoting
+    /// it: a quote begins where the notice begins and runs over two of its lines.
+    #[test]
+    fn a_move_copied_from_the_notice_is_not_its_quote() {
+        for body in [
+            "place E,NW at C5",
+            "place E,NW at C5\nplace N,S at D5",
+            "Ann, it is your turn (turn 3).\nplace E,NW at C5",
+            "Reply to this mail with your whole turn at the top, for example: place E,NW at C5",
+        ] {
+            let extracted = answering(body, NOTICE);
+            assert_eq!(extracted.move_text, body, "{body:?}");
+            let quoted = format!("{body}\n\n> {}", NOTICE.replace('\n', "\n> "));
+            assert_eq!(answering(&quoted, NOTICE).move_text, body, "{body:?}");
+        }
+    }
+
+    /// A refusal quotes the refused turn; a corrected turn written with the same lines,
+    /// above or below the quote, is read whole, never taken for part of the quote.
+    #[test]
+    fn a_corrected_turn_that_repeats_the_refused_lines_is_read_whole() {
+        let attribution = "On Mon, 23 Nov 2026 at 10:02, Referee <referee@example.org> wrote:";
+        for turn in [
+            "place E,W at A7\ndiscard C,V",
+            "place E,W at A7\ndiscard C,V extra-garbage",
+            "place E,NW at C5",
+        ] {
+            for (style, quote) in quoting_styles(REFUSAL) {
+                let top = answering(&format!("{turn}\n\n{attribution}\n\n{quote}\n"), REFUSAL);
+                assert_eq!(top.move_text, turn, "top-posted, {style}");
+                if style == "unmarked" || style == "indented" || style == "bar" {
+                    // Text below an unmarked quote is more of the quote, whatever it is
+                    // (as below an Outlook header block); a turn there is refused.
+                    continue;
+                }
+                let bottom = answering(&format!("{attribution}\n{quote}\n\n{turn}\n"), REFUSAL);
+                assert_eq!(bottom.move_text, turn, "bottom-posted, {style}");
+            }
+        }
+    }
+
+    /// With the notice known, answers between quoted parts are still read, even one
+    /// that repeats the notice's own words.
+    #[test]
+    fn answers_between_quoted_parts_are_read_with_the_notice_known() {
+        let quote: Vec<String> = NOTICE.lines().map(|l| format!("> {l}")).collect();
+        let (head, tail) = quote.split_at(17);
+        for answer in ["pass", "place E,NW at C5", "    place E,NW at C5"] {
+            let body = format!(
+                "On Mon, 23 Nov 2026, Referee wrote:\n{}\n{answer}\n{}\n",
+                head.join("\n"),
+                tail.join("\n")
+            );
+            assert_eq!(answering(&body, NOTICE).move_text, answer, "{body}");
+        }
+    }
+
+    /// A notice line of ours may start with `>` where a long line was wrapped (the
+    /// desert kingdom's legend): only marks beyond the notice's own count as quoting.
+    #[test]
+    fn a_notice_line_that_starts_with_a_quote_mark_is_still_the_notice() {
+        let notice = "Ann, it is your turn (turn 3).\n\nx a city the barbarians destroyed,\n> where they enter (until a tile lies face down).\n\nReply to this mail with your whole turn at the top.\n";
+        for quote in [notice.to_string(), prefixed("> ", notice)] {
+            let top = answering(&format!("{TURN}\n\nReferee wrote\n\n{quote}"), notice);
+            assert_eq!(top.move_text, TURN, "{quote}");
+            let bottom = answering(&format!("Referee wrote:\n{quote}\n{TURN}\n"), notice);
+            assert_eq!(bottom.move_text, TURN, "{quote}");
+        }
+    }
+
+    #[test]
+    fn an_unmarked_quote_ends_a_top_posted_turn() {
+        let body = format!("{TURN}\n\n{NOTICE}\n\nFrom: Bo\nmore of the thread\n");
+        assert_eq!(answering(&body, NOTICE).move_text, TURN);
+        // And a bottom-posted one begins below it.
+        let body = format!("==== Message du 23/11/2026 ====\n{NOTICE}\n{TURN}\n");
+        assert_eq!(answering(&body, NOTICE).move_text, TURN);
+    }
+
+    #[test]
+    fn greetings_are_dropped_and_listed() {
+        for greeting in [
+            "Hi,",
+            "Hi",
+            "Hello referee!",
+            "Hi Bob... I mean referee,",
+            "Dear Referee,",
+            "Good morning, referee.",
+            "Hallo zusammen,",
+            "Bonjour à tous,",
+            "Ciao!",
+            "Hola árbitro:",
+            "Hej hej",
+            "Привет!",
+            "Cześć,",
+            "こんにちは、レフェリー",
+        ] {
+            for gap in ["\n", "\n\n"] {
+                let extracted = read_from_ann(&format!("{greeting}{gap}{TURN}\n\nThanks!\n"));
+                assert_eq!(extracted.move_text, TURN, "{greeting:?}");
+                assert_eq!(extracted.dropped, [greeting, "Thanks!"], "{greeting:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn greetings_that_might_hold_a_move_are_kept() {
+        for first in [
+            "Hey, pass",
+            "Hello, place E,NW at C5",
+            "Hi all, discard Y,I,",
+            "Hi; pass",
+            "Hello there my good friend how are you doing today,",
+            "Highway E,NW at C5",
+            "Dear me, I forgot what I wanted to play today and why,",
+        ] {
+            let body = format!("{first}\n{TURN}");
+            assert_eq!(read_from_ann(&body).move_text, body, "{first:?}");
+        }
+        // A greeting alone is the message: it is not dropped.
+        assert_eq!(read_from_ann("Hi!\n").move_text, "Hi!");
+    }
+
+    /// A paragraph right above the notice's quote with none of the marks of a move is a
+    /// tagline of the player's own: left out and listed.
+    #[test]
+    fn a_tagline_of_the_players_own_right_above_the_quote() {
+        let quote = prefixed("> ", NOTICE);
+        let tagline = "Typed on a phone somewhere in Leeds, please forgive the brevity";
+        let extracted = answering(&format!("{TURN}\n\n{tagline}\n\n{quote}\n"), NOTICE);
+        assert_eq!(extracted.move_text, TURN);
+        assert_eq!(extracted.dropped, [tagline]);
+        // Not without the notice, and not when the paragraph could be a move, or is
+        // all there is, or is not where the player's text ends.
+        for (body, notice) in [
+            (format!("{TURN}\n\n{tagline}\n\n{quote}\n"), None),
+            (
+                format!("{TURN}\n\nDiscard I then pass\n\n{quote}\n"),
+                Some(NOTICE),
+            ),
+            (
+                format!("{TURN}\n\nPass on the bidding please\n\n{quote}\n"),
+                Some(NOTICE),
+            ),
+            (
+                format!("{TURN}\n\nBuy the city tile at D4\n\n{quote}\n"),
+                Some(NOTICE),
+            ),
+            (format!("{tagline}\n\n{quote}\n"), Some(NOTICE)),
+            (
+                format!("{TURN}\n\n{tagline}\n\n{quote}\n\npass\n"),
+                Some(NOTICE),
+            ),
+        ] {
+            let names = Names::of(Some("Ann Archer"), Some("ann.archer@example.org"));
+            let notice = notice.map(sent);
+            let extracted = extract_answering(&body, false, false, &names, notice.as_ref());
+            assert!(extracted.dropped.is_empty(), "{body}");
+            let own: Vec<&str> = body
+                .lines()
+                .filter(|l| !l.is_empty() && !l.starts_with('>'))
+                .collect();
+            assert_eq!(extracted.move_text, own.join("\n"), "{body}");
+        }
+    }
+
+    /// Finding the quote is bounded work whatever the message and the notice hold.
+    #[test]
+    fn matching_is_bounded_in_hostile_messages() {
+        // The notice's first line, again and again: never a quote (one line of it).
+        let body = format!(
+            "{}{TURN}\n",
+            "Ann, it is your turn (turn 3).\n".repeat(8_000)
+        );
+        let extracted = answering(&body, NOTICE);
+        assert!(extracted.truncated);
+        // A notice of one repeated word on one line, a reply of nothing else: every
+        // start runs far, and the budget stops the search.
+        let notice = "a ".repeat(2_000);
+        let reply = "a a a a a a a a a a\n".repeat(3_000);
+        let lines: Vec<String> = reply.lines().map(str::to_string).collect();
+        assert_eq!(find_quote(&lines, &sent(&notice)), None);
+        // The notice quoted many times over: the first quote is found.
+        let body = format!("{TURN}\n\n{}", prefixed("> ", &NOTICE.repeat(60)));
+        let extracted = answering(&body, NOTICE);
+        assert_eq!(extracted.move_text, TURN);
     }
 }

@@ -13,6 +13,7 @@ pub mod maildir;
 pub mod outbox;
 mod receive;
 pub mod referee;
+pub mod sent;
 pub mod transport;
 
 use std::path::{Path, PathBuf};

@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::capability::NoticeId;
+use super::sent::SentNotices;
 use super::transport::Transport;
 use super::MailError;
 use crate::engine::store::{self, Access};
@@ -221,6 +222,10 @@ impl Outbox {
                 .join(format!("{records:08}-{:06}.staged", next + i as u64));
             write_json(&path, message)?;
             staged.push(path);
+        }
+        // A reply is read against the notice it answers: keep what each one says.
+        if let Some(sent) = SentNotices::of_outbox(&self.dir) {
+            sent.keep(messages)?;
         }
         Ok(staged)
     }

@@ -30,6 +30,7 @@ use super::for_referee::{self, UNMATCHED};
 use super::intake::{self, Incoming};
 use super::outbox::{Outbox, Outgoing};
 use super::referee::{game_id_of, roster, Referee, Roster};
+use super::sent::SentNotices;
 use super::transport::address_of;
 use super::{compose, MailError};
 use crate::engine::driver::OpenGame;
@@ -213,6 +214,8 @@ impl Referee {
         };
         let handled = {
             let _lock = store::lock(&path)?;
+            // The game known, the message is read again against the notice it answers.
+            let incoming = SentNotices::beside(&path).reread(raw, incoming);
             self.receive_locked(&path, raw, &incoming)?
         };
         self.try_flush(&Outbox::beside(&path));
@@ -696,8 +699,16 @@ impl Referee {
                     _ => UndoStep::Undo,
                 };
                 let answers = incoming.message_id.as_deref();
-                return match self.take_back_opened(path, game.as_mut(), &player.name, word, answers)
-                {
+                let ignored = [incoming.dropped.as_slice(), &message.left_out].concat();
+                let taken = self.take_back_opened(
+                    path,
+                    game.as_mut(),
+                    &player.name,
+                    word,
+                    answers,
+                    &ignored,
+                );
+                return match taken {
                     Ok(outcome) => {
                         let detail = crate::ops::undo_text(&outcome)
                             .trim_end()

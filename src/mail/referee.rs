@@ -712,11 +712,12 @@ impl Referee {
         let path = &store::resolve(path);
         let _lock = store::lock(path)?;
         let mut game = ops::open_bytes(&store::read(path)?, Some(&self.keyring), true)?;
-        self.take_back_opened(path, game.as_mut(), player, word, None)
+        self.take_back_opened(path, game.as_mut(), player, word, None, &[])
     }
 
     /// [`Referee::take_back`] on the game file at `path` as the caller opened it, under
-    /// the lock it holds; `answers` is the Message-ID of the player's mail, if any.
+    /// the lock it holds; `answers` is the Message-ID of the player's mail, if any, and
+    /// `ignored` the lines of it left out as not part of the word.
     pub(super) fn take_back_opened(
         &self,
         path: &Path,
@@ -724,12 +725,13 @@ impl Referee {
         player: &str,
         word: UndoStep,
         answers: Option<&str>,
+        ignored: &[String],
     ) -> Result<UndoOutcome, MailError> {
         let outbox = Outbox::beside(path);
         let archive = Archive::beside(path);
         self.repair(path, game.turns())?;
         let outcome = game.take_back(&self.keyring, player, word)?;
-        let mut mail = self.undo_mail(game, &outcome, answers)?;
+        let mut mail = self.undo_mail(game, &outcome, answers, ignored)?;
         let waiting = if outcome.done {
             let (notices, waiting) = self.notices(path, game, None, Occasion::TakenBack)?;
             mail.extend(notices);
@@ -750,12 +752,14 @@ impl Referee {
         Ok(outcome)
     }
 
-    /// The mail of a step of taking back, one to every player.
+    /// The mail of a step of taking back, one to every player; the one who gave the
+    /// word is told which lines of their mail were left out (`ignored`).
     fn undo_mail(
         &self,
         game: &dyn OpenGame,
         outcome: &UndoOutcome,
         answers: Option<&str>,
+        ignored: &[String],
     ) -> Result<Vec<Outgoing>, MailError> {
         let roster = roster(game)?;
         let base = self.context(&game.view(None, None)?, &roster);
@@ -798,6 +802,9 @@ impl Referee {
                 kind: format!("undo-{step}"),
                 code,
             };
+            if player.name == by {
+                context["ignored"] = json!(ignored.join(" / "));
+            }
             let answering = (player.name == by).then_some(answers).flatten();
             out.extend(self.draft("undo.txt", &context, player, id, answering, None)?);
         }

@@ -5,7 +5,10 @@
 use std::path::PathBuf;
 
 use base64::Engine as _;
-use pbem::mail::intake::{read_message, Incoming, IntakeError, MAX_BODY_BYTES, MAX_MESSAGE_BYTES};
+use pbem::mail::intake::{
+    read_message, read_message_answering, Incoming, IntakeError, SentNotice, MAX_BODY_BYTES,
+    MAX_MESSAGE_BYTES,
+};
 use proptest::prelude::*;
 
 fn fixture_path(name: &str) -> PathBuf {
@@ -443,9 +446,76 @@ fn a_message_without_text_has_an_empty_move() {
 /// Lines a player could write as a move: printable ASCII, not starting with `>` or a
 /// space, minus the few lines the documented rules give a meaning to (end markers,
 /// signatures and client taglines, token lines, attributions and other lines ending
-/// in a colon, reply-header labels and rules, and lines starting with a word of a
-/// closing phrase or the sender's name, which may start a sign-off paragraph).
+/// in a colon, reply-header labels and rules, lines starting with a word of a
+/// closing phrase or the sender's name, which may start a sign-off paragraph, and
+/// lines starting with a greeting's first word, which may be a greeting).
 fn move_line() -> impl Strategy<Value = String> {
+    // The first words of the greetings written in ASCII.
+    const GREETING_WORDS: &[&str] = &[
+        "hi",
+        "hello",
+        "hey",
+        "hiya",
+        "howdy",
+        "dear",
+        "good",
+        "greetings",
+        "hallo",
+        "moin",
+        "servus",
+        "guten",
+        "liebe",
+        "lieber",
+        "sehr",
+        "bonjour",
+        "bonsoir",
+        "salut",
+        "coucou",
+        "cher",
+        "chers",
+        "ciao",
+        "salve",
+        "buongiorno",
+        "buonasera",
+        "caro",
+        "cara",
+        "gentile",
+        "hola",
+        "buenos",
+        "buenas",
+        "estimado",
+        "estimada",
+        "querido",
+        "querida",
+        "oi",
+        "bom",
+        "boa",
+        "prezado",
+        "prezada",
+        "hoi",
+        "goedemorgen",
+        "goedemiddag",
+        "goedenavond",
+        "beste",
+        "hej",
+        "hejsan",
+        "hei",
+        "heippa",
+        "god",
+        "moi",
+        "moikka",
+        "terve",
+        "witam",
+        "witaj",
+        "drogi",
+        "droga",
+        "ahoj",
+        "szia",
+        "sziasztok",
+        "kedves",
+        "merhaba",
+        "selam",
+    ];
     // The first words of the closing phrases written in ASCII (a generated line is
     // ASCII), and the sender's names.
     const SIGN_OFF_WORDS: &[&str] = &[
@@ -568,7 +638,8 @@ fn move_line() -> impl Strategy<Value = String> {
             .chars()
             .take_while(char::is_ascii_alphabetic)
             .collect();
-        let is_sign_off = SIGN_OFF_WORDS.contains(&first_word.as_str());
+        let is_sign_off = SIGN_OFF_WORDS.contains(&first_word.as_str())
+            || GREETING_WORDS.contains(&first_word.as_str());
         let is_tagline = TAGLINES.iter().any(|p| trimmed.starts_with(p));
         !(is_marker
             || is_label
@@ -650,15 +721,25 @@ proptest! {
         if matches!(shape, Shape::TopPostQuotedPrintableCrlf) {
             raw = raw.replace('\n', "\r\n");
         }
-        let m = read_message(raw.as_bytes()).expect("a message");
-        prop_assert_eq!(m.move_text, expected);
         let dropped: &[&str] = match shape {
             Shape::TopPostQuotedPrintableCrlf => &[],
             Shape::TopPostBase64 | Shape::BottomPost8bit => &["Ann Archer", "place this is not a move"],
         };
-        prop_assert_eq!(m.dropped, strings(dropped));
-        prop_assert!(!m.truncated);
-        prop_assert_eq!(m.game_tag.as_deref(), Some("row-7f3a2b1c"));
+        // The same whether or not the notice the reply answers is known.
+        let notice = SentNotice {
+            text: quote.lines().map(|l| l.trim_start_matches('>').trim()).collect::<Vec<_>>().join("\n"),
+            from_name: Some("Referee".into()),
+            from_address: Some("referee@example.org".into()),
+        };
+        for m in [
+            read_message(raw.as_bytes()).expect("a message"),
+            read_message_answering(raw.as_bytes(), Some(&notice)).expect("a message"),
+        ] {
+            prop_assert_eq!(&m.move_text, &expected);
+            prop_assert_eq!(m.dropped, strings(dropped));
+            prop_assert!(!m.truncated);
+            prop_assert_eq!(m.game_tag.as_deref(), Some("row-7f3a2b1c"));
+        }
     }
 }
 

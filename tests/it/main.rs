@@ -1,6 +1,7 @@
 //! One integration-test binary (faster to build than one per file).
 
 mod cli;
+mod client_replies;
 mod desert_kingdom;
 mod engine;
 mod fairness;

@@ -154,3 +154,161 @@ Date: {date}\r\nContent-Type: text/plain; charset=us-ascii\r\n\r\n{text}\r\npbem
         date = sent_at(id),
     )
 }
+
+/// Text as HTML writes it: `&`, `<` and `>` escaped.
+pub fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// A reply with one text part (plain or HTML, UTF-8, quoted-printable), threaded to
+/// the notice it answers; `mailer` names the client in an `X-Mailer` header.
+pub fn reply_with_body(
+    notice: &Notice,
+    from: &str,
+    id: &str,
+    mailer: &str,
+    html: bool,
+    body: &str,
+) -> String {
+    let domain = from.rsplit_once('@').map_or("example.org", |(_, d)| d);
+    format!(
+        "From: Player <{from}>\r\nSubject: Re: {subject}\r\nMessage-ID: <{id}@{domain}>\r\n\
+In-Reply-To: <{mid}>\r\nReferences: {refs} <{mid}>\r\nDate: Mon, 23 Nov 2026 10:07:00 +0100\r\n\
+X-Mailer: {mailer}\r\nMIME-Version: 1.0\r\nContent-Type: text/{kind}; charset=utf-8\r\n\
+Content-Transfer-Encoding: quoted-printable\r\n\r\n{qp}",
+        subject = notice.subject,
+        mid = notice.message_id,
+        refs = notice.references,
+        kind = if html { "html" } else { "plain" },
+        qp = quoted_printable(body),
+    )
+}
+
+/// Gmail with its attribution as the client wrapped it (`attribution` holds the line
+/// breaks): the move on top, then the attribution, then the notice quoted with `> `.
+pub fn gmail_wrapped_reply(
+    notice: &Notice,
+    from: &str,
+    text: &str,
+    id: &str,
+    attribution: &str,
+) -> String {
+    let body = format!("{text}\n\n{attribution}\n\n{}\n", quote(notice.text));
+    reply_with_body(notice, from, id, "Gmail", false, &body)
+}
+
+/// An HTML reply that writes the English attribution without its colon and puts the
+/// original below it in a bordered `<div>`, not a blockquote: nothing marks it quoted.
+pub fn no_colon_unquoted_reply(
+    to: &Referee,
+    notice: &Notice,
+    from: &str,
+    text: &str,
+    id: &str,
+) -> String {
+    let lines: String = text
+        .lines()
+        .map(|line| format!("<div>{}</div>", escape_html(line)))
+        .collect();
+    let body = format!(
+        "<html><body>{lines}<div><br></div>\
+<div>On Mon, Nov 23, 2026 at 10:00 AM {} &lt;{}&gt; wrote</div>\
+<div style=\"border-left:1px solid #ccc;padding-left:8px\"><pre>{}</pre></div></body></html>",
+        escape_html(to.name),
+        to.address,
+        escape_html(notice.text)
+    );
+    reply_with_body(notice, from, id, "Mobile Mail 4.2", true, &body)
+}
+
+/// A Mail.ru-style reply: a lowercase `from:` line, with the referee's address, right
+/// above the quote.
+pub fn mailru_from_line_reply(
+    to: &Referee,
+    notice: &Notice,
+    from: &str,
+    text: &str,
+    id: &str,
+) -> String {
+    let body = format!(
+        "{text}\n\n\nfrom: {} <{}>\n{}\n",
+        to.name,
+        to.address,
+        quote(notice.text)
+    );
+    reply_with_body(notice, from, id, "Mail.Ru Mailer 1.0", false, &body)
+}
+
+/// A French webmail: the original under a `==== Message du ... ====` separator.
+pub fn message_du_reply(notice: &Notice, from: &str, text: &str, id: &str) -> String {
+    let body = format!(
+        "{text}\n\n==== Message du 23/11/2026 10:00 ====\n\n{}\n",
+        quote(notice.text)
+    );
+    reply_with_body(notice, from, id, "Webmail 2.9", false, &body)
+}
+
+/// Thunderbird: a line of underscores above the quote, with no attribution.
+pub fn underscores_reply(notice: &Notice, from: &str, text: &str, id: &str) -> String {
+    let body = format!(
+        "{text}\n\n________________________________\n\n{}\n",
+        quote(notice.text)
+    );
+    reply_with_body(notice, from, id, "Thunderbird 128.5", false, &body)
+}
+
+/// iPhone Mail with a tagline of the player's own: then the attribution and the
+/// notice, all quoted.
+pub fn iphone_tagline_reply(
+    to: &Referee,
+    notice: &Notice,
+    from: &str,
+    text: &str,
+    id: &str,
+    tagline: &str,
+) -> String {
+    let body = format!(
+        "{text}\n\n{tagline}\n\n> On 23 Nov 2026, at 10:00, {} <{}> wrote:\n> \n{}\n",
+        to.name,
+        to.address,
+        quote(notice.text)
+    );
+    reply_with_body(notice, from, id, "iPhone Mail (22B83)", false, &body)
+}
+
+/// Windows Mail: HTML, the player's lines, then a header block in Russian above a
+/// border (From, Sent and To, no subject) and the original below, not a blockquote.
+pub fn windows_mail_reply(
+    to: &Referee,
+    notice: &Notice,
+    from: &str,
+    text: &str,
+    id: &str,
+) -> String {
+    let lines: String = text
+        .lines()
+        .map(|line| {
+            if line.is_empty() {
+                "<div><br></div>".to_string()
+            } else {
+                format!("<div>{}</div>", escape_html(line))
+            }
+        })
+        .collect();
+    let body = format!(
+        "<html><head><meta name=\"generator\" content=\"Windows Mail 17.5.9600.20498\"></head>\
+<body dir=\"ltr\"><div data-externalstyle=\"false\" dir=\"ltr\">{lines}\
+<div data-signatureblock=\"true\"><div><br></div><div><br></div></div>\
+<div style=\"padding-top: 5px; border-top-color: rgb(229, 229, 229); border-top-width: 1px; border-top-style: solid;\">\
+<div><font style=\"line-height: 15pt;\"><b>От:</b>&nbsp;<a href=\"mailto:{address}\">{name}</a><br>\
+<b>Отправлено:</b>&nbsp;понедельник, 23 ноября 2026 г. 10:00<br>\
+<b>Кому:</b>&nbsp;<a href=\"mailto:{from}\">{from}</a></font></div></div><div><br></div>\
+<div dir=\"\"><pre>{original}</pre></div></div></body></html>",
+        address = to.address,
+        name = escape_html(to.name),
+        original = escape_html(notice.text),
+    );
+    reply_with_body(notice, from, id, "Windows Mail", true, &body)
+}
