@@ -2924,3 +2924,104 @@ fn a_refused_recipient_is_left_out_and_a_refused_sender_stops() {
     );
     assert_eq!(host.mails().len(), 1);
 }
+
+/// The README's referee set-up, run by cron for a week: `inbox --maildir`, `outbox
+/// flush` and `remind` on the README's lines, cron mailing whatever a run prints into
+/// the very Maildir `inbox` reads, and the referee's own mail (the daily message,
+/// notices of refused mail) landing there too. Moves come in for three days, then
+/// nothing: the mail dies down instead of feeding itself.
+#[test]
+fn a_week_of_the_readmes_cron_lines_makes_no_mail_loop() {
+    let host = Host::new();
+    host.start_game();
+    let maildir = host.maildir();
+    let start = 1_795_600_000u64;
+    let mut arrived = 0u64;
+    let mut deliver = |raw: &str, now: u64| {
+        arrived += 1;
+        deliver_at(&maildir, &format!("{now}.M{arrived}.mx"), raw, now);
+    };
+    // Mail the SMTP server took for the referee goes to the referee's Maildir.
+    let mut forwarded = std::collections::BTreeSet::new();
+    let mut cron_mails: Vec<u64> = Vec::new();
+    let mut moves_sent = 0;
+    for hour in 0..7 * 24u64 {
+        let now = start + hour * 3600;
+        if hour < 72 && hour % 6 == 2 {
+            let (player, text) = host.first_move();
+            let from = address(&player);
+            let reply = gmail_reply(&host.notice_for(&from), &from, &text, &format!("w{hour}"));
+            deliver(&reply, now);
+            moves_sent += 1;
+        }
+        if hour == 30 {
+            deliver(
+                "From: Mallory <mallory@example.net>\r\nTo: referee@pbem.example\r\n\
+Subject: cheap watches\r\nMessage-ID: <spam-30@example.net>\r\n\r\nbuy now\r\n",
+                now,
+            );
+        }
+        let mut runs = vec![
+            vec!["inbox", "--maildir", "MAILDIR", "--games", "GAMES"],
+            vec!["outbox", "flush", "--games", "GAMES"],
+        ];
+        if hour % 24 == 9 {
+            runs.push(vec![
+                "remind", "--games", "GAMES", "--after", "3d", "--limit", "14d", "--then", "wait",
+            ]);
+        }
+        for args in runs {
+            let mut command = host.pbem();
+            command.env("PBEM_NOW", now.to_string());
+            for arg in args {
+                match arg {
+                    "MAILDIR" => command.arg(&maildir),
+                    "GAMES" => command.arg(host.games()),
+                    word => command.arg(word),
+                };
+            }
+            let output = command.output().expect("runs");
+            let printed = format!(
+                "{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            if !printed.is_empty() {
+                // What cron does with a job's output: mails it to the crontab's owner.
+                cron_mails.push(hour);
+                let cron = format!(
+                    "From: root@referee.example (Cron Daemon)\r\nTo: ref@referee.example\r\n\
+Subject: Cron <ref@referee> pbem {hour}\r\nMessage-ID: <cron-{hour}-{}@referee.example>\r\n\
+Auto-Submitted: auto-generated\r\n\r\n{printed}",
+                    cron_mails.len()
+                );
+                deliver(&cron, now + 1);
+            }
+            for mail in host.mails() {
+                if mail.to == "referee@pbem.example" && forwarded.insert(mail.message_id.clone()) {
+                    deliver(&mail.raw, now + 2);
+                }
+            }
+        }
+    }
+    assert_eq!(host.view()["turn"], moves_sent, "every move applied, once");
+    // Each cron mail reports something that happened: a move, a reminder, the day's
+    // message; none reports another cron mail.
+    let last_day = cron_mails.iter().filter(|&&hour| hour >= 6 * 24).count();
+    assert!(
+        cron_mails.len() as u64 <= 2 * moves_sent + 8 && last_day <= 2,
+        "cron mailed at hours {cron_mails:?}"
+    );
+    let referee_mails = host
+        .mails()
+        .iter()
+        .filter(|m| m.to == "referee@pbem.example")
+        .count();
+    assert!(
+        referee_mails <= 8,
+        "{referee_mails} mails to the referee in a week"
+    );
+    eprintln!(
+        "a week of cron: {moves_sent} moves, cron mailed at hours {cron_mails:?}, {referee_mails} mails to the referee"
+    );
+}

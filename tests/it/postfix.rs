@@ -70,6 +70,15 @@ const DEFERRED_TURN: u64 = 2;
 const REPLAYED_TURNS: [u64; 2] = [4, FORWARD_TURNS + 2];
 /// Turns preceded by a reply too large for pbem to read, in each leg.
 const OVERSIZED_TURNS: [u64; 2] = [6, FORWARD_TURNS + 4];
+/// Turns whose reply, proven by the player's token, is delivered again with a new
+/// Message-ID (a forwarder's copy) once its move is in, in each leg.
+const COPIED_TURNS: [u64; 2] = [7, FORWARD_TURNS + 3];
+/// The turn before which a stranger at the dead address writes to the referee, whose
+/// answer the instance refuses for good.
+const DEAD_TURN: u64 = 3;
+/// Turns of leg two whose cron runs are killed at random moments before one is left
+/// to finish.
+const KILLED_TURNS: [u64; 3] = [FORWARD_TURNS + 1, FORWARD_TURNS + 5, FORWARD_TURNS + 6];
 /// More than pbem reads of one message (4 MiB), less than the instance accepts.
 const OVERSIZED_BYTES: usize = 5 * 1024 * 1024;
 /// The longest wait for one delivery.
@@ -921,6 +930,11 @@ postlog unix-dgram n - n - 1 postlogd
     /// README's crontab line, run as cron runs it: through sh, with the crontab's
     /// PBEM_HOME line, as the referee.
     fn cron_run(&self) -> String {
+        self.run(&mut self.cron_command())
+    }
+
+    /// The command of README's crontab line, as cron runs it.
+    fn cron_command(&self) -> Command {
         let cron = self.readme_lines(
             |l| {
                 l.starts_with("PBEM_HOME=") || (l.contains("pbem inbox") && l.contains("--maildir"))
@@ -936,11 +950,30 @@ postlog unix-dgram n - n - 1 postlogd
             .find(|l| l.contains("--maildir"))
             .map(|l| l.split_whitespace().skip(5).collect::<Vec<_>>().join(" "))
             .expect("README's crontab line");
-        self.run(
-            self.as_referee("/bin/sh")
-                .env(name, value)
-                .args(["-c", &line]),
-        )
+        let mut command = self.as_referee("/bin/sh");
+        command.env(name, value).args(["-c", &line]);
+        command
+    }
+
+    /// README's crontab line killed at random moments, `times` times, the way a
+    /// machine going down or an impatient referee stops it.
+    fn killed_cron_runs(&self, picker: &mut pbem::engine::DrawStream, times: u32) {
+        for _ in 0..times {
+            let mut run = self
+                .cron_command()
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .process_group(0)
+                .spawn()
+                .expect("the cron line runs");
+            std::thread::sleep(Duration::from_millis(u64::from(picker.index(120))));
+            // The whole group: sh and the pbem it started.
+            // SAFETY: kill has no preconditions; a group already gone is harmless.
+            unsafe {
+                libc::kill(-(run.id() as i32), libc::SIGKILL);
+            }
+            let _ = run.wait();
+        }
     }
 
     fn game_file(&self) -> PathBuf {
@@ -1180,9 +1213,22 @@ fn play(postfix: &Postfix) -> u64 {
             postfix.route_referee(route);
             postfix.configure_referee(&format!("smtp://127.0.0.1:{}?tls=none", postfix.port));
         }
+        if turn == DEAD_TURN {
+            // A stranger whose mailbox is gone writes in the game's thread: the
+            // referee's answer is refused for good, set aside, and the game's own mail
+            // goes on (the next notices below arrive).
+            let stranger = format!(
+                "From: Gone <{dead}>\r\nTo: {referee}\r\nSubject: Re: {tag} may I play?\r\n\
+Message-ID: <dead-{turn}@{DOMAIN}>\r\nDate: {date}\r\n\r\nplace E,W at A1\r\n",
+                dead = address(DEAD),
+                referee = address(REFEREE),
+                date = replies::sent_at("dead"),
+            );
+            postfix.deliver_to_referee(route, &address(DEAD), &stranger);
+        }
         if OVERSIZED_TURNS.contains(&turn) {
-            // Too large for pbem to read: whatever it says, it moves nothing, and
-            // pbem takes it (postfix does not keep delivering it).
+            // Too large for pbem to read: it moves nothing, pbem takes it (postfix
+            // does not keep delivering it), and the player is told the limit.
             let big = oversized_reply(&notice, &from, &text, &format!("{reply_id}-big"));
             assert!(big.len() > OVERSIZED_BYTES);
             postfix.deliver_to_referee(route, &from, &big);
@@ -1191,8 +1237,17 @@ fn play(postfix: &Postfix) -> u64 {
                 turn as usize,
                 "turn {turn}: the oversized reply moved nothing"
             );
+            let told = postfix.wait_for_mail(user, "Message too long");
+            assert!(told.text.contains("4 MiB"), "{}", told.text);
         }
-        if turn == DEFERRED_TURN {
+        if KILLED_TURNS.contains(&turn) {
+            // The reply reaches the Maildir; the cron line is killed again and again
+            // at random moments, then left to finish.
+            let queue_id = postfix.submit(&from, &address(REFEREE), &raw);
+            postfix.wait_for_delivery(&queue_id, "sent");
+            postfix.killed_cron_runs(&mut picker, 6);
+            postfix.cron_run();
+        } else if turn == DEFERRED_TURN {
             // pbem cannot read its keyring (a fault on the referee's side): it exits
             // 75, postfix keeps the reply, and delivers it again once pbem can.
             let keyring = postfix.home(REFEREE).join(".pbem");
@@ -1214,6 +1269,15 @@ fn play(postfix: &Postfix) -> u64 {
         if REPLAYED_TURNS.contains(&(turn - 1)) {
             // Delivered again: answered or not, it is not a second move.
             postfix.replay(route, &from, &raw);
+            postfix.wait_for_records(turn as usize);
+        }
+        if COPIED_TURNS.contains(&(turn - 1)) {
+            // A copy under a new Message-ID, once the move is in and the other player
+            // may have moved: the same message, not the player's next move.
+            assert_eq!(turn % 4, 0, "a token message: proven by no reply code");
+            let copy = raw.replace(&format!("<{reply_id}@"), &format!("<{reply_id}-copy@"));
+            assert_ne!(copy, raw);
+            postfix.deliver_to_referee(route, &from, &copy);
             postfix.wait_for_records(turn as usize);
         }
         sent.push((player, text));
@@ -1288,5 +1352,34 @@ fn play(postfix: &Postfix) -> u64 {
         let over = postfix.wait_for_mail(user, "The game is over");
         assert!(over.text.contains(SEED), "the seed is revealed at the end");
     }
+    // The answer to the dead address was set aside, not left at the head of the
+    // queue, and the referee was told: their notice came back to the mailbox pbem
+    // reads and is kept as pbem's own.
+    let list = postfix.run(
+        postfix
+            .referee_pbem()
+            .args(["outbox", "list", "--format", "json", "--games"])
+            .arg(postfix.home(REFEREE).join("games")),
+    );
+    let listed: Value = serde_json::from_str(&list).expect("json");
+    let listed = listed.as_array().expect("a list");
+    assert!(
+        listed.iter().all(|m| m["state"] == "refused")
+            && listed
+                .iter()
+                .any(|m| m["to"].to_string().contains(&address(DEAD))),
+        "{list}"
+    );
+    let kept = std::fs::read_to_string(
+        postfix
+            .home(REFEREE)
+            .join("games/unmatched.mail/index.jsonl"),
+    )
+    .expect("the referee's own mail is kept");
+    assert!(
+        kept.lines()
+            .any(|l| l.contains("\"own\"") && l.contains("refused for good")),
+        "{kept}"
+    );
     turn
 }
