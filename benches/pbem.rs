@@ -341,6 +341,7 @@ Content-Type: text/plain; charset=utf-8\r\n\r\n{text}\r\n\r\npbem-token: {}\r\n"
             || {
                 let _ = std::fs::remove_dir_all(&work);
                 copy_dir(&template, &work);
+                delivered_in_name_order(&work.join("maildir/new"));
             },
             |()| {
                 let output = Command::new(pbem_bin())
@@ -371,6 +372,25 @@ Content-Type: text/plain; charset=utf-8\r\n\r\n{text}\r\n\r\npbem-token: {}\r\n"
         );
     });
     group.finish();
+}
+
+/// Gives the messages of a Maildir folder modification times in the order of their
+/// names, as one delivery after another would: `inbox` handles them in the order they
+/// arrived, and a copy made the folder's files in no particular order.
+fn delivered_in_name_order(folder: &Path) {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(folder)
+        .expect("the folder")
+        .map(|entry| entry.expect("an entry").path())
+        .collect();
+    names.sort();
+    for (n, path) in names.iter().enumerate() {
+        let file = std::fs::File::options()
+            .write(true)
+            .open(path)
+            .expect("a message");
+        file.set_modified(std::time::UNIX_EPOCH + Duration::from_secs(1_795_000_000 + n as u64))
+            .expect("its time");
+    }
 }
 
 fn benches(c: &mut Criterion) {

@@ -388,6 +388,26 @@ fn create_exclusive(path: &Path, mode: u32) -> std::io::Result<File> {
 /// # Errors
 /// Any step fails; the old file is then untouched.
 pub fn write_atomic_parts(path: &Path, parts: &[&[u8]], access: Access) -> Result<(), StoreError> {
+    write_whole(path, parts, access, true)
+}
+
+/// Replaces `path` with `bytes` atomically but not durably: a reader sees the old file
+/// or the new one, never a mix, but a crash of the machine may lose the new one. For
+/// files pbem can do without (the text of a notice sent, kept to read replies by),
+/// where two syncs per file would cost every move for nothing.
+///
+/// # Errors
+/// Any step fails; the old file is then untouched.
+pub fn write_atomic_unsynced(path: &Path, bytes: &[u8], access: Access) -> Result<(), StoreError> {
+    write_whole(path, &[bytes], access, false)
+}
+
+fn write_whole(
+    path: &Path,
+    parts: &[&[u8]],
+    access: Access,
+    durable: bool,
+) -> Result<(), StoreError> {
     let error = |source| StoreError::Write {
         path: path.to_path_buf(),
         source,
@@ -402,6 +422,9 @@ pub fn write_atomic_parts(path: &Path, parts: &[&[u8]], access: Access) -> Resul
         let mut file = create_exclusive(&temp, mode)?;
         for part in parts {
             file.write_all(part)?;
+        }
+        if !durable {
+            return fs::rename(&temp, path);
         }
         file.sync_all()?;
         fs::rename(&temp, path)?;

@@ -1849,7 +1849,7 @@ fn is_referee_word(word: &str) -> bool {
 }
 
 /// Greetings, lowercased, as the first line of a message starts with them.
-const GREETINGS: &[&str] = &[
+pub const GREETINGS: &[&str] = &[
     // English
     "hi",
     "hello",

@@ -76,7 +76,8 @@ impl SentNotices {
                 MailError::Config(format!("cannot keep the text of a notice: {error}"))
             })?;
             store::create_private_dir(&self.dir).map_err(MailError::io(&self.dir))?;
-            store::write_atomic(&path, &bytes, Access::Private)?;
+            // Lost in a crash, a reply to it is read by the rules that need no notice.
+            store::write_atomic_unsynced(&path, &bytes, Access::Private)?;
             kept = true;
         }
         if kept {

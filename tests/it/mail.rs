@@ -609,10 +609,7 @@ fn a_maildir_is_processed_once_even_by_two_runs_at_once() {
         std::fs::read_dir(maildir.join("new")).expect("new").count(),
         0
     );
-    let seen: Vec<String> = std::fs::read_dir(maildir.join("cur"))
-        .expect("cur")
-        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
-        .collect();
+    let seen = filed_in(&maildir);
     assert_eq!(seen.len(), 2, "{seen:?}");
     assert!(seen.iter().all(|n| n.ends_with(":2,S")), "{seen:?}");
     let index = host.archive_index();
@@ -915,10 +912,7 @@ fn killed_maildir_runs_lose_nothing_and_apply_nothing_twice() {
     // One last run that is left to finish.
     assert!(host.inbox_maildir().status().expect("runs").success());
     assert_eq!(host.view()["turn"], moves, "every move applied, once");
-    let filed: Vec<String> = std::fs::read_dir(maildir.join("cur"))
-        .expect("cur")
-        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
-        .collect();
+    let filed = filed_in(&maildir);
     assert_eq!(filed.len(), ids.len(), "{filed:?}");
     assert!(filed.iter().all(|name| name.ends_with(":2,S")), "{filed:?}");
     assert_eq!(
@@ -2053,6 +2047,16 @@ fn a_game_file_cut_short_is_a_fault_and_the_move_applies_once_it_is_mended() {
     assert_eq!(host.view()["turn"], 1);
 }
 
+/// The names of the files in a Maildir's `cur/`, sorted.
+fn filed_in(maildir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(maildir.join("cur"))
+        .expect("cur")
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect();
+    names.sort();
+    names
+}
+
 /// Writes a message into the Maildir's `new/` with the given modification time (the
 /// time a delivery agent finished writing it).
 fn deliver_at(maildir: &Path, name: &str, raw: &str, seconds: u64) {
@@ -2157,12 +2161,8 @@ Subject: [pbem row-0badf11e] {id}\r\nMessage-ID: <{id}@example.net>\r\n\r\npass\
     assert_eq!(output.status.code(), Some(75));
     assert!(String::from_utf8_lossy(&output.stderr).contains("broken.json"));
     assert_eq!(host.view()["turn"], 1, "the other game's move is applied");
-    let mut claimed: Vec<String> = std::fs::read_dir(maildir.join("cur"))
-        .expect("cur")
-        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
-        .filter(|name| name.ends_with(".processing"))
-        .collect();
-    claimed.sort();
+    let mut claimed = filed_in(&maildir);
+    claimed.retain(|name| name.ends_with(".processing"));
     assert_eq!(
         claimed,
         ["1.held-first.processing", "3.held-second.processing"]
@@ -2177,11 +2177,7 @@ Subject: [pbem row-0badf11e] {id}\r\nMessage-ID: <{id}@example.net>\r\n\r\npass\
     let second = index.find("held-2@").expect("second kept");
     assert!(first < second, "{index}");
     // Mail for no game is the referee's to read: filed unread, mail for a game seen.
-    let mut filed: Vec<String> = std::fs::read_dir(maildir.join("cur"))
-        .expect("cur")
-        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
-        .collect();
-    filed.sort();
+    let filed = filed_in(&maildir);
     assert_eq!(filed, ["1.held-first:2,", "2.move:2,S", "3.held-second:2,"]);
 }
 
@@ -2594,7 +2590,7 @@ impl Host {
     }
 }
 
-/// Issue 17: a message the server refuses for good (550) is set aside, the referee told
+/// A message the server refuses for good (550) is set aside, the referee told
 /// once, and the mail behind it goes out; `outbox flush` then exits 0.
 #[test]
 fn mail_refused_for_good_is_set_aside_and_the_rest_goes_out() {
@@ -2749,7 +2745,7 @@ Subject: {} my move\r\nMessage-ID: <stray-17@example.net>\r\n\r\npass\r\n",
     }
 }
 
-/// Issue 17: `outbox drop` removes exactly the messages named, and refuses an unknown
+/// `outbox drop` removes exactly the messages named, and refuses an unknown
 /// one, naming those there are, with the outbox left as it was.
 #[test]
 fn outbox_drop_removes_exactly_the_named_message() {
@@ -2799,7 +2795,7 @@ fn outbox_drop_removes_exactly_the_named_message() {
     assert_eq!(host.mails().len(), 2);
 }
 
-/// Issue 17: cron mails whatever a run prints, to the Maildir `inbox` reads. Runs that
+/// Cron mails whatever a run prints, to the Maildir `inbox` reads. Runs that
 /// did nothing print nothing, and mail for no game (cron's own report) is filed without
 /// a word; runs that did something say what.
 #[test]
@@ -2866,7 +2862,7 @@ Subject: Cron <ref@host> pbem inbox\r\nMessage-ID: <cron-1@pbem.example>\r\n\r\n
     assert!(out.contains("1 message(s) processed"), "{out}");
 }
 
-/// Issue 17: a flush that sent something, or leaves something waiting, says so.
+/// A flush that sent something, or leaves something waiting, says so.
 #[test]
 fn a_flush_that_sent_says_so() {
     let mut host = Host::new();
@@ -2882,7 +2878,7 @@ fn a_flush_that_sent_says_so() {
     assert!(err.is_empty(), "{err}");
 }
 
-/// Issue 17: a recipient refused for good is left out and the others get the message; a
+/// A recipient refused for good is left out and the others get the message; a
 /// refused sender is about every message, so it stops the sending instead.
 #[test]
 fn a_refused_recipient_is_left_out_and_a_refused_sender_stops() {

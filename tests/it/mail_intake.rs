@@ -450,72 +450,6 @@ fn a_message_without_text_has_an_empty_move() {
 /// closing phrase or the sender's name, which may start a sign-off paragraph, and
 /// lines starting with a greeting's first word, which may be a greeting).
 fn move_line() -> impl Strategy<Value = String> {
-    // The first words of the greetings written in ASCII.
-    const GREETING_WORDS: &[&str] = &[
-        "hi",
-        "hello",
-        "hey",
-        "hiya",
-        "howdy",
-        "dear",
-        "good",
-        "greetings",
-        "hallo",
-        "moin",
-        "servus",
-        "guten",
-        "liebe",
-        "lieber",
-        "sehr",
-        "bonjour",
-        "bonsoir",
-        "salut",
-        "coucou",
-        "cher",
-        "chers",
-        "ciao",
-        "salve",
-        "buongiorno",
-        "buonasera",
-        "caro",
-        "cara",
-        "gentile",
-        "hola",
-        "buenos",
-        "buenas",
-        "estimado",
-        "estimada",
-        "querido",
-        "querida",
-        "oi",
-        "bom",
-        "boa",
-        "prezado",
-        "prezada",
-        "hoi",
-        "goedemorgen",
-        "goedemiddag",
-        "goedenavond",
-        "beste",
-        "hej",
-        "hejsan",
-        "hei",
-        "heippa",
-        "god",
-        "moi",
-        "moikka",
-        "terve",
-        "witam",
-        "witaj",
-        "drogi",
-        "droga",
-        "ahoj",
-        "szia",
-        "sziasztok",
-        "kedves",
-        "merhaba",
-        "selam",
-    ];
     // The first words of the closing phrases written in ASCII (a generated line is
     // ASCII), and the sender's names.
     const SIGN_OFF_WORDS: &[&str] = &[
@@ -639,7 +573,9 @@ fn move_line() -> impl Strategy<Value = String> {
             .take_while(char::is_ascii_alphabetic)
             .collect();
         let is_sign_off = SIGN_OFF_WORDS.contains(&first_word.as_str())
-            || GREETING_WORDS.contains(&first_word.as_str());
+            || pbem::mail::intake::GREETINGS
+                .iter()
+                .any(|greeting| greeting.split_whitespace().next() == Some(first_word.as_str()));
         let is_tagline = TAGLINES.iter().any(|p| trimmed.starts_with(p));
         !(is_marker
             || is_label
