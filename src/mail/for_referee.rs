@@ -108,10 +108,11 @@ impl Referee {
         {
             let _lock = store::lock(unmatched.dir())?;
             let told_path = unmatched.dir().join("told.json");
-            let told: Told = match std::fs::read(&told_path) {
-                Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_default(),
-                Err(_) => Told::default(),
-            };
+            // Missing or unreadable, the referee has not been told yet: told now.
+            let told: Told = store::read_limited(&told_path, store::MAX_SMALL_FILE_BYTES)
+                .ok()
+                .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+                .unwrap_or_default();
             let now = archive::now();
             if told.sent != 0 && now.saturating_sub(told.sent) < REFEREE_INTERVAL {
                 return Ok(());

@@ -73,14 +73,18 @@ pub fn process(
     for working in in_arrival_order(&cur, claimed) {
         let path = cur.join(&working);
         let raw = read_bounded(&path)?;
-        let bound_to = super::receive::belongs_to(&raw);
-        if bound_to.iter().any(|key| held_back.contains(key)) {
+        // Read for its game and sender only once a fault holds some back.
+        let held = !held_back.is_empty()
+            && super::receive::belongs_to(&raw)
+                .iter()
+                .any(|key| held_back.contains(key));
+        if held {
             continue;
         }
         let handled = match referee.receive(games, &raw) {
             Ok(handled) => handled,
             Err(error) => {
-                held_back.extend(bound_to);
+                held_back.extend(super::receive::belongs_to(&raw));
                 fault.get_or_insert(error);
                 continue;
             }
