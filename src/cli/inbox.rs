@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
+use crate::mail::imap::ImapMailbox;
 use crate::mail::intake::MAX_MESSAGE_BYTES;
 use crate::mail::maildir;
 use crate::mail::outbox::Outbox;
@@ -14,9 +15,13 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     games: PathBuf,
     /// Process every new message of this Maildir in order (marking each one seen);
-    /// without it, one raw message is read from standard input
-    #[arg(long, value_name = "PATH")]
+    /// without it or --imap, one raw message is read from standard input
+    #[arg(long, value_name = "PATH", conflicts_with = "imap")]
     maildir: Option<PathBuf>,
+    /// Process every new message of the IMAP mailbox named by `imap` under [mail] in
+    /// PBEM_HOME/config.toml, in the order they arrived
+    #[arg(long)]
+    imap: bool,
     #[command(flatten)]
     mail: super::mail::MailArgs,
 }
@@ -30,37 +35,40 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn receive(args: &Args) -> anyhow::Result<()> {
-    match &args.maildir {
-        Some(dir) => {
-            let referee = args.mail.referee()?;
-            let mut games = std::collections::BTreeSet::new();
-            let count = maildir::process(&referee, &args.games, dir, &mut |name, handled| {
-                // Mail for no game is kept without a word: cron mails what a run
-                // prints to this very Maildir, and a line about its own report would
-                // make the next run's report, for ever.
-                if let Some(game) = &handled.game {
-                    outln!("{name}: {}: {}", handled.outcome, shown(&handled.detail));
-                    games.insert(game.clone());
-                }
-            })?;
-            if !games.is_empty() {
-                outln!("{count} message(s) processed");
+    if args.maildir.is_some() || args.imap {
+        let referee = args.mail.referee()?;
+        let mut games = std::collections::BTreeSet::new();
+        let mut report = |name: &str, handled: &crate::mail::Handled| {
+            // Mail for no game is kept without a word: cron mails what a run prints
+            // to the very mailbox it reads, and a line about its own report would
+            // make the next run's report, for ever.
+            if let Some(game) = &handled.game {
+                outln!("{name}: {}: {}", handled.outcome, shown(&handled.detail));
+                games.insert(game.clone());
             }
-            say_refused(&referee);
-            say_what_waits(games.iter())?;
+        };
+        let count = match &args.maildir {
+            Some(dir) => maildir::process(&referee, &args.games, dir, &mut report)?,
+            None => ImapMailbox::from_settings(referee.settings())?.process(
+                &referee,
+                &args.games,
+                &mut report,
+            )?,
+        };
+        if !games.is_empty() {
+            outln!("{count} message(s) processed");
         }
-        None => {
-            // The message is read before anything else, so a mail server piping it in
-            // never meets a closed pipe, whatever goes wrong after.
-            let raw = read_message()?;
-            let referee = args.mail.referee()?;
-            let handled = referee.receive(&args.games, &raw)?;
-            outln!("{}: {}", handled.outcome, shown(&handled.detail));
-            say_refused(&referee);
-            say_what_waits(handled.game.iter())?;
-        }
+        say_refused(&referee);
+        return say_what_waits(games.iter());
     }
-    Ok(())
+    // The message is read before anything else, so a mail server piping it in never
+    // meets a closed pipe, whatever goes wrong after.
+    let raw = read_message()?;
+    let referee = args.mail.referee()?;
+    let handled = referee.receive(&args.games, &raw)?;
+    outln!("{}: {}", handled.outcome, shown(&handled.detail));
+    say_refused(&referee);
+    say_what_waits(handled.game.iter())
 }
 
 /// A message's outcome as the report shows it: one line, whatever the sender wrote

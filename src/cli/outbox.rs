@@ -108,14 +108,15 @@ fn flush(
     let referee = mail.referee()?;
     let mut waiting = 0;
     // With a folder, its mail to the referee and to players writing about no game too.
-    let referee_mail = folder.map(|dir| (dir.join("referee.outbox"), dir));
-    let games = files.iter().map(|file| (file.clone(), None));
-    let outboxes = games.chain(referee_mail.map(|(label, dir)| (label, Some(dir))));
-    for (file, folder) in outboxes {
+    let mut failed = None;
+    for (file, flushed) in referee.flush_each(&files, folder) {
         let file = &file;
-        let flushed = match folder {
-            Some(dir) => referee.flush_referee_mail(dir)?,
-            None => referee.flush(file)?,
+        let flushed = match flushed {
+            Ok(flushed) => flushed,
+            Err(error) => {
+                failed.get_or_insert(error);
+                continue;
+            }
         };
         waiting += flushed.waiting;
         for message in &flushed.refused {
@@ -141,6 +142,9 @@ fn flush(
             flushed.waiting,
             flushed.error.map(|e| format!(" ({e})")).unwrap_or_default()
         );
+    }
+    if let Some(error) = failed {
+        return Err(error.into());
     }
     Ok(if waiting == 0 {
         ExitCode::SUCCESS

@@ -18,16 +18,15 @@
 //! sequence number, the host), and second numbers of different lengths do not sort.
 //! The name breaks ties, so two runs agree.
 //!
-//! A fault on the referee's side with one message (its game file cannot be read, its
-//! lock stays taken) does not hold up the others: that message stays claimed for the
-//! next run, and so does every later message for the same game or from the same
-//! sender, so no game sees its messages out of order. The run then reports the fault,
-//! so that cron or the caller sees it.
+//! A fault on the referee's side with one message leaves it claimed for the next run,
+//! with every later message for the same game or from the same sender
+//! ([`super::in_order`]).
 
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use super::in_order::{handle_in_order, Mailbox};
 use super::intake::MAX_MESSAGE_BYTES;
 use super::referee::Referee;
 use super::{Handled, MailError};
@@ -67,41 +66,31 @@ pub fn process(
             claimed.push(working);
         }
     }
-    let mut count = 0;
-    let mut fault = None;
-    let mut held_back: Vec<String> = Vec::new();
-    for working in in_arrival_order(&cur, claimed) {
-        let path = cur.join(&working);
-        let raw = read_bounded(&path)?;
-        // Read for its game and sender only once a fault holds some back.
-        let held = !held_back.is_empty()
-            && super::receive::belongs_to(&raw)
-                .iter()
-                .any(|key| held_back.contains(key));
-        if held {
-            continue;
-        }
-        let handled = match referee.receive(games, &raw) {
-            Ok(handled) => handled,
-            Err(error) => {
-                held_back.extend(super::receive::belongs_to(&raw));
-                fault.get_or_insert(error);
-                continue;
-            }
-        };
+    let messages = in_arrival_order(&cur, claimed);
+    handle_in_order(referee, games, &mut Claimed { cur }, messages, report)
+}
+
+/// The messages a run claimed in `cur/`.
+struct Claimed {
+    cur: PathBuf,
+}
+
+impl Mailbox for Claimed {
+    type Message = OsString;
+
+    fn read(&mut self, working: &OsString) -> Result<Vec<u8>, MailError> {
+        read_bounded(&self.cur.join(working))
+    }
+
+    fn file(&mut self, working: &OsString, handled: &Handled) -> Result<String, MailError> {
         let name = working.to_string_lossy();
         let name = name.strip_suffix(CLAIMED).unwrap_or(&name).to_string();
         // Mail for a game is done with: seen. Mail for no game is the referee's to
         // read, so their mail client shows it unread.
         let flags = if handled.game.is_some() { "S" } else { "" };
-        let filed = cur.join(format!("{name}:2,{flags}"));
-        std::fs::rename(&path, &filed).map_err(MailError::io(&filed))?;
-        report(&name, &handled);
-        count += 1;
-    }
-    match fault {
-        Some(error) => Err(error),
-        None => Ok(count),
+        let filed = self.cur.join(format!("{name}:2,{flags}"));
+        std::fs::rename(self.cur.join(working), &filed).map_err(MailError::io(&filed))?;
+        Ok(name)
     }
 }
 
@@ -135,7 +124,7 @@ fn names_in(dir: &Path, wanted: impl Fn(&str) -> bool) -> Result<Vec<OsString>, 
 
 /// A message's bytes, at most one more than any message pbem reads (so a larger one is
 /// recognised as too large without reading it all).
-fn read_bounded(path: &PathBuf) -> Result<Vec<u8>, MailError> {
+fn read_bounded(path: &Path) -> Result<Vec<u8>, MailError> {
     let file = std::fs::File::open(path).map_err(MailError::io(path))?;
     let mut raw = Vec::new();
     file.take(MAX_MESSAGE_BYTES as u64 + 1)

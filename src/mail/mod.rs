@@ -8,12 +8,15 @@ pub mod commands;
 pub mod compose;
 mod deadlines;
 mod for_referee;
+pub mod imap;
+mod in_order;
 pub mod intake;
 pub mod maildir;
 pub mod outbox;
 mod receive;
 pub mod referee;
 pub mod sent;
+mod server_url;
 pub mod transport;
 
 use std::path::{Path, PathBuf};
@@ -39,6 +42,9 @@ pub enum MailError {
         /// The server's answer, as it said it.
         answer: String,
     },
+    /// A mailbox to read from (IMAP) could not be reached or used; its messages wait.
+    #[error("{0}")]
+    Receive(String),
     #[error("cannot read or write {path}")]
     Io {
         path: PathBuf,

@@ -129,6 +129,11 @@ const REFUSED_NOTICE: &str = "referee-bounced.txt";
 impl Referee {
     /// # Errors
     /// The keyring has no usable signing key.
+    /// The settings this referee mails with (and reads an IMAP mailbox with).
+    pub fn settings(&self) -> &MailSettings {
+        &self.settings
+    }
+
     pub fn new(keyring: Keyring, settings: MailSettings) -> Result<Referee, MailError> {
         use base64::Engine as _;
         let key = keyring.signing_key().map_err(EngineError::from)?;
@@ -830,6 +835,27 @@ impl Referee {
         outbox.flush(&transport, &|id, aside| {
             self.refusal_notice(path, id, aside)
         })
+    }
+
+    /// Sends what waits in the outboxes of `files`, then, with a games folder, its
+    /// referee's outbox ([`Referee::flush_referee_mail`], labelled
+    /// `FOLDER/referee.outbox`): what `pbem outbox flush` and `pbem watch` both do.
+    /// Returns each outbox's label with what its flush did, or why it could not
+    /// (no transport, an outbox that cannot be read): one outbox's trouble does not
+    /// keep the others' mail from going.
+    pub fn flush_each(
+        &self,
+        files: &[PathBuf],
+        folder: Option<&Path>,
+    ) -> Vec<(PathBuf, Result<Flushed, MailError>)> {
+        let mut flushed: Vec<_> = files
+            .iter()
+            .map(|file| (file.clone(), self.flush(file)))
+            .collect();
+        if let Some(dir) = folder {
+            flushed.push((dir.join("referee.outbox"), self.flush_referee_mail(dir)));
+        }
+        flushed
     }
 
     /// Sends what waits in an outbox, after the game's lock is released; what fails

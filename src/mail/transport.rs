@@ -20,7 +20,6 @@
 
 use std::fmt;
 use std::io::{Read, Write};
-use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -34,12 +33,13 @@ use lettre::transport::smtp::commands::{Data, Mail, Rcpt};
 use lettre::transport::smtp::extension::{ClientId, Extension, MailBodyParameter, MailParameter};
 use lettre::{Address, Transport as _};
 
+use super::server_url::{self, ServerUrl};
 use super::MailError;
 use crate::engine::store;
 
 /// The most of a `ca_file` pbem reads: a system's whole bundle of certificates is
 /// a few hundred KB.
-const MAX_CA_FILE_BYTES: u64 = 16 * 1024 * 1024;
+pub(super) const MAX_CA_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// How long pbem waits for an SMTP server to accept a connection or answer a command,
 /// and for a sendmail command to finish, unless `timeout` in `[mail]` says otherwise.
@@ -138,65 +138,28 @@ enum NotSent {
 
 impl Smtp {
     fn shown_host(&self) -> String {
-        if self.host.contains(':') {
-            format!("[{}]:{}", self.host, self.port)
-        } else {
-            format!("{}:{}", self.host, self.port)
-        }
+        server_url::shown_host(&self.host, self.port)
     }
 
     /// Whether the server is this machine.
     fn is_loopback(&self) -> bool {
-        self.host.eq_ignore_ascii_case("localhost")
-            || self.host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+        server_url::is_loopback(&self.host)
     }
 
     /// Reads `smtp[s]://[user[:password]@]host[:port][/ehlo-name][?tls=...]`.
     fn parse(spec: &str, options: &Options) -> Result<Smtp, MailError> {
-        let (scheme, rest) = spec.split_once("://").unwrap_or(("", spec));
-        // The user and password end at the last '@', so a password may hold '/' or '?'.
-        let (userinfo, rest) = match rest.rsplit_once('@') {
-            Some((userinfo, rest)) => (Some(userinfo), rest),
-            None => (None, rest),
-        };
-        let (hostport, tail) = rest
-            .find(['/', '?'])
-            .map_or((rest, ""), |at| rest.split_at(at));
-        let shown = hostport.to_string();
-        let invalid = |why: &str| {
+        let invalid = |why: &str, shown: &str| {
             MailError::Config(format!(
                 "the SMTP URL for {shown} is not valid ({why}); write it as smtp://host, smtp://user:password@host:587?tls=required or smtps://user:password@host"
             ))
         };
-        let (host, port) = if let Some(bracketed) = hostport.strip_prefix('[') {
-            let (host, after) = bracketed
-                .split_once(']')
-                .ok_or_else(|| invalid("an unclosed ["))?;
-            (host.to_string(), after.strip_prefix(':'))
-        } else {
-            match hostport.rsplit_once(':') {
-                Some((host, port)) => (host.to_string(), Some(port)),
-                None => (hostport.to_string(), None),
-            }
-        };
-        if host.is_empty() {
-            return Err(invalid("no host"));
-        }
-        let port = port
-            .map(|p| {
-                p.parse::<u16>()
-                    .map_err(|_| invalid("the port is not a number"))
-            })
-            .transpose()?;
-        let (path, query) = tail.split_once('?').unwrap_or((tail, ""));
-        let hello = Some(path.trim_matches('/'))
-            .filter(|p| !p.is_empty())
-            .map(|p| decode(p).map_err(|_| invalid("the EHLO name is not UTF-8")))
-            .transpose()?;
+        let url = ServerUrl::parse(spec, invalid)?;
+        let invalid = |why: &str| invalid(why, &url.host);
+        let hello = Some(url.path.clone()).filter(|p| !p.is_empty());
         let mut tls = None;
-        for pair in query.split('&').filter(|p| !p.is_empty()) {
-            match pair.split_once('=') {
-                Some(("tls", value)) => tls = Some(value.to_ascii_lowercase()),
+        for (name, value) in &url.query {
+            match name.as_str() {
+                "tls" => tls = Some(value.to_ascii_lowercase()),
                 _ => {
                     return Err(invalid(
                         "the only option is ?tls=required, ?tls=opportunistic or ?tls=none",
@@ -204,23 +167,15 @@ impl Smtp {
                 }
             }
         }
-        let (user, password) = match userinfo {
-            None => (None, None),
-            Some(info) => {
-                let (user, password) = match info.split_once(':') {
-                    Some((user, password)) => (user, Some(password)),
-                    None => (info, None),
-                };
-                let user = decode(user).map_err(|_| invalid("the user is not UTF-8"))?;
-                let password = password
-                    .map(|p| decode(p).map_err(|_| invalid("the password is not UTF-8")))
-                    .transpose()?;
-                (Some(user).filter(|u| !u.is_empty()), password)
-            }
-        };
+        let (scheme, host, port, user) = (
+            url.scheme.as_str(),
+            url.host.clone(),
+            url.port,
+            url.user.clone(),
+        );
+        let password = url.password.clone();
         let password = password.or_else(|| options.password.clone());
-        let (security, default_port) = match (scheme.to_ascii_lowercase().as_str(), tls.as_deref())
-        {
+        let (security, default_port) = match (scheme, tls.as_deref()) {
             ("smtps", None) => (Security::Implicit, 465),
             ("smtp", None) => (Security::Opportunistic, 25),
             ("smtp", Some("required")) => (Security::StartTls, 587),
@@ -507,26 +462,6 @@ fn is_refused_for_good(error: &lettre::transport::smtp::Error) -> bool {
     !(login_required || said.contains("relay"))
 }
 
-/// Percent-decoding of a URL part.
-fn decode(text: &str) -> Result<String, std::string::FromUtf8Error> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let (Some(high), Some(low)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                out.push((high * 16 + low) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8(out)
-}
-
 /// A sendmail command: named, or looked for in PATH and then in [`SENDMAIL_PLACES`].
 pub struct Sendmail {
     pub command: Option<PathBuf>,
@@ -779,8 +714,12 @@ pub struct MailSettings {
     /// A PEM file of CA certificates to trust besides the system's trust store.
     pub ca_file: Option<PathBuf>,
     /// A file holding the SMTP password (its first line), for a URL with a user and no
-    /// password; PBEM_SMTP_PASSWORD wins over it.
+    /// password; PBEM_SMTP_PASSWORD wins over it. The IMAP mailbox's password too,
+    /// unless PBEM_IMAP_PASSWORD is set.
     pub password_file: Option<PathBuf>,
+    /// The IMAP mailbox players' mail is read from (`inbox --imap`, `watch`):
+    /// `imaps://user@host/INBOX` ([`super::imap`]).
+    pub imap: Option<String>,
     /// The SMTP connect and command timeout, and a sendmail run's: `15s`, `2m`, or a
     /// number of seconds.
     #[serde(default, deserialize_with = "timeout_setting")]
@@ -858,6 +797,9 @@ impl MailSettings {
         if let Some(value) = std::env::var("PBEM_FROM").ok().filter(|v| !v.is_empty()) {
             settings.from = Some(value);
         }
+        if let Some(value) = std::env::var("PBEM_IMAP").ok().filter(|v| !v.is_empty()) {
+            settings.imap = Some(value);
+        }
         if let Some(value) = smtp {
             settings.smtp = Some(value.to_string());
         }
@@ -872,6 +814,11 @@ impl MailSettings {
         {
             return Ok(Some(value));
         }
+        self.password_from_file()
+    }
+
+    /// The first line of `password_file`, if one is named.
+    pub(super) fn password_from_file(&self) -> Result<Option<String>, MailError> {
         let Some(path) = &self.password_file else {
             return Ok(None);
         };

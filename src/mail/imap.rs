@@ -1,0 +1,668 @@
+//! Taking players' messages from an IMAP mailbox: a hosted mailbox with an app
+//! password, as `pbem inbox --imap` and `pbem watch` read it.
+//!
+//! The mailbox is named in `PBEM_HOME/config.toml` as `imap = "imaps://user@host/INBOX"`
+//! under `[mail]` (`imaps://`: TLS from the first byte; `imap://`: STARTTLS, or nothing
+//! is sent; `imap://...?tls=none`: plain text, only to a server on this machine). The
+//! password comes from PBEM_IMAP_PASSWORD, else from the first line of `password_file`;
+//! never from the command line or the URL, and no message or error shows it. The
+//! system's trust store and `ca_file` are trusted, as for SMTP.
+//!
+//! Arrival order is UID order: a server gives each message of a mailbox a UID greater
+//! than any before it (RFC 3501, 2.3.1.1). A pass handles, in that order, every message
+//! it has not handled before ([`super::in_order`]). Messages are read with `BODY.PEEK`,
+//! so reading changes nothing; once handled, mail for a game is flagged `\Seen`, mail
+//! for no game is left unread for the referee, as in a Maildir.
+//!
+//! What is done is kept in the games folder, in `.pbem-imap.json`: for each mailbox
+//! its UIDVALIDITY, `next` (every UID below it is done) and `done` (UIDs above it
+//! handled while a fault held an earlier one back). It is written after each message;
+//! a pass killed between handling a message and writing it handles the message again,
+//! and the archive, which knows every Message-ID handled, answers nothing twice. A
+//! mailbox whose UIDVALIDITY changed (rebuilt by its server) is read again from its
+//! start, for the same reason safely. One pass at a time per games folder
+//! (`.pbem-imap.json.lock`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::io::{Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use imap::extensions::idle::SetReadTimeout;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+
+use super::in_order::{handle_in_order, Mailbox};
+use super::intake::MAX_MESSAGE_BYTES;
+use super::referee::Referee;
+use super::server_url::{self, ServerUrl};
+use super::transport::{MailSettings, DEFAULT_TIMEOUT, MAX_CA_FILE_BYTES};
+use super::{Handled, MailError};
+use crate::engine::store;
+
+/// The file, in the games folder, of what each mailbox's passes have done.
+pub const STATE_FILE: &str = ".pbem-imap.json";
+
+/// How an IMAP connection is secured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Security {
+    /// `imaps://`: TLS from the first byte.
+    Implicit,
+    /// `imap://`: STARTTLS, or nothing is sent.
+    StartTls,
+    /// `imap://...?tls=none`: plain text, to a server on this machine only.
+    None,
+}
+
+/// An IMAP mailbox to read, from its URL and the referee's settings.
+pub struct ImapMailbox {
+    host: String,
+    port: u16,
+    user: String,
+    password: String,
+    mailbox: String,
+    security: Security,
+    ca_file: Option<PathBuf>,
+    timeout: Duration,
+}
+
+impl fmt::Debug for ImapMailbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.shown())
+    }
+}
+
+/// An open, logged-in connection with the mailbox selected.
+pub type Session = imap::Session<Stream>;
+
+impl ImapMailbox {
+    /// The mailbox of `settings` (`imap` under `[mail]`, or PBEM_IMAP).
+    ///
+    /// # Errors
+    /// No mailbox is set, its URL is not valid, or there is no password.
+    pub fn from_settings(settings: &MailSettings) -> Result<ImapMailbox, MailError> {
+        let spec = settings.imap.as_deref().ok_or_else(|| {
+            MailError::Config(
+                "no IMAP mailbox is set: add imap = \"imaps://user@host/INBOX\" under [mail] in PBEM_HOME/config.toml (or set PBEM_IMAP)".into(),
+            )
+        })?;
+        let password = std::env::var("PBEM_IMAP_PASSWORD")
+            .ok()
+            .filter(|v| !v.is_empty())
+            .map_or_else(|| settings.password_from_file(), |p| Ok(Some(p)))?;
+        ImapMailbox::parse(spec, password, settings)
+    }
+
+    /// Reads `imap[s]://user@host[:port][/MAILBOX][?tls=none]`.
+    fn parse(
+        spec: &str,
+        password: Option<String>,
+        settings: &MailSettings,
+    ) -> Result<ImapMailbox, MailError> {
+        let invalid = |why: &str, shown: &str| {
+            MailError::Config(format!(
+                "the IMAP URL for {shown} is not valid ({why}); write it as imaps://user@host/INBOX, or imap://user@host:143/INBOX for STARTTLS"
+            ))
+        };
+        let url = ServerUrl::parse(spec, invalid)?;
+        let invalid = |why: &str| invalid(why, &url.host);
+        let mut tls = None;
+        for (name, value) in &url.query {
+            match name.as_str() {
+                "tls" => tls = Some(value.to_ascii_lowercase()),
+                _ => return Err(invalid("the only option is ?tls=none")),
+            }
+        }
+        let (security, default_port) =
+            match (url.scheme.as_str(), tls.as_deref()) {
+                ("imaps", None) => (Security::Implicit, 993),
+                ("imap", None | Some("required")) => (Security::StartTls, 143),
+                ("imap", Some("none")) => (Security::None, 143),
+                _ => return Err(invalid(
+                    "the scheme is imaps (TLS) or imap (STARTTLS, or ?tls=none on this machine)",
+                )),
+            };
+        let port = url.port.unwrap_or(default_port);
+        let shown = server_url::shown_host(&url.host, port);
+        if url.password.is_some() {
+            return Err(MailError::Config(format!(
+                "the IMAP URL for {shown} holds a password: take it out, and put it in PBEM_IMAP_PASSWORD or in a file named by password_file under [mail]"
+            )));
+        }
+        let user = url.user.clone().ok_or_else(|| invalid("no user"))?;
+        let password = password.ok_or_else(|| {
+            MailError::Config(format!(
+                "no password for the IMAP mailbox at {shown}: set PBEM_IMAP_PASSWORD, or name a file holding it with password_file under [mail]"
+            ))
+        })?;
+        if security == Security::None && !server_url::is_loopback(&url.host) {
+            return Err(MailError::Config(format!(
+                "?tls=none would send the password for {shown} in clear: it is only for a server on this machine; use imaps:// or imap:// (STARTTLS)"
+            )));
+        }
+        Ok(ImapMailbox {
+            host: url.host.clone(),
+            port,
+            user,
+            password,
+            mailbox: Some(url.path.clone())
+                .filter(|p| !p.is_empty())
+                .unwrap_or_else(|| "INBOX".into()),
+            security,
+            ca_file: settings.ca_file.clone(),
+            timeout: settings.timeout.unwrap_or(DEFAULT_TIMEOUT),
+        })
+    }
+
+    /// The mailbox as messages show it: `imaps://user@host:993/INBOX`, no password.
+    pub fn shown(&self) -> String {
+        let scheme = match self.security {
+            Security::Implicit => "imaps",
+            Security::StartTls | Security::None => "imap",
+        };
+        format!(
+            "{scheme}://{}@{}/{}",
+            self.user,
+            server_url::shown_host(&self.host, self.port),
+            self.mailbox
+        )
+    }
+
+    /// Connects, secures the connection as the URL asks, logs in and selects the
+    /// mailbox; every step waits at most the settings' timeout.
+    ///
+    /// # Errors
+    /// The server cannot be reached, TLS fails, the login is refused (the error names
+    /// the user and server, never the password) or the mailbox does not exist.
+    pub fn connect(&self) -> Result<(Session, u32), MailError> {
+        let shown = server_url::shown_host(&self.host, self.port);
+        let failed = |what: &str, error: &dyn fmt::Display| {
+            MailError::Receive(format!("IMAP {shown}: {what}: {error}"))
+        };
+        let tcp = self.tcp().map_err(|e| failed("cannot connect", &e))?;
+        let mut client = match self.security {
+            Security::Implicit => imap::Client::new(self.tls(tcp)?),
+            Security::StartTls | Security::None => {
+                imap::Client::new(Stream::plain(tcp, self.timeout))
+            }
+        };
+        client
+            .read_greeting()
+            .map_err(|e| failed("no greeting", &e))?;
+        if self.security == Security::StartTls {
+            let offered = client
+                .capabilities()
+                .map_err(|e| failed("cannot read its capabilities", &e))?
+                .has_str("STARTTLS");
+            if !offered {
+                return Err(MailError::Receive(format!(
+                    "IMAP {shown} does not offer STARTTLS, and the password is never sent in clear: use imaps:// (port 993)"
+                )));
+            }
+            let plain = client
+                .into_inner()
+                .map_err(|e| failed("STARTTLS failed", &e))?;
+            let Stream::Plain(mut tcp, _) = plain else {
+                return Err(failed(
+                    "STARTTLS failed",
+                    &"the connection is already secured",
+                ));
+            };
+            start_tls(&mut tcp).map_err(|e| failed("STARTTLS failed", &e))?;
+            client = imap::Client::new(self.tls(tcp)?);
+            // STARTTLS is not greeted again (RFC 3501, 6.2.1).
+            client.greeting_read = true;
+        }
+        let mut session = client.login(&self.user, &self.password).map_err(|(e, _)| {
+            MailError::Receive(format!(
+                "IMAP {shown} refused the login of {}: {}; check the user in the imap URL and the password in PBEM_IMAP_PASSWORD or password_file",
+                self.user,
+                without_password(&e.to_string(), &self.password)
+            ))
+        })?;
+        let selected = session
+            .select(&self.mailbox)
+            .map_err(|e| failed(&format!("cannot open the mailbox {:?}", self.mailbox), &e))?;
+        Ok((session, selected.uid_validity.unwrap_or(0)))
+    }
+
+    fn tcp(&self) -> std::io::Result<TcpStream> {
+        let mut last = None;
+        for address in (self.host.as_str(), self.port).to_socket_addrs()? {
+            match TcpStream::connect_timeout(&address, self.timeout) {
+                Ok(tcp) => {
+                    tcp.set_read_timeout(Some(self.timeout))?;
+                    tcp.set_write_timeout(Some(self.timeout))?;
+                    return Ok(tcp);
+                }
+                Err(error) => last = Some(error),
+            }
+        }
+        Err(last.unwrap_or_else(|| std::io::Error::other("the host has no address")))
+    }
+
+    /// `tcp` secured by TLS, the server's certificate checked against the system's
+    /// trust store and `ca_file`.
+    fn tls(&self, tcp: TcpStream) -> Result<Stream, MailError> {
+        let shown = server_url::shown_host(&self.host, self.port);
+        let config = self.tls_config().map_err(MailError::Config)?;
+        let name = ServerName::try_from(self.host.clone())
+            .map_err(|e| MailError::Config(format!("IMAP host {}: {e}", self.host)))?;
+        let connection = rustls::ClientConnection::new(config, name)
+            .map_err(|e| MailError::Receive(format!("IMAP {shown}: cannot set up TLS: {e}")))?;
+        let mut stream = rustls::StreamOwned::new(connection, tcp);
+        // Handshake now, so a certificate not trusted is named as such.
+        while stream.conn.is_handshaking() {
+            stream.conn.complete_io(&mut stream.sock).map_err(|error| {
+                let trust = match &self.ca_file {
+                    Some(path) => format!("the system's trust store or ca_file {}", path.display()),
+                    None => "the system's trust store".into(),
+                };
+                MailError::Receive(format!(
+                    "IMAP {shown}: TLS failed: {error}; if its certificate is not signed by a CA in {trust}, name that CA's PEM file with ca_file under [mail]"
+                ))
+            })?;
+        }
+        Ok(Stream::Tls(Box::new(stream), self.timeout))
+    }
+
+    fn tls_config(&self) -> Result<Arc<rustls::ClientConfig>, String> {
+        let mut roots = rustls::RootCertStore::empty();
+        for certificate in rustls_native_certs::load_native_certs().certs {
+            // A system certificate rustls cannot use is left out, as lettre does.
+            let _ = roots.add(certificate);
+        }
+        if let Some(path) = &self.ca_file {
+            let pem = store::read_limited(path, MAX_CA_FILE_BYTES)
+                .map_err(|error| format!("cannot read ca_file {}: {error}", path.display()))?;
+            let mut added = 0;
+            for certificate in CertificateDer::pem_slice_iter(&pem) {
+                let certificate = certificate
+                    .map_err(|e| format!("ca_file {} is not valid PEM: {e}", path.display()))?;
+                roots
+                    .add(certificate)
+                    .map_err(|e| format!("ca_file {}: {e}", path.display()))?;
+                added += 1;
+            }
+            if added == 0 {
+                return Err(format!(
+                    "ca_file {} holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
+                    path.display()
+                ));
+            }
+        }
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| format!("cannot set up TLS: {e}"))?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        Ok(Arc::new(config))
+    }
+
+    /// One pass: handles every message of the mailbox not handled before, in the
+    /// order they arrived, for the games in `games`; returns how many were handled.
+    ///
+    /// # Errors
+    /// The server cannot be reached or used, the state cannot be kept, or a fault on
+    /// the referee's side with a message; what was not handled waits for the next pass.
+    pub fn process(
+        &self,
+        referee: &Referee,
+        games: &Path,
+        report: &mut dyn FnMut(&str, &Handled),
+    ) -> Result<usize, MailError> {
+        let (mut session, validity) = self.connect()?;
+        let result = self.process_in(&mut session, validity, referee, games, report);
+        let _ = session.logout();
+        result
+    }
+
+    /// [`ImapMailbox::process`] on a session already open (as `watch` keeps one).
+    ///
+    /// # Errors
+    /// As [`ImapMailbox::process`].
+    pub fn process_in(
+        &self,
+        session: &mut Session,
+        validity: u32,
+        referee: &Referee,
+        games: &Path,
+        report: &mut dyn FnMut(&str, &Handled),
+    ) -> Result<usize, MailError> {
+        let state_path = games.join(STATE_FILE);
+        let _lock = store::lock(&state_path)?;
+        let key = self.shown();
+        let mut states = read_states(&state_path)?;
+        let mut progress = states
+            .remove(&key)
+            .filter(|p| p.validity == validity)
+            .unwrap_or(Progress {
+                validity,
+                next: 1,
+                done: Vec::new(),
+            });
+        let failed = |what: &str, error: &imap::Error| {
+            MailError::Receive(format!("IMAP {}: {what}: {error}", self.shown()))
+        };
+        // `n:*` always names the last message, even below n: filtered below.
+        let found = session
+            .uid_search(format!("UID {}:*", progress.next))
+            .map_err(|e| failed("cannot list the messages", &e))?;
+        let waiting: BTreeSet<u32> = found
+            .into_iter()
+            .filter(|uid| *uid >= progress.next && !progress.done.contains(uid))
+            .collect();
+        let mut mailbox = Folder {
+            session,
+            pending: waiting.clone(),
+            last: waiting.last().copied().unwrap_or(0),
+            progress: &mut progress,
+            states: &mut states,
+            key: &key,
+            state_path: &state_path,
+            shown: self.shown(),
+        };
+        handle_in_order(referee, games, &mut mailbox, waiting, report)
+    }
+}
+
+/// What the passes have done in one mailbox.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Progress {
+    /// The mailbox's UIDVALIDITY: UIDs mean nothing under another.
+    validity: u32,
+    /// Every UID below this is done.
+    next: u32,
+    /// UIDs at or above `next` that are done, sorted.
+    done: Vec<u32>,
+}
+
+impl Progress {
+    /// Notes `uid` done, where `pending` are the UIDs of this pass not done yet and
+    /// `last` its highest: `next` moves up to the first still pending.
+    fn mark_done(&mut self, uid: u32, pending: &BTreeSet<u32>, last: u32) {
+        if let Err(at) = self.done.binary_search(&uid) {
+            self.done.insert(at, uid);
+        }
+        let next = pending
+            .first()
+            .copied()
+            .unwrap_or_else(|| last.saturating_add(1));
+        self.next = self.next.max(next);
+        let next = self.next;
+        self.done.retain(|done| *done >= next);
+    }
+}
+
+fn read_states(path: &Path) -> Result<BTreeMap<String, Progress>, MailError> {
+    match store::read_text_limited(path, store::MAX_SMALL_FILE_BYTES) {
+        Ok(text) => serde_json::from_str(&text).map_err(|error| {
+            MailError::Config(format!(
+                "{} is not valid ({error}); remove it to read the mailbox again from its start (the archive answers nothing twice)",
+                path.display()
+            ))
+        }),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
+        Err(error) => Err(MailError::io(path)(error)),
+    }
+}
+
+/// The messages of a pass, filed as each is handled.
+struct Folder<'a> {
+    session: &'a mut Session,
+    /// The UIDs of this pass not handled yet.
+    pending: BTreeSet<u32>,
+    /// The highest UID of this pass.
+    last: u32,
+    progress: &'a mut Progress,
+    states: &'a mut BTreeMap<String, Progress>,
+    key: &'a str,
+    state_path: &'a Path,
+    shown: String,
+}
+
+impl Mailbox for Folder<'_> {
+    type Message = u32;
+
+    fn read(&mut self, uid: &u32) -> Result<Vec<u8>, MailError> {
+        // At most one byte more than pbem reads: a photo of 20 MB is never fetched whole.
+        let fetched = self
+            .session
+            .uid_fetch(
+                uid.to_string(),
+                format!("BODY.PEEK[]<0.{}>", MAX_MESSAGE_BYTES + 1),
+            )
+            .map_err(|e| {
+                MailError::Receive(format!(
+                    "IMAP {}: cannot fetch message {uid}: {e}",
+                    self.shown
+                ))
+            })?;
+        let body = fetched
+            .iter()
+            .find(|fetch| fetch.uid == Some(*uid))
+            .or_else(|| fetched.iter().next())
+            .and_then(|fetch| fetch.body())
+            .unwrap_or_default();
+        Ok(body.to_vec())
+    }
+
+    fn file(&mut self, uid: &u32, handled: &Handled) -> Result<String, MailError> {
+        if handled.game.is_some() {
+            // Mail for no game stays unread: the referee's to read.
+            self.session
+                .uid_store(uid.to_string(), "+FLAGS.SILENT (\\Seen)")
+                .map_err(|e| {
+                    MailError::Receive(format!(
+                        "IMAP {}: cannot flag message {uid}: {e}",
+                        self.shown
+                    ))
+                })?;
+        }
+        self.pending.remove(uid);
+        self.progress.mark_done(*uid, &self.pending, self.last);
+        self.states
+            .insert(self.key.to_string(), self.progress.clone());
+        let text = serde_json::to_string_pretty(&*self.states).map_err(|e| {
+            MailError::Config(format!("cannot write {}: {e}", self.state_path.display()))
+        })?;
+        // Not synced: a state lost to a crash only makes the next pass handle a message
+        // again, which the archive answers as already handled.
+        store::write_atomic_unsynced(self.state_path, text.as_bytes(), store::Access::Private)?;
+        Ok(format!("UID {uid}"))
+    }
+}
+
+/// Asks for TLS on a plain connection whose greeting and capabilities were read. By
+/// hand: the IMAP client runs STARTTLS only with TLS of its own choosing, which would
+/// trust neither `ca_file` nor pbem's timeouts.
+fn start_tls(tcp: &mut TcpStream) -> std::io::Result<()> {
+    const TAG: &str = "pbem-tls";
+    tcp.write_all(format!("{TAG} STARTTLS\r\n").as_bytes())?;
+    loop {
+        // Byte by byte, so that nothing of what follows is read here.
+        let mut line = Vec::new();
+        let mut byte = [0u8];
+        while line.last() != Some(&b'\n') {
+            if tcp.read(&mut byte)? == 0 {
+                return Err(std::io::Error::other("the server closed the connection"));
+            }
+            line.push(byte[0]);
+            if line.len() > 8192 {
+                return Err(std::io::Error::other("the server's answer is too long"));
+            }
+        }
+        let line = String::from_utf8_lossy(&line);
+        if let Some(status) = line.strip_prefix(TAG) {
+            let status = status.trim();
+            return if status
+                .get(..2)
+                .is_some_and(|s| s.eq_ignore_ascii_case("OK"))
+            {
+                Ok(())
+            } else {
+                Err(std::io::Error::other(format!(
+                    "the server answered {status}"
+                )))
+            };
+        }
+    }
+}
+
+/// A password a server echoed (some do, in a refused LOGIN), blanked out.
+fn without_password(text: &str, password: &str) -> String {
+    if password.is_empty() {
+        text.to_string()
+    } else {
+        text.replace(password, "********")
+    }
+}
+
+/// A connection to an IMAP server, plain or under TLS, with the timeout every read and
+/// write waits at most (IDLE sets its own, and gives this one back after).
+pub enum Stream {
+    Plain(TcpStream, Duration),
+    Tls(
+        Box<rustls::StreamOwned<rustls::ClientConnection, TcpStream>>,
+        Duration,
+    ),
+}
+
+impl Stream {
+    fn plain(tcp: TcpStream, timeout: Duration) -> Stream {
+        Stream::Plain(tcp, timeout)
+    }
+
+    fn socket(&self) -> (&TcpStream, Duration) {
+        match self {
+            Stream::Plain(tcp, timeout) => (tcp, *timeout),
+            Stream::Tls(tls, timeout) => (&tls.sock, *timeout),
+        }
+    }
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Plain(tcp, _) => tcp.read(buf),
+            Stream::Tls(tls, _) => tls.read(buf),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Plain(tcp, _) => tcp.write(buf),
+            Stream::Tls(tls, _) => tls.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Stream::Plain(tcp, _) => tcp.flush(),
+            Stream::Tls(tls, _) => tls.flush(),
+        }
+    }
+}
+
+impl SetReadTimeout for Stream {
+    fn set_read_timeout(&mut self, timeout: Option<Duration>) -> imap::Result<()> {
+        let (socket, default) = self.socket();
+        // No timeout at all is never set: a server that stops answering must not hang
+        // pbem for ever.
+        socket
+            .set_read_timeout(Some(timeout.unwrap_or(default)))
+            .map_err(imap::Error::Io)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mailbox(spec: &str) -> Result<ImapMailbox, MailError> {
+        ImapMailbox::parse(spec, Some("s3cret".into()), &MailSettings::default())
+    }
+
+    #[test]
+    fn urls_read_as_a_referee_writes_them() {
+        let read = mailbox("imaps://ref@example.org@imap.example.org/Games").expect("valid");
+        assert_eq!(
+            read.shown(),
+            "imaps://ref@example.org@imap.example.org:993/Games"
+        );
+        assert_eq!(read.security, Security::Implicit);
+        let read = mailbox("imap://ref@mail.example.org").expect("valid");
+        assert_eq!(read.shown(), "imap://ref@mail.example.org:143/INBOX");
+        assert_eq!(read.security, Security::StartTls);
+        let read = mailbox("imap://ref@127.0.0.1:1143/INBOX?tls=none").expect("valid");
+        assert_eq!(read.security, Security::None);
+        assert!(!format!("{read:?}").contains("s3cret"));
+    }
+
+    #[test]
+    fn a_password_never_goes_in_clear_nor_in_the_url() {
+        for (spec, expected) in [
+            ("imap://ref@mail.example.org/INBOX?tls=none", "in clear"),
+            (
+                "imaps://ref:hunter2@mail.example.org/INBOX",
+                "holds a password",
+            ),
+            ("imaps://mail.example.org/INBOX", "no user"),
+            ("pop3://ref@mail.example.org", "the scheme is imaps"),
+        ] {
+            let error = mailbox(spec).expect_err(spec).to_string();
+            assert!(error.contains(expected), "{spec}: {error}");
+            assert!(
+                !error.contains("hunter2") && !error.contains("s3cret"),
+                "{error}"
+            );
+        }
+        let error = ImapMailbox::parse(
+            "imaps://ref@mail.example.org",
+            None,
+            &MailSettings::default(),
+        )
+        .expect_err("no password");
+        assert!(error.to_string().contains("PBEM_IMAP_PASSWORD"), "{error}");
+    }
+
+    #[test]
+    fn progress_moves_past_what_is_done_and_keeps_what_a_fault_skipped() {
+        let mut progress = Progress {
+            validity: 7,
+            next: 1,
+            done: Vec::new(),
+        };
+        // A pass finds 3, 4, 5 and 6; 3 is handled, 4 held back by a fault, 5 and 6 handled.
+        let mut pending: BTreeSet<u32> = [4, 5, 6].into();
+        progress.mark_done(3, &pending, 6);
+        assert_eq!((progress.next, progress.done.clone()), (4, vec![]));
+        pending.remove(&5);
+        progress.mark_done(5, &pending, 6);
+        pending.remove(&6);
+        progress.mark_done(6, &pending, 6);
+        assert_eq!((progress.next, progress.done.clone()), (4, vec![5, 6]));
+        // The next pass finds 4 (and 9, arrived since): both handled.
+        let mut pending: BTreeSet<u32> = [9].into();
+        progress.mark_done(4, &pending, 9);
+        assert_eq!((progress.next, progress.done.clone()), (9, vec![]));
+        pending.remove(&9);
+        progress.mark_done(9, &pending, 9);
+        assert_eq!((progress.next, progress.done.clone()), (10, vec![]));
+    }
+
+    #[test]
+    fn an_echoed_password_is_blanked() {
+        assert_eq!(
+            without_password("NO [AUTHENTICATIONFAILED] bad password s3cret", "s3cret"),
+            "NO [AUTHENTICATIONFAILED] bad password ********"
+        );
+    }
+}

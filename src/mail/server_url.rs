@@ -1,0 +1,165 @@
+//! The URLs that name the referee's mail servers: `smtp[s]://` to send through and
+//! `imap[s]://` to read from, `scheme://[user[:password]@]host[:port][/path][?k=v&...]`.
+//! Each transport reads the parts it has; this module only splits them, and never
+//! shows the password (an error names the host alone).
+
+use std::net::IpAddr;
+
+/// A server URL split into its parts, each percent-decoded.
+pub(super) struct ServerUrl {
+    /// Lower case.
+    pub scheme: String,
+    pub user: Option<String>,
+    pub password: Option<String>,
+    pub host: String,
+    pub port: Option<u16>,
+    /// Without its leading and trailing `/`; empty when there is none.
+    pub path: String,
+    /// `?name=value` pairs in order, names in lower case.
+    pub query: Vec<(String, String)>,
+}
+
+impl ServerUrl {
+    /// Splits `spec`; `invalid` builds the error from why it is not valid and the host
+    /// as written (never the user or password).
+    pub fn parse<E>(spec: &str, invalid: impl Fn(&str, &str) -> E) -> Result<ServerUrl, E> {
+        let (scheme, rest) = spec.split_once("://").unwrap_or(("", spec));
+        // The user and password end at the last '@', so a password (or a user that is
+        // an address) may hold '@', '/' or '?'.
+        let (userinfo, rest) = match rest.rsplit_once('@') {
+            Some((userinfo, rest)) => (Some(userinfo), rest),
+            None => (None, rest),
+        };
+        let (hostport, tail) = rest
+            .find(['/', '?'])
+            .map_or((rest, ""), |at| rest.split_at(at));
+        let invalid = |why: &str| invalid(why, hostport);
+        let (host, port) = if let Some(bracketed) = hostport.strip_prefix('[') {
+            let (host, after) = bracketed
+                .split_once(']')
+                .ok_or_else(|| invalid("an unclosed ["))?;
+            (host.to_string(), after.strip_prefix(':'))
+        } else {
+            match hostport.rsplit_once(':') {
+                Some((host, port)) => (host.to_string(), Some(port)),
+                None => (hostport.to_string(), None),
+            }
+        };
+        if host.is_empty() {
+            return Err(invalid("no host"));
+        }
+        let port = port
+            .map(|p| {
+                p.parse::<u16>()
+                    .map_err(|_| invalid("the port is not a number"))
+            })
+            .transpose()?;
+        let (path, query) = tail.split_once('?').unwrap_or((tail, ""));
+        let path = decode(path.trim_matches('/')).map_err(|_| invalid("the path is not UTF-8"))?;
+        let mut pairs = Vec::new();
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            pairs.push((name.to_ascii_lowercase(), value.to_string()));
+        }
+        let (user, password) = match userinfo {
+            None => (None, None),
+            Some(info) => {
+                let (user, password) = match info.split_once(':') {
+                    Some((user, password)) => (user, Some(password)),
+                    None => (info, None),
+                };
+                let user = decode(user).map_err(|_| invalid("the user is not UTF-8"))?;
+                let password = password
+                    .map(|p| decode(p).map_err(|_| invalid("the password is not UTF-8")))
+                    .transpose()?;
+                (Some(user).filter(|u| !u.is_empty()), password)
+            }
+        };
+        Ok(ServerUrl {
+            scheme: scheme.to_ascii_lowercase(),
+            user,
+            password,
+            host,
+            port,
+            path,
+            query: pairs,
+        })
+    }
+}
+
+/// `host:port` as messages show a server (`[::1]:25` for an IPv6 address).
+pub(super) fn shown_host(host: &str, port: u16) -> String {
+    if host.contains(':') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
+}
+
+/// Whether `host` is this machine.
+pub(super) fn is_loopback(host: &str) -> bool {
+    host.eq_ignore_ascii_case("localhost")
+        || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Percent-decoding of a URL part (`%40` is `@`).
+fn decode(text: &str) -> Result<String, std::string::FromUtf8Error> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(high), Some(low)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((high * 16 + low) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(spec: &str) -> ServerUrl {
+        ServerUrl::parse(spec, |why, host| format!("{why} ({host})")).expect("valid")
+    }
+
+    #[test]
+    fn a_user_that_is_an_address_and_a_password_with_at_signs() {
+        let url =
+            parse("IMAPS://ref@example.org:p@ss/w?rd@imap.example.org:993/Games%20In?tls=None");
+        assert_eq!(url.scheme, "imaps");
+        assert_eq!(url.user.as_deref(), Some("ref@example.org"));
+        assert_eq!(url.password.as_deref(), Some("p@ss/w?rd"));
+        assert_eq!(url.host, "imap.example.org");
+        assert_eq!(url.port, Some(993));
+        assert_eq!(url.path, "Games In");
+        assert_eq!(url.query, vec![("tls".to_string(), "None".to_string())]);
+        let url = parse("imap://ref%40example.org@[::1]/INBOX");
+        assert_eq!(url.user.as_deref(), Some("ref@example.org"));
+        assert_eq!((url.host.as_str(), url.port), ("::1", None));
+        assert!(is_loopback(&url.host));
+        assert_eq!(shown_host(&url.host, 143), "[::1]:143");
+    }
+
+    #[test]
+    fn errors_name_the_host_and_never_the_password() {
+        for (spec, why) in [
+            ("imaps://u:secret@/INBOX", "no host"),
+            ("imaps://u:secret@host:99999", "the port is not a number"),
+            ("imaps://u:secret@[::1", "an unclosed ["),
+        ] {
+            let error = ServerUrl::parse(spec, |why, host| format!("{why} ({host})"))
+                .err()
+                .expect(spec);
+            assert!(error.starts_with(why), "{error}");
+            assert!(!error.contains("secret"), "{error}");
+        }
+    }
+}
