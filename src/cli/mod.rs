@@ -18,6 +18,7 @@ mod remind;
 mod reveal;
 mod show;
 mod undo;
+mod watch;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -68,6 +69,9 @@ enum Command {
     Outbox(outbox::Args),
     /// Remind players who keep a game waiting
     Remind(remind::Args),
+    /// Referee games unattended: take mail as it arrives (IMAP or a Maildir), send the
+    /// outboxes, remind and apply deadlines, until stopped
+    Watch(watch::Args),
 }
 
 /// Output formats of `show`.
@@ -144,6 +148,7 @@ where
         Command::Inbox(args) => inbox::run(args),
         Command::Outbox(args) => outbox::run(args),
         Command::Remind(args) => remind::run(args),
+        Command::Watch(args) => watch::run(args),
     };
     match result {
         // Subcommands end in SUCCESS or FAILURE (an audit that found a fault, say).

@@ -153,6 +153,23 @@ pub fn lock(path: &Path) -> Result<FileLock, StoreError> {
     Ok(FileLock { _file: file })
 }
 
+/// Takes the lock of `path` if nobody holds it, without waiting: `None` when another
+/// process holds it (a second `pbem watch` on one games folder).
+///
+/// # Errors
+/// The lock file cannot be created or locked.
+pub fn try_lock(path: &Path) -> Result<Option<FileLock>, StoreError> {
+    let (lock_path, file) = open_lock_file(path)?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(FileLock { _file: file })),
+        Err(fs::TryLockError::WouldBlock) => Ok(None),
+        Err(fs::TryLockError::Error(source)) => Err(StoreError::Lock {
+            path: lock_path,
+            source,
+        }),
+    }
+}
+
 /// The prefix of the names of `path`'s temporary files.
 fn temporary_prefix(path: &Path) -> String {
     format!(

@@ -14,14 +14,14 @@
 //! so reading changes nothing; once handled, mail for a game is flagged `\Seen`, mail
 //! for no game is left unread for the referee, as in a Maildir.
 //!
-//! What is done is kept in the games folder, in `.pbem-imap.json`: for each mailbox
+//! What is done is kept in the games folder, in `.pbem-imap.state` (JSON; not `.json`, which names a game): for each mailbox
 //! its UIDVALIDITY, `next` (every UID below it is done) and `done` (UIDs above it
 //! handled while a fault held an earlier one back). It is written after each message;
 //! a pass killed between handling a message and writing it handles the message again,
 //! and the archive, which knows every Message-ID handled, answers nothing twice. A
 //! mailbox whose UIDVALIDITY changed (rebuilt by its server) is read again from its
 //! start, for the same reason safely. One pass at a time per games folder
-//! (`.pbem-imap.json.lock`).
+//! (`.pbem-imap.state.lock`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -44,7 +44,7 @@ use super::{Handled, MailError};
 use crate::engine::store;
 
 /// The file, in the games folder, of what each mailbox's passes have done.
-pub const STATE_FILE: &str = ".pbem-imap.json";
+pub const STATE_FILE: &str = ".pbem-imap.state";
 
 /// How an IMAP connection is secured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +77,31 @@ impl fmt::Debug for ImapMailbox {
 
 /// An open, logged-in connection with the mailbox selected.
 pub type Session = imap::Session<Stream>;
+
+/// A connection [`ImapMailbox::connect`] opened.
+pub struct Opened {
+    pub session: Session,
+    /// The mailbox's UIDVALIDITY.
+    pub validity: u32,
+    /// The connection's socket, for a signal handler to shut it down.
+    pub socket: std::os::fd::RawFd,
+    /// Whether the server has IDLE (RFC 2177).
+    pub idle: bool,
+}
+
+impl Opened {
+    /// Waits in IDLE until the mailbox changes or `wait` has passed.
+    ///
+    /// # Errors
+    /// The connection failed (or was shut down to stop the wait).
+    pub fn idle_for(&mut self, wait: Duration) -> Result<(), MailError> {
+        let mut idle = self.session.idle();
+        idle.timeout(wait).keepalive(false);
+        idle.wait_while(imap::extensions::idle::stop_on_any)
+            .map(|_| ())
+            .map_err(|e| MailError::Receive(format!("IDLE ended: {e}")))
+    }
+}
 
 impl ImapMailbox {
     /// The mailbox of `settings` (`imap` under `[mail]`, or PBEM_IMAP).
@@ -177,12 +202,13 @@ impl ImapMailbox {
     /// # Errors
     /// The server cannot be reached, TLS fails, the login is refused (the error names
     /// the user and server, never the password) or the mailbox does not exist.
-    pub fn connect(&self) -> Result<(Session, u32), MailError> {
+    pub fn connect(&self) -> Result<Opened, MailError> {
         let shown = server_url::shown_host(&self.host, self.port);
         let failed = |what: &str, error: &dyn fmt::Display| {
             MailError::Receive(format!("IMAP {shown}: {what}: {error}"))
         };
         let tcp = self.tcp().map_err(|e| failed("cannot connect", &e))?;
+        let socket = std::os::fd::AsRawFd::as_raw_fd(&tcp);
         let mut client = match self.security {
             Security::Implicit => imap::Client::new(self.tls(tcp)?),
             Security::StartTls | Security::None => {
@@ -226,7 +252,16 @@ impl ImapMailbox {
         let selected = session
             .select(&self.mailbox)
             .map_err(|e| failed(&format!("cannot open the mailbox {:?}", self.mailbox), &e))?;
-        Ok((session, selected.uid_validity.unwrap_or(0)))
+        let idle = session
+            .capabilities()
+            .map(|capabilities| capabilities.has_str("IDLE"))
+            .unwrap_or(false);
+        Ok(Opened {
+            session,
+            validity: selected.uid_validity.unwrap_or(0),
+            socket,
+            idle,
+        })
     }
 
     fn tcp(&self) -> std::io::Result<TcpStream> {
@@ -315,24 +350,26 @@ impl ImapMailbox {
         games: &Path,
         report: &mut dyn FnMut(&str, &Handled),
     ) -> Result<usize, MailError> {
-        let (mut session, validity) = self.connect()?;
-        let result = self.process_in(&mut session, validity, referee, games, report);
-        let _ = session.logout();
+        let mut opened = self.connect()?;
+        let result = self.process_in(&mut opened, referee, games, report, &|| false);
+        let _ = opened.session.logout();
         result
     }
 
-    /// [`ImapMailbox::process`] on a session already open (as `watch` keeps one).
+    /// [`ImapMailbox::process`] on a connection already open (as `watch` keeps one),
+    /// stopping between two messages once `stop` says so.
     ///
     /// # Errors
     /// As [`ImapMailbox::process`].
     pub fn process_in(
         &self,
-        session: &mut Session,
-        validity: u32,
+        opened: &mut Opened,
         referee: &Referee,
         games: &Path,
         report: &mut dyn FnMut(&str, &Handled),
+        stop: &dyn Fn() -> bool,
     ) -> Result<usize, MailError> {
+        let (session, validity) = (&mut opened.session, opened.validity);
         let state_path = games.join(STATE_FILE);
         let _lock = store::lock(&state_path)?;
         let key = self.shown();
@@ -366,7 +403,7 @@ impl ImapMailbox {
             state_path: &state_path,
             shown: self.shown(),
         };
-        handle_in_order(referee, games, &mut mailbox, waiting, report)
+        handle_in_order(referee, games, &mut mailbox, waiting, report, stop)
     }
 }
 

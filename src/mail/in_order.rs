@@ -29,8 +29,8 @@ pub(super) trait Mailbox {
 }
 
 /// Handles `messages` (in the order they arrived) for the games in `games`, filing
-/// each in `mailbox` once handled and calling `report` with its name and outcome;
-/// returns how many were handled.
+/// each in `mailbox` once handled and calling `report` with its name and outcome, until
+/// `stop` says to stop (between two messages); returns how many were handled.
 ///
 /// # Errors
 /// The first fault on the referee's side, once the messages it did not hold back
@@ -41,11 +41,15 @@ pub(super) fn handle_in_order<M: Mailbox>(
     mailbox: &mut M,
     messages: impl IntoIterator<Item = M::Message>,
     report: &mut dyn FnMut(&str, &Handled),
+    stop: &dyn Fn() -> bool,
 ) -> Result<usize, MailError> {
     let mut count = 0;
     let mut fault = None;
     let mut held_back: Vec<String> = Vec::new();
     for message in messages {
+        if stop() {
+            break;
+        }
         let raw = match mailbox.read(&message) {
             Ok(raw) => raw,
             Err(error) => {

@@ -47,6 +47,21 @@ pub fn process(
     maildir: &Path,
     report: &mut dyn FnMut(&str, &Handled),
 ) -> Result<usize, MailError> {
+    process_until(referee, games, maildir, report, &|| false)
+}
+
+/// [`process`], stopping between two messages once `stop` says so (the messages left
+/// stay claimed, and the next run handles them first).
+///
+/// # Errors
+/// As [`process`].
+pub fn process_until(
+    referee: &Referee,
+    games: &Path,
+    maildir: &Path,
+    report: &mut dyn FnMut(&str, &Handled),
+    stop: &dyn Fn() -> bool,
+) -> Result<usize, MailError> {
     let new = maildir.join("new");
     let cur = maildir.join("cur");
     if !new.is_dir() {
@@ -67,7 +82,7 @@ pub fn process(
         }
     }
     let messages = in_arrival_order(&cur, claimed);
-    handle_in_order(referee, games, &mut Claimed { cur }, messages, report)
+    handle_in_order(referee, games, &mut Claimed { cur }, messages, report, stop)
 }
 
 /// The messages a run claimed in `cur/`.

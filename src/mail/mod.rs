@@ -18,6 +18,7 @@ pub mod referee;
 pub mod sent;
 mod server_url;
 pub mod transport;
+pub mod watch;
 
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,69 @@
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crate::mail::imap::ImapMailbox;
+use crate::mail::watch::{self, Source, Watch};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The folder of game files
+    #[arg(long, value_name = "DIR")]
+    games: PathBuf,
+    /// Read players' mail from this Maildir; without it, from the IMAP mailbox named
+    /// by `imap` under [mail] in PBEM_HOME/config.toml
+    #[arg(long, value_name = "PATH")]
+    maildir: Option<PathBuf>,
+    /// One round (inbox, outboxes, reminders), then exit: for cron
+    #[arg(long)]
+    once: bool,
+    /// How long to wait between rounds when the mailbox cannot tell of new mail
+    /// (a Maildir, an IMAP server without IDLE): 30s, 5m
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = poll_interval)]
+    poll: Duration,
+    #[command(flatten)]
+    mail: super::mail::MailArgs,
+}
+
+fn poll_interval(text: &str) -> Result<Duration, String> {
+    let duration = crate::duration::parse(text, Duration::from_secs(1))?;
+    if duration < Duration::from_secs(1) {
+        return Err("the poll interval is at least 1s".into());
+    }
+    Ok(duration)
+}
+
+/// Every event is one line on standard error, with the time in UTC; nothing is
+/// printed by a round that did nothing (cron mails whatever a run prints).
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let referee = args.mail.referee()?;
+    let source = match args.maildir {
+        Some(dir) => Source::Maildir(dir),
+        None => Source::Imap(ImapMailbox::from_settings(referee.settings())?),
+    };
+    let keyring = super::keyring()?;
+    let deadlines = watch::deadlines_from_config(keyring.home())?;
+    let watch = Watch {
+        referee: &referee,
+        games: args.games,
+        source,
+        deadlines,
+        poll: args.poll,
+    };
+    if !args.once {
+        watch::stop_on_signals();
+    }
+    let round = watch.run(args.once, &mut |line| {
+        let now = crate::mail::outbox::utc_rfc3339(crate::mail::archive::now());
+        errln!("{now} {line}");
+    })?;
+    // One round for cron: a fault exits 75, as `inbox` does, so it is tried again.
+    if round.fault {
+        return Err(anyhow::Error::new(super::TemporaryFailure(
+            anyhow::anyhow!(
+                "a round of pbem watch met a fault; what it could not do waits for the next"
+            ),
+        )));
+    }
+    Ok(ExitCode::SUCCESS)
+}
