@@ -216,8 +216,12 @@ impl Watch<'_> {
             if matches!(error, MailError::Receive(_)) {
                 // The connection may be broken: the next round opens a new one.
                 *connection = None;
+                log(&format!(
+                    "imap: {error}; connecting again, the messages not handled wait"
+                ));
+            } else {
+                log(&format!("inbox: {error}; the messages not handled wait"));
             }
-            log(&format!("inbox: {error}; the messages not handled wait"));
         }
         if stopping() {
             return round;

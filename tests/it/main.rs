@@ -7,6 +7,7 @@ mod engine;
 mod fairness;
 mod forum;
 mod hostile;
+mod imap;
 mod mail;
 mod mail_intake;
 mod new_game;

@@ -100,12 +100,12 @@ fn output_text(output: &Output) -> String {
 
 /// A user's ids, as `getent passwd` gives them.
 #[derive(Debug, Clone, Copy)]
-struct Account {
-    uid: u32,
-    gid: u32,
+pub(super) struct Account {
+    pub uid: u32,
+    pub gid: u32,
 }
 
-fn account(name: &str) -> Option<Account> {
+pub(super) fn account(name: &str) -> Option<Account> {
     let output = Command::new("getent")
         .args(["passwd", name])
         .output()
@@ -157,17 +157,18 @@ fn required() -> bool {
     std::env::var("PBEM_REQUIRE_POSTFIX").is_ok_and(|v| v == "1")
 }
 
-/// What the test must leave as it found it: postfix's system configuration, the
-/// accounts, the trust store, and the machine's own postfix, running (as which
-/// process) or not. Files are kept as kind, mode, owner and a hash of their contents.
+/// What a test of a private mail server must leave as it found it: postfix's and
+/// dovecot's system configuration, the accounts, the trust store, and the machine's
+/// own postfix and dovecot, running (as which process) or not. Files are kept as kind, mode, owner and a hash of their contents.
 #[derive(Debug, PartialEq, Eq)]
-struct Snapshot(BTreeMap<String, String>);
+pub(super) struct Snapshot(BTreeMap<String, String>);
 
 impl Snapshot {
-    fn take() -> Snapshot {
+    pub(super) fn take() -> Snapshot {
         let mut found = BTreeMap::new();
         for dir in [
             "/etc/postfix",
+            "/etc/dovecot",
             "/etc/ssl/certs",
             "/usr/local/share/ca-certificates",
         ] {
@@ -185,10 +186,11 @@ impl Snapshot {
             found.insert(file.to_string(), describe(Path::new(file)));
         }
         found.insert("the machine's own postfix".into(), system_postfix());
+        found.insert("the machine's own dovecot".into(), system_dovecot());
         Snapshot(found)
     }
 
-    fn changes(&self, after: &Snapshot) -> Vec<String> {
+    pub(super) fn changes(&self, after: &Snapshot) -> Vec<String> {
         let absent = "absent".to_string();
         let names: BTreeSet<&String> = self.0.keys().chain(after.0.keys()).collect();
         names
@@ -266,6 +268,20 @@ fn system_postfix() -> String {
     }
 }
 
+/// The machine's own dovecot: the process id of its master, when it runs (its base
+/// directory is Debian's default; the tests' instances have their own).
+fn system_dovecot() -> String {
+    let pid = std::fs::read_to_string("/run/dovecot/master.pid")
+        .ok()
+        .and_then(|text| text.trim().parse::<u32>().ok());
+    match pid {
+        Some(pid) if Path::new(&format!("/proc/{pid}")).exists() => {
+            format!("running, master process {pid}")
+        }
+        _ => "not running".into(),
+    }
+}
+
 /// Processes of the instance whose configuration is in `conf`: postfix passes that
 /// directory to every process it starts, down to the commands local(8) runs, in
 /// MAIL_CONFIG.
@@ -286,7 +302,7 @@ fn processes_of(conf: &Path) -> Vec<u32> {
         .collect()
 }
 
-fn free_port() -> u16 {
+pub(super) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .expect("a free port")
         .local_addr()
@@ -294,7 +310,7 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn set_mode(path: &Path, mode: u32) {
+pub(super) fn set_mode(path: &Path, mode: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
         .unwrap_or_else(|e| panic!("chmod {}: {e}", path.display()));
 }

@@ -1,0 +1,644 @@
+//! A referee with an ordinary mailbox: players' replies read from a real IMAP server,
+//! a dovecot instance of the test's own (Debian's dovecot programs started with
+//! `dovecot -c FILE`, its configuration, users, certificates, state and mail in a
+//! temporary directory, listening on 127.0.0.1 on free ports). Its certificate is
+//! signed by a CA the test makes and gives to pbem with `ca_file`, never put in the
+//! system's trust store. Replies are delivered to the referee's mailbox by dovecot's
+//! own delivery agent (dovecot-lda), as a mail server hands them over; pbem's notices
+//! go out by SMTP to aiosmtpd on loopback.
+//!
+//! Along a whole game, passes of `pbem inbox --imap` are killed at random and replies
+//! are delivered twice; every move is applied exactly once. `pbem watch` takes mail
+//! as it arrives by IDLE, survives the server dropping its connection, refuses to run
+//! twice for one folder, and stops on SIGTERM. A wrong password and a server whose CA
+//! pbem was not given are answered with errors that say what to do, and never show
+//! the password.
+//!
+//! It leaves the machine as it found it, and checks that it did (the same check as
+//! the postfix test: nothing under /etc written, the machine's own mail servers not
+//! touched). It needs root (dovecot's master process runs as root), Debian's
+//! dovecot-imapd and openssl (.ci/run installs them); without them it says "skipped"
+//! on standard error, and with PBEM_REQUIRE_DOVECOT=1 (.ci/run sets it as root) it
+//! fails instead.
+
+#![cfg(target_os = "linux")]
+
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::postfix::{account, free_port, set_mode, Snapshot};
+use super::replies;
+use super::support::{quiet_move, read_mail, test_key, to_move, Smtp};
+
+const SEED: &str = "5151515151515151515151515151515151515151515151515151515151515151";
+const DOVECOT: &str = "/usr/sbin/dovecot";
+const DOVEADM: &str = "/usr/bin/doveadm";
+const LDA: &str = "/usr/lib/dovecot/dovecot-lda";
+const USER: &str = "ref";
+const PASSWORD: &str = "app-password-7f3k";
+const REFEREE: replies::Referee = replies::Referee {
+    name: "Referee",
+    address: "ref@pbem.test",
+};
+const WAIT: Duration = Duration::from_secs(30);
+
+fn cannot_run() -> Option<String> {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some("not root (dovecot's master process runs as root)".into());
+    }
+    for tool in [DOVECOT, DOVEADM, LDA] {
+        if !Path::new(tool).exists() {
+            return Some(format!(
+                "{tool} is missing (Debian: apt-get install dovecot-imapd; .ci/run does as root)"
+            ));
+        }
+    }
+    if Command::new("openssl").arg("version").output().is_err() {
+        return Some("openssl is missing (Debian: apt-get install openssl)".into());
+    }
+    for user in ["dovecot", "dovenull", "nobody"] {
+        if account(user).is_none() {
+            return Some(format!(
+                "no user {user} (Debian's dovecot-core package adds it)"
+            ));
+        }
+    }
+    None
+}
+
+/// The instance, or None (said on standard error) when it cannot run here and is not
+/// required to.
+fn dovecot_or_skip(test: &str) -> Option<Dovecot> {
+    if let Some(why) = cannot_run() {
+        assert!(
+            !std::env::var("PBEM_REQUIRE_DOVECOT").is_ok_and(|v| v == "1"),
+            "{test}: required, but {why}"
+        );
+        eprintln!("{test}: skipped: {why}");
+        return None;
+    }
+    Some(Dovecot::start())
+}
+
+/// The test's own dovecot and the referee's keyring, games and outgoing mail, all in
+/// one temporary directory. Dropping it stops that dovecot, checks the machine, and
+/// removes the directory.
+struct Dovecot {
+    dir: tempfile::TempDir,
+    imaps: u16,
+    imap: u16,
+    smtp: Smtp,
+    machine: Snapshot,
+}
+
+impl Drop for Dovecot {
+    fn drop(&mut self) {
+        let _ = Command::new(DOVEADM)
+            .arg("-c")
+            .arg(self.conf())
+            .arg("stop")
+            .output();
+        let master = self.dir.path().join("run/master.pid");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while master.exists() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        if !std::thread::panicking() {
+            let changes = self.machine.changes(&Snapshot::take());
+            assert!(changes.is_empty(), "the machine changed: {changes:#?}");
+        }
+    }
+}
+
+impl Dovecot {
+    fn start() -> Dovecot {
+        let machine = Snapshot::take();
+        let dir = tempfile::Builder::new()
+            .prefix("pbem-dovecot-")
+            .tempdir()
+            .expect("a temporary directory");
+        // dovecot's login processes and nobody (who owns the mail) must reach inside.
+        set_mode(dir.path(), 0o755);
+        for sub in ["run", "mail", "games", "keyring"] {
+            std::fs::create_dir(dir.path().join(sub)).expect("a folder");
+        }
+        let nobody = account("nobody").expect("nobody");
+        std::os::unix::fs::chown(dir.path().join("mail"), Some(nobody.uid), Some(nobody.gid))
+            .expect("chown");
+        let certs = crate::transport::make_certificates(&dir.path().join("ca"));
+        std::fs::write(
+            dir.path().join("users"),
+            format!("{USER}:{{PLAIN}}{PASSWORD}::::::\n"),
+        )
+        .expect("users");
+        let smtp = Smtp::start(&dir.path().join("delivered"));
+        let dovecot = Dovecot {
+            imaps: free_port(),
+            imap: free_port(),
+            smtp,
+            machine,
+            dir,
+        };
+        let root = dovecot.dir.path().display().to_string();
+        let conf = format!(
+            "base_dir = {root}/run\n\
+             instance_name = pbem-test-{pid}\n\
+             state_dir = {root}/run/state\n\
+             protocols = imap\n\
+             listen = 127.0.0.1\n\
+             log_path = {root}/dovecot.log\n\
+             ssl = yes\n\
+             ssl_cert = <{cert}\n\
+             ssl_key = <{key}\n\
+             ssl_min_protocol = TLSv1.2\n\
+             disable_plaintext_auth = yes\n\
+             auth_mechanisms = plain login\n\
+             passdb {{\n  driver = passwd-file\n  args = scheme=PLAIN username_format=%u {root}/users\n}}\n\
+             userdb {{\n  driver = static\n  args = uid=nobody gid={gid} home={root}/mail/%u\n}}\n\
+             mail_location = maildir:~/Maildir\n\
+             service imap-login {{\n  chroot =\n  inet_listener imap {{\n    port = {imap}\n  }}\n  inet_listener imaps {{\n    port = {imaps}\n    ssl = yes\n  }}\n}}\n\
+             service anvil {{\n  chroot =\n}}\n",
+            pid = std::process::id(),
+            cert = certs.cert.display(),
+            key = certs.key.display(),
+            gid = nobody.gid,
+            imap = dovecot.imap,
+            imaps = dovecot.imaps,
+        );
+        std::fs::write(dovecot.conf(), conf).expect("dovecot.conf");
+        // Its master goes on in the background with whatever it was given as standard
+        // output: not a pipe, which would never end.
+        let started = Command::new(DOVECOT)
+            .arg("-c")
+            .arg(dovecot.conf())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("dovecot runs");
+        assert!(started.success(), "dovecot: {started}: {}", dovecot.log());
+        let deadline = Instant::now() + WAIT;
+        while std::net::TcpStream::connect(("127.0.0.1", dovecot.imaps)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "dovecot does not listen: {}",
+                dovecot.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        test_key(&dovecot.home());
+        dovecot.configure(
+            &format!("imaps://{USER}@localhost:{}/INBOX", dovecot.imaps),
+            Some(&certs.ca),
+        );
+        dovecot
+    }
+
+    fn conf(&self) -> PathBuf {
+        self.dir.path().join("dovecot.conf")
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("dovecot.log")).unwrap_or_default()
+    }
+
+    fn home(&self) -> PathBuf {
+        self.dir.path().join("keyring")
+    }
+
+    fn games(&self) -> PathBuf {
+        self.dir.path().join("games")
+    }
+
+    fn game_file(&self) -> PathBuf {
+        self.games().join("ann-bob.json")
+    }
+
+    /// The referee's config.toml: SMTP to aiosmtpd, the mailbox at `imap`.
+    fn configure(&self, imap: &str, ca_file: Option<&Path>) {
+        let ca = ca_file
+            .map(|path| format!("ca_file = {:?}\n", path.display().to_string()))
+            .unwrap_or_default();
+        std::fs::write(
+            self.home().join("config.toml"),
+            format!(
+                "[mail]\nsmtp = \"smtp://127.0.0.1:{}\"\nfrom = \"Referee <ref@pbem.test>\"\nimap = \"{imap}\"\n{ca}",
+                self.smtp.port
+            ),
+        )
+        .expect("config.toml");
+    }
+
+    fn pbem(&self) -> Command {
+        let mut command = Command::new(assert_cmd::cargo::cargo_bin("pbem"));
+        command
+            .env("PBEM_HOME", self.home())
+            .env("PBEM_IMAP_PASSWORD", PASSWORD)
+            .env_remove("PBEM_SMTP")
+            .env_remove("PBEM_IMAP")
+            .env_remove("PBEM_NOW");
+        command
+    }
+
+    fn run(&self, command: &mut Command) -> Output {
+        command.output().expect("pbem runs")
+    }
+
+    fn inbox(&self) -> Output {
+        self.run(
+            self.pbem()
+                .args(["inbox", "--imap", "--games"])
+                .arg(self.games()),
+        )
+    }
+
+    /// Hands a message to the referee's mailbox as the mail server would.
+    fn deliver(&self, from: &str, raw: &str) {
+        let mut lda = Command::new(LDA)
+            .arg("-c")
+            .arg(self.conf())
+            .args(["-d", USER, "-f", from])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("dovecot-lda runs");
+        lda.stdin
+            .take()
+            .expect("stdin")
+            .write_all(raw.as_bytes())
+            .expect("the message");
+        let output = lda.wait_with_output().expect("waits");
+        assert!(
+            output.status.success(),
+            "dovecot-lda: {}{}",
+            text(&output),
+            self.log()
+        );
+    }
+
+    fn start_game(&self) {
+        let output = self.run(
+            self.pbem()
+                .args(["new", "right-of-way", "--seed", SEED, "--mail"])
+                .args([
+                    "--player",
+                    "Ann <ann@pbem.test>",
+                    "--player",
+                    "Bob <bob@pbem.test>",
+                ])
+                .arg("--out")
+                .arg(self.game_file()),
+        );
+        assert!(output.status.success(), "{}", text(&output));
+        assert!(
+            text(&output).contains("message(s) sent"),
+            "{}",
+            text(&output)
+        );
+    }
+
+    fn view(&self) -> Value {
+        let output = self.run(
+            self.pbem()
+                .arg("show")
+                .arg(self.game_file())
+                .args(["--format", "json"]),
+        );
+        assert!(output.status.success(), "{}", text(&output));
+        serde_json::from_slice(&output.stdout).expect("json")
+    }
+
+    fn turn(&self) -> u64 {
+        self.view()["head"]["turn"].as_u64().expect("a turn")
+    }
+
+    /// The move `player` makes now: one that draws nothing, else the first legal.
+    fn a_move(&self, player: &str) -> String {
+        let output = self.run(
+            self.pbem()
+                .arg("legal")
+                .arg(self.game_file())
+                .args(["--player", player, "--format", "json"]),
+        );
+        let legal: Vec<Value> = serde_json::from_slice(&output.stdout).expect("json");
+        let quiet = legal
+            .iter()
+            .any(|e| e["kind"] == "place" && e["profit"] == e["cost"]);
+        if quiet {
+            quiet_move(&legal)
+        } else {
+            legal[0]["move"].as_str().expect("a move").to_string()
+        }
+    }
+
+    /// The newest turn notice that asks `player` to move, as delivered.
+    fn turn_notice(&self, player: &str) -> (String, String, String, String) {
+        let address = format!("{}@pbem.test", player.to_ascii_lowercase());
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let found = self
+                .smtp
+                .delivered()
+                .into_iter()
+                .filter_map(|(_, raw)| {
+                    let message = mail_parser::MessageParser::default().parse(&raw)?;
+                    let (to, subject, body) = read_mail(&raw);
+                    let id = message.message_id()?.to_string();
+                    let references = message
+                        .header_raw("References")
+                        .map(|v| v.trim().to_string())
+                        .unwrap_or_default();
+                    (to == address && subject.contains("your move"))
+                        .then_some((subject, id, references, body))
+                })
+                .max_by_key(|(subject, ..)| turn_in(subject));
+            if let Some(notice) = found.filter(|(subject, ..)| turn_in(subject) == self.turn() + 1)
+            {
+                return notice;
+            }
+            if Instant::now() >= deadline {
+                let subjects: Vec<String> = self
+                    .smtp
+                    .delivered()
+                    .iter()
+                    .map(|(_, raw)| read_mail(raw))
+                    .map(|(to, subject, _)| format!("{to}: {subject}"))
+                    .collect();
+                panic!(
+                    "no turn notice for {player} at turn {}: {subjects:#?}",
+                    self.turn()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// A reply to `player`'s turn notice, in the shape of one client or another.
+    fn reply(&self, player: &str, move_text: &str, id: &str) -> String {
+        let (subject, message_id, references, body) = self.turn_notice(player);
+        let notice = replies::Notice {
+            subject: &subject,
+            message_id: &message_id,
+            references: &references,
+            text: &body,
+        };
+        let from = format!("{}@pbem.test", player.to_ascii_lowercase());
+        type Shape = fn(&replies::Referee, &replies::Notice, &str, &str, &str) -> String;
+        let shapes: [Shape; 3] = [
+            replies::gmail_reply,
+            replies::outlook_reply,
+            replies::apple_reply,
+        ];
+        let shape = shapes[id.len() % shapes.len()];
+        shape(&REFEREE, &notice, &from, move_text, id)
+    }
+
+    /// `pbem watch` on the games folder, its standard error to `watch.log`.
+    fn watch(&self) -> Child {
+        let log = std::fs::File::create(self.dir.path().join("watch.log")).expect("log");
+        self.pbem()
+            .args(["watch", "--games"])
+            .arg(self.games())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .process_group(0)
+            .spawn()
+            .expect("pbem watch runs")
+    }
+
+    fn watch_log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("watch.log")).unwrap_or_default()
+    }
+
+    fn wait_for_turn(&self, turn: u64, what: &str) {
+        let deadline = Instant::now() + WAIT;
+        while self.turn() < turn {
+            assert!(
+                Instant::now() < deadline,
+                "{what}: turn {turn} never came; watch said:\n{}",
+                self.watch_log()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+/// The turn number a notice's subject names ("Turn 12: your move").
+fn turn_in(subject: &str) -> u64 {
+    subject
+        .split("Turn ")
+        .nth(1)
+        .and_then(|rest| rest.split(':').next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn sigterm(child: &Child) {
+    // SAFETY: kill has no preconditions; a process already gone is harmless.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+}
+
+#[test]
+fn a_whole_game_by_imap_applies_every_move_once_through_killed_passes_and_copies() {
+    let Some(dovecot) = dovecot_or_skip("imap whole game") else {
+        return;
+    };
+    dovecot.start_game();
+    let mut picker = pbem::engine::DrawStream::new([7; 32]);
+    let mut replies_sent = 0u64;
+    while !dovecot.view()["over"].as_bool().unwrap_or(true) {
+        let turn = dovecot.turn();
+        let player = to_move(&dovecot.view());
+        let move_text = dovecot.a_move(&player);
+        let id = format!("imap-{turn}-{}", player.to_ascii_lowercase());
+        let reply = dovecot.reply(&player, &move_text, &id);
+        dovecot.deliver(
+            &format!("{}@pbem.test", player.to_ascii_lowercase()),
+            &reply,
+        );
+        replies_sent += 1;
+        if turn % 3 == 0 {
+            // The same reply delivered again, as a mail server retrying does.
+            dovecot.deliver(
+                &format!("{}@pbem.test", player.to_ascii_lowercase()),
+                &reply,
+            );
+        }
+        if turn % 4 == 1 {
+            // A pass killed at a random moment: before, during or after the move.
+            let mut pass = dovecot
+                .pbem()
+                .args(["inbox", "--imap", "--games"])
+                .arg(dovecot.games())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("pbem runs");
+            std::thread::sleep(Duration::from_millis(u64::from(picker.index(400))));
+            let _ = pass.kill();
+            let _ = pass.wait();
+        }
+        let output = dovecot.inbox();
+        assert!(output.status.success(), "turn {turn}: {}", text(&output));
+        assert_eq!(dovecot.turn(), turn + 1, "turn {turn}: {}", text(&output));
+    }
+    assert!(replies_sent > 10, "{replies_sent}");
+    // Every message is done: a pass more applies nothing and says nothing.
+    let output = dovecot.inbox();
+    assert!(
+        output.status.success() && output.stdout.is_empty(),
+        "{}",
+        text(&output)
+    );
+    let audit = dovecot.run(dovecot.pbem().arg("audit").arg(dovecot.game_file()));
+    assert!(audit.status.success(), "{}", text(&audit));
+    // Each reply was applied once: one record per reply, no more.
+    assert_eq!(dovecot.turn(), replies_sent);
+    let state = std::fs::read_to_string(dovecot.games().join(".pbem-imap.state")).expect("state");
+    assert!(!state.contains(PASSWORD), "{state}");
+}
+
+#[test]
+fn watch_takes_mail_as_it_arrives_survives_a_dropped_connection_and_stops_on_sigterm() {
+    let Some(dovecot) = dovecot_or_skip("imap watch") else {
+        return;
+    };
+    dovecot.start_game();
+    let mut watch = dovecot.watch();
+    // A second watch for the same folder refuses.
+    let second = dovecot.run(
+        dovecot
+            .pbem()
+            .args(["watch", "--games"])
+            .arg(dovecot.games()),
+    );
+    assert!(!second.status.success());
+    assert!(
+        text(&second).contains("another pbem watch is running"),
+        "{}",
+        text(&second)
+    );
+
+    for round in 0..4 {
+        let turn = dovecot.turn();
+        let player = to_move(&dovecot.view());
+        let move_text = dovecot.a_move(&player);
+        let id = format!("watch-{turn}");
+        let reply = dovecot.reply(&player, &move_text, &id);
+        if round == 2 {
+            // The server drops every connection of the referee's (as a restart or a
+            // timeout does); the watch connects again and misses nothing.
+            let kicked = Command::new(DOVEADM)
+                .arg("-c")
+                .arg(dovecot.conf())
+                .args(["kick", USER])
+                .output()
+                .expect("doveadm runs");
+            assert!(kicked.status.success(), "{}", text(&kicked));
+        }
+        dovecot.deliver(
+            &format!("{}@pbem.test", player.to_ascii_lowercase()),
+            &reply,
+        );
+        dovecot.wait_for_turn(turn + 1, &format!("round {round}"));
+    }
+    let log = dovecot.watch_log();
+    assert!(log.contains("applied: turn 1:"), "{log}");
+    // Dropped while in IDLE or in the middle of a pass, depending on timing.
+    assert!(log.contains("; connecting again"), "{log}");
+
+    sigterm(&watch);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = watch.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "watch did not stop on SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status}: {}", dovecot.watch_log());
+    assert!(
+        dovecot.watch_log().trim_end().ends_with("stopped"),
+        "{}",
+        dovecot.watch_log()
+    );
+    assert!(!dovecot.watch_log().contains(PASSWORD));
+}
+
+#[test]
+fn starttls_a_wrong_password_and_an_unknown_ca_are_answered_clearly() {
+    let Some(dovecot) = dovecot_or_skip("imap errors") else {
+        return;
+    };
+    dovecot.start_game();
+    let ca = dovecot.dir.path().join("ca/ca.pem");
+    // STARTTLS on the plain port, with the same CA: a pass works.
+    dovecot.configure(
+        &format!("imap://{USER}@127.0.0.1:{}/INBOX", dovecot.imap),
+        Some(&ca),
+    );
+    let output = dovecot.inbox();
+    assert!(output.status.success(), "{}", text(&output));
+
+    let wrong = dovecot.run(
+        dovecot
+            .pbem()
+            .env("PBEM_IMAP_PASSWORD", "not-the-password")
+            .args(["inbox", "--imap", "--games"])
+            .arg(dovecot.games()),
+    );
+    assert_eq!(wrong.status.code(), Some(75), "{}", text(&wrong));
+    let said = text(&wrong);
+    assert!(said.contains("refused the login of ref"), "{said}");
+    assert!(said.contains("PBEM_IMAP_PASSWORD"), "{said}");
+    assert!(
+        !said.contains("not-the-password") && !said.contains(PASSWORD),
+        "{said}"
+    );
+
+    // Without the CA, the server's certificate is not trusted: said, with the remedy.
+    dovecot.configure(
+        &format!("imaps://{USER}@localhost:{}/INBOX", dovecot.imaps),
+        None,
+    );
+    let untrusted = dovecot.inbox();
+    assert_eq!(untrusted.status.code(), Some(75), "{}", text(&untrusted));
+    let said = text(&untrusted);
+    assert!(
+        said.contains("TLS failed") && said.contains("ca_file"),
+        "{said}"
+    );
+
+    // A password in the URL is refused before anything is sent.
+    dovecot.configure(
+        &format!(
+            "imaps://{USER}:{PASSWORD}@localhost:{}/INBOX",
+            dovecot.imaps
+        ),
+        Some(&ca),
+    );
+    let in_url = dovecot.inbox();
+    let said = text(&in_url);
+    assert!(
+        !in_url.status.success() && said.contains("holds a password"),
+        "{said}"
+    );
+    assert!(!said.contains(PASSWORD), "{said}");
+}
