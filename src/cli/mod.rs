@@ -7,6 +7,7 @@ mod output;
 mod apply;
 mod audit;
 mod demo;
+mod generate;
 mod inbox;
 mod join;
 mod legal;
@@ -72,6 +73,10 @@ enum Command {
     /// Referee games unattended: take mail as it arrives (IMAP or a Maildir), send the
     /// outboxes, remind and apply deadlines, until stopped
     Watch(watch::Args),
+    /// Print the completion script of a shell (bash, zsh, fish...)
+    Completions(generate::CompletionsArgs),
+    /// Write the man pages of pbem and each of its commands into a folder
+    Manpages(generate::ManpagesArgs),
 }
 
 /// Output formats of `show`.
@@ -149,6 +154,8 @@ where
         Command::Outbox(args) => outbox::run(args),
         Command::Remind(args) => remind::run(args),
         Command::Watch(args) => watch::run(args),
+        Command::Completions(args) => generate::completions(args),
+        Command::Manpages(args) => generate::manpages(args),
     };
     match result {
         // Subcommands end in SUCCESS or FAILURE (an audit that found a fault, say).

@@ -11,6 +11,7 @@ mod imap;
 mod mail;
 mod mail_intake;
 mod new_game;
+mod package;
 mod postfix;
 mod replies;
 mod right_of_way;
