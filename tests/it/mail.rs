@@ -3021,3 +3021,89 @@ Auto-Submitted: auto-generated\r\n\r\n{printed}",
         "a week of cron: {moves_sent} moves, cron mailed at hours {cron_mails:?}, {referee_mails} mails to the referee"
     );
 }
+
+/// `pbem watch --once` is one round of what the cron lines do: a Maildir move applied
+/// and its notices sent, then nothing said by a round with nothing to do (cron mails
+/// what a run prints). A long-running `pbem watch --maildir` polls, takes a move
+/// delivered while it runs, refuses to run twice for one folder, and stops on SIGTERM.
+#[test]
+fn watch_on_a_maildir_does_what_the_cron_lines_do() {
+    let host = Host::new();
+    host.start_game();
+    let (player, text) = host.first_move();
+    let from = address(&player);
+    let notice = host.notice_for(&from);
+    let maildir = host.maildir();
+    deliver_at(
+        &maildir,
+        "1764000001.M1P1.mx",
+        &gmail_reply(&notice, &from, &text, "watch-once"),
+        1_764_000_001,
+    );
+    let once = |host: &Host| {
+        host.pbem()
+            .args(["watch", "--once", "--games"])
+            .arg(host.games())
+            .arg("--maildir")
+            .arg(&maildir)
+            .output()
+            .expect("runs")
+    };
+    let output = once(&host);
+    let said = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{said}");
+    assert!(said.contains(": applied: turn 1:"), "{said}");
+    assert_eq!(host.view()["head"]["turn"], 1);
+    let output = once(&host);
+    assert!(output.status.success());
+    assert!(
+        output.stdout.is_empty() && output.stderr.is_empty(),
+        "{output:?}"
+    );
+
+    let log = host.dir.path().join("watch.log");
+    let mut watch = host
+        .pbem()
+        .args(["watch", "--poll", "1s", "--games"])
+        .arg(host.games())
+        .arg("--maildir")
+        .arg(&maildir)
+        .stderr(std::fs::File::create(&log).expect("log"))
+        .spawn()
+        .expect("runs");
+    let second = once(&host);
+    assert!(!second.status.success());
+    assert!(
+        String::from_utf8_lossy(&second.stderr).contains("another pbem watch is running"),
+        "{second:?}"
+    );
+    let view = host.view();
+    let next = super::support::to_move(&view);
+    let next_from = address(&next);
+    let next_notice = host.notice_for(&next_from);
+    let next_move = host.legal(&next)[0].clone();
+    deliver_at(
+        &maildir,
+        "1764000002.M2P2.mx",
+        &gmail_reply(&next_notice, &next_from, &next_move, "watch-poll"),
+        1_764_000_002,
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while host.view()["head"]["turn"] != 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // SAFETY: kill has no preconditions; a process already gone is harmless.
+    unsafe {
+        libc::kill(watch.id() as i32, libc::SIGTERM);
+    }
+    let status = watch.wait().expect("waits");
+    let said = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(status.success(), "{status}: {said}");
+    assert!(said.contains(": applied: turn 2:"), "{said}");
+    assert!(said.trim_end().ends_with("stopped"), "{said}");
+}
