@@ -7,8 +7,8 @@
 //! own delivery agent (dovecot-lda), as a mail server hands them over; pbem's notices
 //! go out by SMTP to aiosmtpd on loopback.
 //!
-//! Along a whole game, passes of `pbem inbox --imap` are killed at random and replies
-//! are delivered twice; every move is applied exactly once. `pbem watch` takes mail
+//! Along a whole game, passes of `pbem inbox --imap` and `pbem watch` are killed at
+//! random and replies are delivered twice; every move is applied exactly once. `pbem watch` takes mail
 //! as it arrives by IDLE, survives the server dropping its connection, refuses to run
 //! twice for one folder, and stops on SIGTERM. A wrong password and a server whose CA
 //! pbem was not given are answered with errors that say what to do, and never show
@@ -481,19 +481,24 @@ fn a_whole_game_by_imap_applies_every_move_once_through_killed_passes_and_copies
                 &reply,
             );
         }
-        if turn % 4 == 1 {
-            // A pass killed at a random moment: before, during or after the move.
-            let mut pass = dovecot
-                .pbem()
-                .args(["inbox", "--imap", "--games"])
-                .arg(dovecot.games())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("pbem runs");
+        if turn % 2 == 1 {
+            // A pass, or a watch, killed at a random moment: before, during or after
+            // the move.
+            let mut run = if turn % 4 == 1 {
+                dovecot
+                    .pbem()
+                    .args(["inbox", "--imap", "--games"])
+                    .arg(dovecot.games())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .expect("pbem runs")
+            } else {
+                dovecot.watch()
+            };
             std::thread::sleep(Duration::from_millis(u64::from(picker.index(400))));
-            let _ = pass.kill();
-            let _ = pass.wait();
+            let _ = run.kill();
+            let _ = run.wait();
         }
         let output = dovecot.inbox();
         assert!(output.status.success(), "turn {turn}: {}", text(&output));
