@@ -9,8 +9,8 @@
 //!
 //! Along a whole game, passes of `pbem inbox --imap` and `pbem watch` are killed at
 //! random and replies are delivered twice; every move is applied exactly once. `pbem watch` takes mail
-//! as it arrives by IDLE, survives the server dropping its connection, refuses to run
-//! twice for one folder, and stops on SIGTERM. A wrong password and a server whose CA
+//! as it arrives by IDLE, survives the server dropping its connection and going away
+//! for a while, refuses to run twice for one folder, and stops on SIGTERM. A wrong password and a server whose CA
 //! pbem was not given are answered with errors that say what to do, and never show
 //! the password.
 //!
@@ -99,16 +99,7 @@ struct Dovecot {
 
 impl Drop for Dovecot {
     fn drop(&mut self) {
-        let _ = Command::new(DOVEADM)
-            .arg("-c")
-            .arg(self.conf())
-            .arg("stop")
-            .output();
-        let master = self.dir.path().join("run/master.pid");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while master.exists() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        self.stop();
         if !std::thread::panicking() {
             let changes = self.machine.changes(&Snapshot::take());
             assert!(changes.is_empty(), "the machine changed: {changes:#?}");
@@ -172,32 +163,51 @@ impl Dovecot {
             imaps = dovecot.imaps,
         );
         std::fs::write(dovecot.conf(), conf).expect("dovecot.conf");
-        // Its master goes on in the background with whatever it was given as standard
-        // output: not a pipe, which would never end.
-        let started = Command::new(DOVECOT)
-            .arg("-c")
-            .arg(dovecot.conf())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .expect("dovecot runs");
-        assert!(started.success(), "dovecot: {started}: {}", dovecot.log());
-        let deadline = Instant::now() + WAIT;
-        while std::net::TcpStream::connect(("127.0.0.1", dovecot.imaps)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "dovecot does not listen: {}",
-                dovecot.log()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        dovecot.launch();
         test_key(&dovecot.home());
         dovecot.configure(
             &format!("imaps://{USER}@localhost:{}/INBOX", dovecot.imaps),
             Some(&certs.ca),
         );
         dovecot
+    }
+
+    /// Starts the instance and waits until it listens.
+    fn launch(&self) {
+        // Its master goes on in the background with whatever it was given as standard
+        // output: not a pipe, which would never end.
+        let started = Command::new(DOVECOT)
+            .arg("-c")
+            .arg(self.conf())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("dovecot runs");
+        assert!(started.success(), "dovecot: {started}: {}", self.log());
+        let deadline = Instant::now() + WAIT;
+        while std::net::TcpStream::connect(("127.0.0.1", self.imaps)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "dovecot does not listen: {}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Stops the instance and waits until its master is gone.
+    fn stop(&self) {
+        let _ = Command::new(DOVEADM)
+            .arg("-c")
+            .arg(self.conf())
+            .arg("stop")
+            .output();
+        let master = self.dir.path().join("run/master.pid");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while master.exists() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     fn conf(&self) -> PathBuf {
@@ -521,7 +531,8 @@ fn a_whole_game_by_imap_applies_every_move_once_through_killed_passes_and_copies
 }
 
 #[test]
-fn watch_takes_mail_as_it_arrives_survives_a_dropped_connection_and_stops_on_sigterm() {
+fn watch_takes_mail_as_it_arrives_through_a_dropped_connection_and_an_outage_and_stops_on_sigterm()
+{
     let Some(dovecot) = dovecot_or_skip("imap watch") else {
         return;
     };
@@ -541,7 +552,7 @@ fn watch_takes_mail_as_it_arrives_survives_a_dropped_connection_and_stops_on_sig
         text(&second)
     );
 
-    for round in 0..4 {
+    for round in 0..5 {
         let turn = dovecot.turn();
         let player = to_move(&dovecot.view());
         let move_text = dovecot.a_move(&player);
@@ -557,6 +568,13 @@ fn watch_takes_mail_as_it_arrives_survives_a_dropped_connection_and_stops_on_sig
                 .output()
                 .expect("doveadm runs");
             assert!(kicked.status.success(), "{}", text(&kicked));
+        }
+        if round == 3 {
+            // The server goes away for a while (an outage): the watch tries again,
+            // waiting longer each time, and takes the mail once it is back.
+            dovecot.stop();
+            std::thread::sleep(Duration::from_secs(3));
+            dovecot.launch();
         }
         dovecot.deliver(
             &format!("{}@pbem.test", player.to_ascii_lowercase()),
