@@ -465,54 +465,78 @@ fn sigterm(child: &Child) {
     }
 }
 
-#[test]
-fn a_whole_game_by_imap_applies_every_move_once_through_killed_passes_and_copies() {
-    let Some(dovecot) = dovecot_or_skip("imap whole game") else {
-        return;
-    };
+/// How a whole game's mail is read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reader {
+    /// `pbem inbox --imap` after each reply, as cron runs it; passes and watches
+    /// killed at random besides.
+    Passes,
+    /// One `pbem watch` all along, killed at random and started again.
+    Watch,
+}
+
+/// Plays a whole game by replies delivered to the referee's mailbox, some of them
+/// twice, read as `reader` says; checks that every move was applied exactly once.
+fn whole_game(dovecot: &Dovecot, reader: Reader) {
     dovecot.start_game();
     let mut picker = pbem::engine::DrawStream::new([7; 32]);
     let mut replies_sent = 0u64;
+    let mut watch = (reader == Reader::Watch).then(|| dovecot.watch());
     while !dovecot.view()["over"].as_bool().unwrap_or(true) {
         let turn = dovecot.turn();
         let player = to_move(&dovecot.view());
         let move_text = dovecot.a_move(&player);
         let id = format!("imap-{turn}-{}", player.to_ascii_lowercase());
         let reply = dovecot.reply(&player, &move_text, &id);
-        dovecot.deliver(
-            &format!("{}@pbem.test", player.to_ascii_lowercase()),
-            &reply,
-        );
+        let from = format!("{}@pbem.test", player.to_ascii_lowercase());
+        dovecot.deliver(&from, &reply);
         replies_sent += 1;
         if turn % 3 == 0 {
             // The same reply delivered again, as a mail server retrying does.
-            dovecot.deliver(
-                &format!("{}@pbem.test", player.to_ascii_lowercase()),
-                &reply,
-            );
+            dovecot.deliver(&from, &reply);
         }
-        if turn % 2 == 1 {
-            // A pass, or a watch, killed at a random moment: before, during or after
-            // the move.
-            let mut run = if turn % 4 == 1 {
-                dovecot
-                    .pbem()
-                    .args(["inbox", "--imap", "--games"])
-                    .arg(dovecot.games())
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .spawn()
-                    .expect("pbem runs")
-            } else {
-                dovecot.watch()
-            };
-            std::thread::sleep(Duration::from_millis(u64::from(picker.index(400))));
-            let _ = run.kill();
-            let _ = run.wait();
+        let pause = Duration::from_millis(u64::from(picker.index(400)));
+        match (reader, watch.as_mut()) {
+            (Reader::Watch, Some(running)) => {
+                if turn % 2 == 1 {
+                    // Killed at a random moment (before, during or after the move),
+                    // and started again, as systemd does.
+                    std::thread::sleep(pause);
+                    let _ = running.kill();
+                    let _ = running.wait();
+                    *running = dovecot.watch();
+                }
+                dovecot.wait_for_turn(turn + 1, &format!("turn {turn}"));
+            }
+            _ => {
+                if turn % 2 == 1 {
+                    // A pass, or a watch, killed at a random moment.
+                    let mut run = if turn % 4 == 1 {
+                        dovecot
+                            .pbem()
+                            .args(["inbox", "--imap", "--games"])
+                            .arg(dovecot.games())
+                            .stdout(Stdio::null())
+                            .stderr(Stdio::null())
+                            .spawn()
+                            .expect("pbem runs")
+                    } else {
+                        dovecot.watch()
+                    };
+                    std::thread::sleep(pause);
+                    let _ = run.kill();
+                    let _ = run.wait();
+                }
+                let output = dovecot.inbox();
+                assert!(output.status.success(), "turn {turn}: {}", text(&output));
+            }
         }
-        let output = dovecot.inbox();
-        assert!(output.status.success(), "turn {turn}: {}", text(&output));
-        assert_eq!(dovecot.turn(), turn + 1, "turn {turn}: {}", text(&output));
+        assert_eq!(dovecot.turn(), turn + 1, "turn {turn}");
+    }
+    if let Some(running) = watch.as_mut() {
+        sigterm(running);
+        let status = running.wait().expect("waits");
+        assert!(status.success(), "{status}: {}", dovecot.watch_log());
     }
     assert!(replies_sent > 10, "{replies_sent}");
     // Every message is done: a pass more applies nothing and says nothing.
@@ -528,6 +552,20 @@ fn a_whole_game_by_imap_applies_every_move_once_through_killed_passes_and_copies
     assert_eq!(dovecot.turn(), replies_sent);
     let state = std::fs::read_to_string(dovecot.games().join(".pbem-imap.state")).expect("state");
     assert!(!state.contains(PASSWORD), "{state}");
+}
+
+#[test]
+fn a_whole_game_by_imap_passes_applies_every_move_once_through_kills_and_copies() {
+    if let Some(dovecot) = dovecot_or_skip("imap whole game by passes") {
+        whole_game(&dovecot, Reader::Passes);
+    }
+}
+
+#[test]
+fn a_whole_game_by_one_watch_applies_every_move_once_through_kills_and_copies() {
+    if let Some(dovecot) = dovecot_or_skip("imap whole game by watch") {
+        whole_game(&dovecot, Reader::Watch);
+    }
 }
 
 #[test]
