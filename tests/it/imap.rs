@@ -491,7 +491,7 @@ fn whole_game(dovecot: &Dovecot, reader: Reader) {
         let from = format!("{}@pbem.test", player.to_ascii_lowercase());
         dovecot.deliver(&from, &reply);
         replies_sent += 1;
-        if turn % 3 == 0 {
+        if turn.is_multiple_of(3) {
             // The same reply delivered again, as a mail server retrying does.
             dovecot.deliver(&from, &reply);
         }
