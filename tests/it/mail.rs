@@ -3107,3 +3107,48 @@ fn watch_on_a_maildir_does_what_the_cron_lines_do() {
     assert!(said.contains(": applied: turn 2:"), "{said}");
     assert!(said.trim_end().ends_with("stopped"), "{said}");
 }
+
+/// `pbem watch` reminds and applies the deadline from `[deadlines]` in config.toml,
+/// as `pbem remind --after 3d --limit 14d --then forfeit` does from cron.
+#[test]
+fn watch_applies_the_deadlines_of_the_config() {
+    let host = Host::new();
+    host.start_game();
+    let player = super::support::to_move(&host.view());
+    std::fs::write(
+        host.dir.path().join("keyring/config.toml"),
+        "[deadlines]\nafter = \"3d\"\nlimit = \"14d\"\nthen = \"forfeit\"\n",
+    )
+    .expect("config.toml");
+    let maildir = host.maildir();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("time")
+        .as_secs();
+    let round = |at: u64| {
+        let output = host
+            .pbem()
+            .env("PBEM_NOW", at.to_string())
+            .args(["watch", "--once", "--games"])
+            .arg(host.games())
+            .arg("--maildir")
+            .arg(&maildir)
+            .output()
+            .expect("runs");
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    assert_eq!(round(now + 86_400), "", "nobody to remind yet");
+    let said = round(now + 4 * 86_400);
+    assert!(
+        said.contains("deadlines: ") && said.contains(&format!("reminded {player}")),
+        "{said}"
+    );
+    assert!(host
+        .mails()
+        .iter()
+        .any(|m| m.subject.contains("Reminder") && m.to == address(&player)));
+    let said = round(now + 15 * 86_400);
+    assert!(said.contains("deadlines: "), "{said}");
+    assert_eq!(host.view()["over"], true, "{said}");
+}
