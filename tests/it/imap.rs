@@ -246,7 +246,11 @@ impl Dovecot {
     }
 
     fn pbem(&self) -> Command {
-        let mut command = Command::new(assert_cmd::cargo::cargo_bin("pbem"));
+        self.referee_env(Command::new(assert_cmd::cargo::cargo_bin("pbem")))
+    }
+
+    /// `command` with the referee's environment: keyring and IMAP password.
+    fn referee_env(&self, mut command: Command) -> Command {
         command
             .env("PBEM_HOME", self.home())
             .env("PBEM_IMAP_PASSWORD", PASSWORD)
@@ -576,7 +580,12 @@ fn watch_takes_mail_as_it_arrives_through_a_dropped_connection_and_an_outage_and
     };
     dovecot.start_game();
     let mut watch = dovecot.watch();
-    // A second watch for the same folder refuses.
+    // A second watch for the same folder refuses, once the first holds it.
+    let deadline = Instant::now() + WAIT;
+    while !dovecot.watch_log().contains("watching") {
+        assert!(Instant::now() < deadline, "the watch did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let second = dovecot.run(
         dovecot
             .pbem()
@@ -702,4 +711,98 @@ fn starttls_a_wrong_password_and_an_unknown_ca_are_answered_clearly() {
         "{said}"
     );
     assert!(!said.contains(PASSWORD), "{said}");
+}
+
+/// A full disk: the watch cannot write the move, says so, waits and tries again, and
+/// applies the move once there is room, exactly once. The games are on a small
+/// file system mounted in a mount namespace of the watch's own (`unshare -m`), so the
+/// machine's mounts never change; the test reaches it through `/proc/PID/root`.
+#[test]
+fn watch_waits_out_a_full_disk_and_loses_nothing() {
+    let Some(dovecot) = dovecot_or_skip("imap full disk") else {
+        return;
+    };
+    dovecot.start_game();
+    let small = dovecot.dir.path().join("small");
+    std::fs::create_dir(&small).expect("small");
+    let script = format!(
+        "mount -t tmpfs -o size=4m pbem-small {small} && cp -a {games}/. {small}/ && exec \"$0\" watch --games {small}",
+        small = small.display(),
+        games = dovecot.games().display(),
+    );
+    // unshare runs sh in a mount namespace of its own; sh mounts, copies the games in
+    // and becomes pbem ("$0").
+    let mut watch = dovecot
+        .referee_env(Command::new("unshare"))
+        .args(["--mount", "--propagation", "private", "sh", "-c", &script])
+        .arg(assert_cmd::cargo::cargo_bin("pbem"))
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(dovecot.dir.path().join("watch.log")).expect("log"))
+        .spawn()
+        .expect("unshare runs");
+    let inside = PathBuf::from(format!("/proc/{}/root", watch.id()))
+        .join(small.strip_prefix("/").expect("absolute"));
+    let game = inside.join("ann-bob.json");
+    let deadline = Instant::now() + WAIT;
+    while !dovecot.watch_log().contains("watching") {
+        if let Some(status) = watch.try_wait().expect("wait") {
+            // No mount namespace here (a container without the right): said, not failed.
+            eprintln!("imap full disk: skipped: {status}: {}", dovecot.watch_log());
+            return;
+        }
+        assert!(Instant::now() < deadline, "{}", dovecot.watch_log());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let show_turn = || {
+        let output = dovecot.run(
+            dovecot
+                .pbem()
+                .arg("show")
+                .arg(&game)
+                .args(["--format", "json"]),
+        );
+        assert!(output.status.success(), "{}", text(&output));
+        let view: Value = serde_json::from_slice(&output.stdout).expect("json");
+        (view["head"]["turn"].as_u64().expect("turn"), to_move(&view))
+    };
+    let (turn, player) = show_turn();
+    // Fill the small file system.
+    let filler = inside.join("filler");
+    {
+        let mut file = std::fs::File::create(&filler).expect("filler");
+        let block = vec![0u8; 64 * 1024];
+        while file.write_all(&block).is_ok() {}
+    }
+    let output = dovecot.run(
+        dovecot
+            .pbem()
+            .arg("legal")
+            .arg(&game)
+            .args(["--player", &player, "--format", "json"]),
+    );
+    let legal: Vec<Value> = serde_json::from_slice(&output.stdout).expect("json");
+    let move_text = legal[0]["move"].as_str().expect("a move").to_string();
+    let reply = dovecot.reply(&player, &move_text, "full-disk");
+    dovecot.deliver(
+        &format!("{}@pbem.test", player.to_ascii_lowercase()),
+        &reply,
+    );
+    let deadline = Instant::now() + WAIT;
+    while !dovecot.watch_log().contains("trying again") {
+        assert!(Instant::now() < deadline, "{}", dovecot.watch_log());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(show_turn().0, turn, "nothing applied on a full disk");
+    std::fs::remove_file(&filler).expect("room again");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while show_turn().0 == turn {
+        assert!(Instant::now() < deadline, "{}", dovecot.watch_log());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(show_turn().0, turn + 1, "{}", dovecot.watch_log());
+    let log = dovecot.watch_log();
+    assert_eq!(log.matches(": applied: ").count(), 1, "{log}");
+    sigterm(&watch);
+    let status = watch.wait().expect("waits");
+    assert!(status.success(), "{status}: {}", dovecot.watch_log());
 }

@@ -3071,6 +3071,18 @@ fn watch_on_a_maildir_does_what_the_cron_lines_do() {
         .stderr(std::fs::File::create(&log).expect("log"))
         .spawn()
         .expect("runs");
+    // The watch holds its folder once it says it is watching.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("watching")
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the watch did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let second = once(&host);
     assert!(!second.status.success());
     assert!(
