@@ -67,10 +67,22 @@ pub fn parse(state: &State, text: &str) -> Result<Move, RuleError> {
                 _ => ("", None),
             };
             let kind = Kind::parse(word).ok_or_else(|| {
-                RuleError::new(
-                    format!("`{}` is not a tile to take", text.trim()),
-                    "`take` and one of the tiles you drew, e.g. `take grass`",
-                )
+                // The example is one of the tiles drawn (the public state, which holds
+                // none, gives no example).
+                let accepted = match state.drawn.first() {
+                    Some(first) => format!(
+                        "`take` and one of the tiles you drew ({}), e.g. `take {}`",
+                        state
+                            .drawn
+                            .iter()
+                            .map(|k| k.name())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        first.name()
+                    ),
+                    None => "`take` and one of the tiles you drew".to_string(),
+                };
+                RuleError::new(format!("`{}` is not a tile to take", text.trim()), accepted)
             })?;
             if let Some(named) = named {
                 let accepted = format!(
@@ -137,12 +149,30 @@ pub fn parse(state: &State, text: &str) -> Result<Move, RuleError> {
                     prefer,
                 })
             }
+            // `take grass` (or a tile alone) answers an activation that left a choice.
+            ["take" | "choose" | "keep", ..] | [_] if is_choice(&words) => Err(RuleError::new(
+                format!(
+                    "`{}`: you have no drawn tiles to choose from (`take` answers an activation that left you a choice)",
+                    text.trim()
+                ),
+                TURN,
+            )),
             _ => Err(RuleError::new(
                 format!("`{}` is not a move", text.trim()),
                 TURN,
             )),
         },
         Phase::Over => Err(RuleError::new("the game is over", "no more moves")),
+    }
+}
+
+/// Whether `words` read as the choice of a drawn tile: `take grass`, `grass`.
+fn is_choice(words: &[&str]) -> bool {
+    match words {
+        ["take" | "choose" | "keep", ..] => true,
+        // `city` alone is more likely the city tile without its square.
+        [word] => *word != "city" && Kind::parse(word).is_some(),
+        _ => false,
     }
 }
 

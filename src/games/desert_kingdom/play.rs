@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::board::Square;
 use super::moves::{canonical, Move};
-use super::state::{Event, Fate, Kind, Phase, Player, State, Tile};
+use super::state::{Event, Fate, Kind, Phase, Player, State, Tile, Unplaced};
 use super::{draw_number, forbidden, forced, value, worth, DesertKingdom};
 use crate::engine::rules::{Chance, LegalMove, RuleError, Seat, Visibility};
 
@@ -160,6 +160,7 @@ impl DesertKingdom {
             drawn_count: 0,
             last_face_down: None,
             nobody_wins: false,
+            scored_unplaced: None,
             events: Vec::new(),
             players: vec![
                 Player {
@@ -256,15 +257,28 @@ impl DesertKingdom {
     }
 
     /// A tile the player keeps or places: specials are kept (a barbarian scores 15 and
-    /// sends another tile face down); the others go on `at`, theirs, and score.
+    /// sends another tile face down, on the first empty square of the spiral: D4); the
+    /// others go on `at`, theirs, and score. When an activation's face-down tile took
+    /// `at`, the last square (D12), the tile scores without a square.
     fn take(&self, state: &mut State, seat: Seat, kind: Kind, at: Square, chance: &mut dyn Chance) {
+        let square_taken = Self::tile(state, at).is_some();
         let player = &mut state.players[seat];
         match kind {
             Kind::Treasure => player.treasures += 1,
             Kind::Barbarian => {
                 player.barbarians += 1;
                 player.points += value(Kind::Barbarian);
-                self.face_down(state, Some(at), chance);
+                // Revision 1 kept the chosen square from this tile too, although
+                // nothing goes there now: its games replay with that.
+                let reserved = self.barbarian_tile_skips_chosen_square.then_some(at);
+                self.face_down(state, reserved, chance);
+            }
+            _ if square_taken => {
+                player.points += value(kind);
+                state.scored_unplaced = Some(Unplaced {
+                    seat: seat_u8(seat),
+                    kind,
+                });
             }
             _ => {
                 player.points += value(kind);
@@ -507,9 +521,23 @@ impl DesertKingdom {
             }
             (Phase::Turn { .. }, Move::Road(at)) => {
                 if !Self::roadable(state, *at) {
+                    let accepted = match Square::all().find(|&s| Self::roadable(state, s)) {
+                        Some(example) => format!(
+                            "a face-up desert or grass square without a road, such as `road {}`",
+                            example.name()
+                        ),
+                        None => {
+                            "a face-up desert or grass square without a road (there is none now)"
+                                .to_string()
+                        }
+                    };
                     return Err(refused(
-                        format!("no road can be built on {}", at.name()),
-                        "a face-up desert or grass square without a road",
+                        format!(
+                            "no road can be built on {}: {}",
+                            at.name(),
+                            Self::why_no_road(state, *at)
+                        ),
+                        accepted,
                     ));
                 }
                 self.face_down(&mut next, None, chance);
@@ -533,7 +561,19 @@ impl DesertKingdom {
                         "an empty square beside the tile activated (not diagonally)",
                     ));
                 }
-                self.face_down(&mut next, Some(*to), chance);
+                // The explorers' square is kept from the face-down tile (D6), unless it
+                // is the last empty one and the option lets the tile take it (D12).
+                let only_empty = next
+                    .squares
+                    .iter()
+                    .enumerate()
+                    .all(|(index, square)| square.is_some() || index == to.index());
+                let reserved = if only_empty && self.face_down_takes_last_square {
+                    None
+                } else {
+                    Some(*to)
+                };
+                self.face_down(&mut next, reserved, chance);
                 let mut drawn = Vec::new();
                 for _ in 0..draw_number(kind) {
                     match Self::draw(&mut next, chance) {
@@ -676,12 +716,14 @@ impl DesertKingdom {
         for seat in 0..state.players.len() {
             let held = self.cities_held(state, seat);
             let player = &mut state.players[seat];
-            // "If you don't hold any cities, your score is zero." Then "score any
-            // remaining treasures, at twenty points each."
-            player.final_score = Some(if held == 0 {
-                0
-            } else {
-                player.points + 20 * i64::from(player.treasures)
+            // "If you don't hold any cities, your score is zero. ... Now score any
+            // remaining treasures, at twenty points each." (D14: those treasures
+            // score, unless the option `cityless_treasures=lost` says they do not.)
+            let treasures = 20 * i64::from(player.treasures);
+            player.final_score = Some(match held {
+                0 if self.cityless_treasures_score => treasures,
+                0 => 0,
+                _ => player.points + treasures,
             });
         }
     }
@@ -868,6 +910,26 @@ impl DesertKingdom {
                 }
                 heart.map(Move::Discover)
             }
+        }
+    }
+
+    /// Why a road cannot be built on `at` (D8: "You can only select 'desert' and
+    /// 'grass' to be built on ... Nor can it already have a road.").
+    fn why_no_road(state: &State, at: Square) -> String {
+        match Self::tile(state, at) {
+            None => "it is empty".to_string(),
+            Some(tile) if tile.face_down => "it holds a tile face down".to_string(),
+            Some(tile) if tile.road => "it already has a road".to_string(),
+            Some(tile) => match tile.kind {
+                Some(kind @ (Kind::City | Kind::Oasis | Kind::Mine)) => format!(
+                    "it is {}, which counts as a road already (roads go on desert or grass)",
+                    super::report::a(kind)
+                ),
+                Some(Kind::Mountain) => {
+                    "it is a mountain (roads go on desert or grass)".to_string()
+                }
+                _ => "roads go on desert or grass".to_string(),
+            },
         }
     }
 

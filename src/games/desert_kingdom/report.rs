@@ -87,26 +87,26 @@ impl DesertKingdom {
 
     /// `lead` ("It was grass", "Ann took a treasure") and what keeping `kind` for
     /// `at` did: a tile placed as `who`'s, or a special kept aside (the square then
-    /// stays empty, D5).
-    fn kept_text(lead: &str, who: &str, kind: Kind, at: Square) -> String {
+    /// stays empty, D5, unless the barbarians' face-down tile went there, D4); a tile
+    /// with no square left, when a face-down tile took the last one (D12), scores all
+    /// the same. `after` is the state after the move.
+    fn kept_text(lead: &str, who: &str, kind: Kind, at: Square, after: &State) -> String {
+        let face_down_there = Self::tile(after, at).is_some_and(|t| t.face_down);
+        let square = if face_down_there {
+            format!("the barbarians' spiral filled {}", at.name())
+        } else {
+            format!("{} stays empty", at.name())
+        };
+        let points = plural(usize::try_from(value(kind)).unwrap_or(0), "point", "points");
         match kind {
-            Kind::Treasure => format!(
-                "{lead}, kept aside: 20 points at the end; {} stays empty",
-                at.name()
-            ),
-            Kind::Barbarian => format!(
-                "{lead}, kept aside: 15 points now, one more band at the end; {} stays empty",
-                at.name()
-            ),
-            other => format!(
-                "{lead}: {} is now {who}'s, {}",
-                at.name(),
-                plural(
-                    usize::try_from(value(other)).unwrap_or(0),
-                    "point",
-                    "points"
-                )
-            ),
+            Kind::Treasure => format!("{lead}, kept aside: 20 points at the end; {square}"),
+            Kind::Barbarian => {
+                format!("{lead}, kept aside: 15 points now, one more band at the end; {square}")
+            }
+            _ if face_down_there => {
+                format!("{lead}: no square is left for it ({square}), {points} all the same (D12)")
+            }
+            _ => format!("{lead}: {} is now {who}'s, {points}", at.name()),
         }
     }
 
@@ -143,7 +143,7 @@ impl DesertKingdom {
                             out.after_draw = true;
                             let Some(&kind) = tiles.first() else { continue };
                             let lead = format!("It was {}", a(kind));
-                            let mut text = Self::kept_text(&lead, &who, kind, *at);
+                            let mut text = Self::kept_text(&lead, &who, kind, *at, after);
                             // "If it's a special tile, keep it and take another turn."
                             let again = after.phase
                                 == (Phase::Turn {
@@ -210,7 +210,7 @@ impl DesertKingdom {
                     rest.remove(position);
                 }
                 let lead = format!("{who} took {}", a(*kind));
-                out.everyone(Self::kept_text(&lead, &who, *kind, *at));
+                out.everyone(Self::kept_text(&lead, &who, *kind, *at, after));
                 if !rest.is_empty() {
                     out.everyone(format!(
                         "{who} put {} back in the bag",
@@ -412,13 +412,18 @@ impl DesertKingdom {
                     "the first of the preference list drawn"
                 };
                 let lead = format!("{who} took {} ({how})", a(chosen));
-                out.everyone(Self::kept_text(&lead, &who, chosen, to));
+                out.everyone(Self::kept_text(&lead, &who, chosen, to, after));
             }
             None => {
+                let square = if Self::tile(after, to).is_some() {
+                    // The face-down tile took the last square (D12).
+                    "to score without a square (D12)".to_string()
+                } else {
+                    format!("for {}", to.name())
+                };
                 out.everyone(format!(
-                    "{who} chooses one of {} for {} next (`take ...`)",
+                    "{who} chooses one of {} {square} next (`take ...`)",
                     plural(kept.len(), "tile", "tiles"),
-                    to.name()
                 ));
                 out.push(ReportLine::only(
                     seat,
@@ -488,7 +493,15 @@ impl DesertKingdom {
         for (seat, player) in after.players.iter().enumerate() {
             let who = name_of(names, seat);
             if self.cities_held(after, seat) == 0 {
-                out.everyone(format!("{who} holds no city: {who}'s score is 0 (D14)"));
+                if self.cityless_treasures_score && player.treasures > 0 {
+                    out.everyone(format!(
+                        "{who} holds no city: {who}'s score is 0, then {who}'s {} score {} (D14)",
+                        plural(usize::from(player.treasures), "treasure", "treasures"),
+                        20 * i64::from(player.treasures)
+                    ));
+                } else {
+                    out.everyone(format!("{who} holds no city: {who}'s score is 0 (D14)"));
+                }
             } else if player.treasures > 0 {
                 out.everyone(format!(
                     "{who}'s {} score {}",
@@ -584,7 +597,12 @@ impl DesertKingdom {
             .sum();
         // Every point not from a tile placed or a barbarian drawn came from a road's
         // scoring (D10): the rules give points no other way.
-        let networks = player.points + paid - placed_points - barbarian_points;
+        let unplaced = state
+            .scored_unplaced
+            .filter(|u| usize::from(u.seat) == seat)
+            .map(|u| u.kind);
+        let unplaced_points = unplaced.map_or(0, value);
+        let networks = player.points + paid - placed_points - barbarian_points - unplaced_points;
         let mut lines = Vec::new();
         let placed_list: Vec<String> = placed
             .iter()
@@ -611,6 +629,12 @@ impl DesertKingdom {
                 placed_list.join(", ")
             ));
         }
+        if let Some(kind) = unplaced {
+            lines.push(format!(
+                "Tile chosen with no square left ({}, D12): {unplaced_points}",
+                kind.name()
+            ));
+        }
         lines.push(format!("Roads' networks scored: {networks}"));
         if drawn_barbarians > 0 {
             lines.push(format!(
@@ -633,7 +657,12 @@ impl DesertKingdom {
         };
         let cities = self.cities_held(state, seat);
         if player.final_score.is_some() && cities == 0 {
-            let lost = player.points + treasure_points;
+            let lost = player.points
+                + if self.cityless_treasures_score {
+                    0
+                } else {
+                    treasure_points
+                };
             if lost > 0 {
                 lines.push(format!("No city left, so no score (D14): -{lost}"));
             }

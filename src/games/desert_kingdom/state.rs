@@ -136,6 +136,16 @@ pub enum Fate {
     Ruined,
 }
 
+/// A tile chosen after an activation whose face-down tile took the last square (D12):
+/// "even if it involves a second tile which has nowhere to go you still get the
+/// points".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Unplaced {
+    pub seat: u8,
+    pub kind: Kind,
+}
+
 /// One player.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -170,6 +180,10 @@ pub struct State {
     /// The game ended with every city destroyed: nobody wins.
     pub nobody_wins: bool,
     pub players: Vec<Player>,
+    /// The tile that scored without a square at the end (D12); absent from the files of
+    /// games where none did, so older files read and hash as they did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scored_unplaced: Option<Unplaced>,
     /// What the last move did beyond what the board shows, for its report. It names
     /// drawn tiles, so the public state never holds it (and a game file never does:
     /// files written before it existed read and hash as they did).
