@@ -2026,6 +2026,15 @@ fn an_activation_into_the_last_square_scores_its_tile_without_one() {
         },
     );
     assert!(board.contains("to score without a square"), "{board}");
+    let listed = rules.moves_text(&choosing, 0, &pbem::engine::MoveFilter::default(), &[]);
+    assert!(
+        listed.contains("so it scores without one (D12)"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("no square left: 2 points all the same"),
+        "{listed}"
+    );
     let taken = apply_with(&rules, &choosing, "take grass", &[]);
     assert_eq!(taken.phase, Phase::Over);
     assert_eq!(taken.players[0].points, state.players[0].points + 2);

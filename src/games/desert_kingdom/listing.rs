@@ -209,17 +209,35 @@ impl DesertKingdom {
         if shown.is_empty() {
             return out;
         }
-        let _ = writeln!(
-            out,
-            "Take one tile for {} (the others go back to the bag):",
-            square.name()
-        );
+        // The face-down tile may have taken the last square (D12).
+        let no_square = Self::tile(state, square).is_some();
+        if no_square {
+            let _ = writeln!(
+                out,
+                "Take one tile (the others go back to the bag); the barbarians' spiral filled {}, the last square, so it scores without one (D12):",
+                square.name()
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "Take one tile for {} (the others go back to the bag):",
+                square.name()
+            );
+        }
         for kind in &shown {
             let note = match kind {
                 Kind::Treasure => "kept aside: 20 points at the end".to_string(),
                 Kind::Barbarian => {
                     "kept aside: 15 points now, one more band at the end".to_string()
                 }
+                other if no_square => format!(
+                    "no square left: {} all the same",
+                    plural(
+                        usize::try_from(value(*other)).unwrap_or(0),
+                        "point",
+                        "points"
+                    )
+                ),
                 other => format!(
                     "placed on {}: {}",
                     square.name(),
