@@ -74,7 +74,7 @@ fn check_invariants(rules: &DesertKingdom, state: &State, tiles: usize) {
     let played_cities = state.players.iter().filter(|p| !p.city_tile).count();
     // (At the end, treasures turned in to the barbarians leave the game.)
     assert!(
-        state.phase == Phase::Over
+        matches!(state.phase, Phase::Over | Phase::Defending { .. })
             || state.bag.len() + on_board - played_cities + held + state.drawn.len() == tiles,
         "every tile once: {state:?}"
     );
@@ -181,8 +181,9 @@ fn check_face_down_and_end(before: &State, mv: &Move, after: &State, options: &[
     // activation whose face-down tile took the last square still has its choice.
     let finishing =
         matches!(after.phase, Phase::Choosing { .. }) && !matches!(mv, Move::Take { .. });
+    let ended = matches!(after.phase, Phase::Over | Phase::Defending { .. });
     assert_eq!(
-        after.phase == Phase::Over || (full && finishing),
+        ended || (full && finishing),
         full,
         "{mv:?}: the game ends exactly when the board is full"
     );
@@ -353,8 +354,15 @@ fn an_activation_draws_tosses_back_and_lets_the_player_choose() {
 
 /// A board for the attack: cities at `cities` (owner by index), the last face-down
 /// tile at `start`, `bands` barbarians held by Ann, and treasures by owner.
+/// (Treasures turned in for their owners: `treasures=automatic`.)
 fn attack(cities: &[(&str, u8)], start: &str, bands: u8, treasures: &[u8]) -> State {
-    attack_with(&rules_with(&[]), cities, start, bands, treasures)
+    attack_with(
+        &rules_with(&[("treasures", "automatic")]),
+        cities,
+        start,
+        bands,
+        treasures,
+    )
 }
 
 fn attack_with(
@@ -1081,7 +1089,8 @@ fn the_city_tile_and_a_resignation_are_reported() {
 /// treasures counted, the winner.
 #[test]
 fn the_attack_is_reported_band_by_band() {
-    let (rules, mut state) = empty(2);
+    let (_, mut state) = empty(2);
+    let rules = rules_with(&[("treasures", "automatic")]);
     for (at, owner) in [("C4", 1), ("F4", 1), ("B2", 0)] {
         put(&mut state, at, Kind::City, Some(owner), false);
     }
@@ -1841,7 +1850,11 @@ fn spellings_of_one_preference_are_recorded_and_drawn_alike() {
 fn revision_1_rules() -> DesertKingdom {
     let data: String = DesertKingdom::DEFAULT_DATA
         .lines()
-        .filter(|line| !line.starts_with("last_square") && !line.starts_with("cityless_treasures"))
+        .filter(|line| {
+            !["last_square =", "cityless_treasures =", "treasures ="]
+                .iter()
+                .any(|key| line.starts_with(key))
+        })
         .map(|line| {
             if line.starts_with("revision") {
                 "revision = 1\n".to_string()
@@ -2180,7 +2193,7 @@ fn every_board_of_every_option_keeps_to_78_columns_and_loses_nothing() {
     .iter()
     .map(|n| n.to_string())
     .collect();
-    let values: [(&str, &[&str]); 8] = [
+    let values: [(&str, &[&str]); 9] = [
         ("bag", &["standard", "gentle"]),
         ("entry", &["a1", "h1", "h8", "a8"]),
         ("spiral", &["clockwise", "anticlockwise"]),
@@ -2189,6 +2202,7 @@ fn every_board_of_every_option_keeps_to_78_columns_and_loses_nothing() {
         ("placate_points", &["none", "25", "1000"]),
         ("last_square", &["face_down", "explorers"]),
         ("cityless_treasures", &["score", "lost"]),
+        ("treasures", &["ask", "automatic"]),
     ];
     let mut variants: Vec<DesertKingdom> = vec![revision_1_rules()];
     for (key, choices) in values {
@@ -2347,4 +2361,157 @@ fn refusals_say_what_was_wrong() {
         "{error}"
     );
     assert!(!error.contains("take grass"), "{error}");
+}
+
+/// The position of `the_attack_is_reported_band_by_band`: Bob's cities on C4 and F4
+/// (2 treasures), Ann's on B2, three bands from D4; Ann's `city H8` fills the board.
+fn bob_defends() -> State {
+    let (_, mut state) = empty(2);
+    for (at, owner) in [("C4", 1), ("F4", 1), ("B2", 0)] {
+        put(&mut state, at, Kind::City, Some(owner), false);
+    }
+    state.squares[sq("D4").index()] = Some(Tile {
+        kind: Some(Kind::Desert),
+        face_down: true,
+        owner: None,
+        road: false,
+        occupied: false,
+        ruined: false,
+    });
+    state.last_face_down = Some(sq("D4"));
+    state.players[0].barbarians = 2;
+    state.players[0].points = 20;
+    state.players[1].points = 10;
+    state.players[1].treasures = 2;
+    for at in Square::all() {
+        if state.squares[at.index()].is_none() && at != sq("H8") {
+            put(&mut state, &at.name(), Kind::Mountain, None, false);
+        }
+    }
+    state
+}
+
+/// D13: "If that player holds a treasure card, they can turn it in." By default the
+/// owner decides, by a move like any other: the game waits for Bob at C4 (`pay`), then
+/// at F4 (`keep`: F4 falls, the treasure stays and scores 20), then the last band
+/// takes Ann's B2. Past a deadline the referee turns a treasure in (as
+/// `treasures=automatic` does).
+#[test]
+fn a_city_owner_decides_whether_to_turn_in_a_treasure() {
+    let rules = rules_with(&[]);
+    let state = bob_defends();
+    let (asked, lines) = reported(&rules, &state, 0, "city H8");
+    assert_eq!(
+        asked.phase,
+        Phase::Defending {
+            seat: 1,
+            city: sq("C4")
+        }
+    );
+    assert_eq!(rules.to_move(&asked), [1]);
+    assert_eq!(rules.to_move(&rules.public_state(&asked)), [1]);
+    let texts: Vec<&str> = lines.iter().map(|(_, text, _)| text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "Ann played the city tile on H8: 5 points",
+            "The board is full: the barbarians attack",
+            "3 bands of barbarians (one per barbarian tile held) set out from D4, \
+             the last face-down tile",
+            "Band 1 reached C4 (Bob's city): Bob holds a treasure and decides: `pay` \
+             (turn it in, the band occupies the city) or `keep` (the city falls)",
+            "Scores: Ann 25 (+5)",
+        ]
+    );
+    let legal: Vec<String> = rules
+        .legal_moves(&asked, 1)
+        .into_iter()
+        .map(|m| m.text)
+        .collect();
+    assert_eq!(legal, ["pay", "keep"]);
+    assert_eq!(rules.example_move(&asked, 1).as_deref(), Some("pay"));
+    let skip = rules
+        .deadline_move(&asked, 1, Deadline::Skip)
+        .expect("a default");
+    assert_eq!(rules.canonical_text(&skip), "pay");
+    assert!(rules.legal_moves(&asked, 0).is_empty());
+    for spelling in ["pay", "PAY", "turn in", "turn in a treasure"] {
+        assert_eq!(
+            rules.parse_move(&asked, 1, spelling),
+            Ok(Move::Placate { pay: true })
+        );
+    }
+    let error = rules.parse_move(&asked, 1, "discover A1").expect_err("no");
+    assert!(error.accepted.contains("`pay`"), "{error}");
+    let board = rules.board(
+        &asked,
+        &pbem::engine::BoardContext {
+            viewer: Viewer::Player(1),
+            names: &names(2),
+            turn: 1,
+            last_move: None,
+        },
+    );
+    assert!(
+        squeezed(&board).contains("band 1 is at Bob's city on C4"),
+        "{board}"
+    );
+    let listed = rules.moves_text(&asked, 1, &pbem::engine::MoveFilter::default(), &[]);
+    assert!(
+        listed.contains("pay") && listed.contains("keep"),
+        "{listed}"
+    );
+
+    let (again, lines) = reported(&rules, &asked, 1, "pay");
+    assert_eq!(
+        again.phase,
+        Phase::Defending {
+            seat: 1,
+            city: sq("F4")
+        }
+    );
+    let texts: Vec<&str> = lines.iter().map(|(_, text, _)| text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "Bob turns in a treasure to the band at C4",
+            "Band 1 reached C4 (Bob's city): Bob turned in a treasure, the band occupies it",
+            "Band 2 reached F4 (Bob's city): Bob holds a treasure and decides: `pay` \
+             (turn it in, the band occupies the city) or `keep` (the city falls)",
+        ]
+    );
+    let (over, lines) = reported(&rules, &again, 1, "keep");
+    assert_eq!(over.phase, Phase::Over);
+    assert_eq!(ruined(&over), ["B2", "F4"]);
+    let texts: Vec<&str> = lines.iter().map(|(_, text, _)| text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "Bob keeps the treasure: the band at F4 destroys the city",
+            "Band 2 destroyed F4 (Bob's city)",
+            "Band 3 destroyed B2 (Ann's city)",
+            "Bob's 1 treasure score 20",
+            "Scores: Bob 30 (+20)",
+            "Bob wins",
+        ]
+    );
+    // The end counts the band placated, and every breakdown adds up.
+    let end = rules.game_end(&over, &names(2));
+    assert!(end.reason.contains("1 band was placated"), "{}", end.reason);
+    // `treasures=automatic`, and revision 1, turn treasures in without asking.
+    for rules in [
+        rules_with(&[("treasures", "automatic")]),
+        revision_1_rules(),
+    ] {
+        let after = play(&rules, &state, 0, "city H8").expect("the last square");
+        assert_eq!(after.phase, Phase::Over);
+        assert_eq!(ruined(&after), ["B2"]);
+        assert!(after.attack.is_none(), "the file keeps no attack");
+    }
+    // A player who resigns while asked has the treasure turned in for them (D20).
+    let resigned = rules
+        .apply(&asked, 1, &Move::Resign, &mut First)
+        .expect("resign");
+    assert_eq!(resigned.phase, Phase::Over);
+    assert_eq!(ruined(&resigned), ["B2"]);
 }

@@ -142,8 +142,13 @@ impl DesertKingdom {
     ) -> String {
         let on_turn = match state.phase {
             Phase::Over => return "The game is over: there are no moves.\n".to_string(),
-            Phase::Turn { seat: s } | Phase::Choosing { seat: s, .. } => usize::from(s) == seat,
+            Phase::Turn { seat: s }
+            | Phase::Choosing { seat: s, .. }
+            | Phase::Defending { seat: s, .. } => usize::from(s) == seat,
         };
+        if let Phase::Defending { city, .. } = state.phase {
+            return Self::defence_listing(state, seat, city);
+        }
         if !on_turn {
             return "It is not your turn: there are no moves for you now.\n".to_string();
         }
@@ -172,6 +177,31 @@ impl DesertKingdom {
                 (None, Some(kind)) => self.with_tile(state, seat, kind, names),
             },
         }
+    }
+
+    /// The answers to a band of barbarians at `seat`'s city (D13).
+    fn defence_listing(state: &State, seat: Seat, city: Square) -> String {
+        let treasures = state.players.get(seat).map_or(0, |p| p.treasures);
+        let mut out = format!(
+            "A band of barbarians is at your city on {}; you hold {}:\n",
+            city.name(),
+            plural(usize::from(treasures), "treasure", "treasures")
+        );
+        out.push_str(&entry(
+            "pay",
+            &format!(
+                "turn in a treasure: the band occupies {}, which stays yours",
+                city.name()
+            ),
+        ));
+        out.push_str(&entry(
+            "keep",
+            &format!(
+                "keep the treasure (20 points at the end): {} falls",
+                city.name()
+            ),
+        ));
+        out
     }
 
     /// The tiles drawn, each with what keeping it does.

@@ -22,7 +22,7 @@ use crate::engine::rules::{
 
 pub use board::{spiral, Square, SIDE};
 pub use moves::Move;
-pub use state::{Event, Fate, Kind, Phase, Player, State, Tile, Unplaced};
+pub use state::{Attack, Event, Fate, Kind, Phase, Player, State, Tile, Unplaced};
 
 /// The revision of the rules this pbem plays (games/desert-kingdom.toml `revision`).
 /// Revision 2 put a barbarian's extra face-down tile on the first empty square of the
@@ -52,7 +52,7 @@ struct Data {
     options: Options,
 }
 
-const KNOWN_OPTIONS: [&str; 8] = [
+const KNOWN_OPTIONS: [&str; 9] = [
     "bag",
     "entry",
     "spiral",
@@ -61,6 +61,7 @@ const KNOWN_OPTIONS: [&str; 8] = [
     "placate_points",
     "last_square",
     "cityless_treasures",
+    "treasures",
 ];
 
 /// The rules of one game.
@@ -84,6 +85,9 @@ pub struct DesertKingdom {
     /// Whether a player without a city still scores their treasures (option
     /// `cityless_treasures=score`, D14).
     pub(crate) cityless_treasures_score: bool,
+    /// Whether a city's owner decides to turn in a treasure (option `treasures=ask`,
+    /// D13), or it is done for them (`treasures=automatic`).
+    pub(crate) ask_treasures: bool,
     pub(crate) options: Options,
 }
 
@@ -178,7 +182,7 @@ impl Rules for DesertKingdom {
         {
             return Err(RuleError::new(
                 format!("desert-kingdom has no option `{unknown}`"),
-                "the options bag (standard or gentle), entry (a1, h1, h8 or a8), spiral (clockwise or anticlockwise), network_city (2 or 5), builder_terrain (no or yes), placate_points (none or a number), last_square (face_down or explorers) and cityless_treasures (score or lost), e.g. `--option entry=h8`",
+                "the options bag (standard or gentle), entry (a1, h1, h8 or a8), spiral (clockwise or anticlockwise), network_city (2 or 5), builder_terrain (no or yes), placate_points (none or a number), last_square (face_down or explorers), cityless_treasures (score or lost) and treasures (ask or automatic), e.g. `--option entry=h8`",
             ));
         }
         let mut effective = data.options.clone();
@@ -263,6 +267,17 @@ impl Rules for DesertKingdom {
                 ))
             }
         };
+        let ask_treasures = match get("treasures") {
+            "" if old => false,
+            "ask" => true,
+            "automatic" => false,
+            other => {
+                return Err(RuleError::new(
+                    format!("treasures `{other}` is not a choice"),
+                    "treasures=ask or treasures=automatic",
+                ))
+            }
+        };
         let mix = data.bags.get(get("bag")).ok_or_else(|| {
             RuleError::new(
                 format!("bag `{}` is not a mix of the rules data", get("bag")),
@@ -305,6 +320,7 @@ impl Rules for DesertKingdom {
             barbarian_tile_skips_chosen_square: old,
             face_down_takes_last_square,
             cityless_treasures_score,
+            ask_treasures,
             options: effective,
         })
     }
@@ -328,7 +344,9 @@ impl Rules for DesertKingdom {
 
     fn to_move(&self, state: &State) -> Vec<Seat> {
         match state.phase {
-            Phase::Turn { seat } | Phase::Choosing { seat, .. } => vec![usize::from(seat)],
+            Phase::Turn { seat } | Phase::Choosing { seat, .. } | Phase::Defending { seat, .. } => {
+                vec![usize::from(seat)]
+            }
             Phase::Over => Vec::new(),
         }
     }
@@ -407,6 +425,7 @@ impl Rules for DesertKingdom {
         Some(match state.phase {
             Phase::Over => "the barbarians have attacked".to_string(),
             Phase::Choosing { .. } => format!("{free}, choosing a tile"),
+            Phase::Defending { .. } => "the barbarians attack: a treasure or a city".to_string(),
             Phase::Turn { .. } => free,
         })
     }

@@ -10,6 +10,9 @@
 //! - `city E5`: play the city tile of the setup;
 //! - `take grass` (also `grass`, or `take grass for C4` naming the activation's
 //!   square): the tile chosen of those an activation drew;
+//! - `pay` (also `turn in`) or `keep`: a band of barbarians at your city, you holding
+//!   a treasure, turn one in (the band occupies the city) or keep it (the city falls),
+//!   option `treasures=ask` (D13);
 //! - `resign`.
 
 use super::board::Square;
@@ -32,6 +35,11 @@ pub enum Move {
     Take {
         kind: Kind,
         at: Square,
+    },
+    /// A city's owner turns in a treasure to the band at it (`pay`), or keeps it and
+    /// loses the city (`keep`).
+    Placate {
+        pay: bool,
     },
     Resign,
 }
@@ -162,6 +170,24 @@ pub fn parse(state: &State, text: &str) -> Result<Move, RuleError> {
                 TURN,
             )),
         },
+        Phase::Defending { city, .. } => match words.as_slice() {
+            ["pay"] | ["turn", "in"] | ["turn", "in", "treasure" | "a"] | ["turn", "in", "a", "treasure"] => {
+                Ok(Move::Placate { pay: true })
+            }
+            ["keep"] | ["keep", "treasure"] => Ok(Move::Placate { pay: false }),
+            _ => Err(RuleError::new(
+                format!(
+                    "`{}` is not an answer to the barbarians at {}",
+                    text.trim(),
+                    city.name()
+                ),
+                format!(
+                    "`pay` (turn in a treasure: the band occupies {}, which stays yours) or `keep` (keep the treasure: {} falls)",
+                    city.name(),
+                    city.name()
+                ),
+            )),
+        },
         Phase::Over => Err(RuleError::new("the game is over", "no more moves")),
     }
 }
@@ -206,6 +232,8 @@ pub fn canonical(mv: &Move) -> String {
         // The square is left out: a move's text keys its draws (docs/FAIRNESS.md), and
         // recorded games that say `take grass` must draw as they did.
         Move::Take { kind, .. } => format!("take {}", kind.name()),
+        Move::Placate { pay: true } => "pay".to_string(),
+        Move::Placate { pay: false } => "keep".to_string(),
         Move::Resign => "resign".to_string(),
     }
 }

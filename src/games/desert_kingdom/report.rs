@@ -230,6 +230,17 @@ impl DesertKingdom {
                     }
                 }
             }
+            Move::Placate { pay } => {
+                let city = match before.phase {
+                    Phase::Defending { city, .. } => city.name(),
+                    _ => String::new(),
+                };
+                out.everyone(if *pay {
+                    format!("{who} turns in a treasure to the band at {city}")
+                } else {
+                    format!("{who} keeps the treasure: the band at {city} destroys the city")
+                });
+            }
             Move::Resign => {
                 out.everyone(format!(
                     "{who} left the game (resigned or forfeited): {who} cannot win, the others play on"
@@ -242,8 +253,13 @@ impl DesertKingdom {
                 }
             }
         }
-        if after.phase == Phase::Over && before.phase != Phase::Over {
-            self.attack_lines(after, names, &mut out);
+        // The attack: begun by this move, or gone on after an owner's answer.
+        let attacking =
+            |state: &State| matches!(state.phase, Phase::Over | Phase::Defending { .. });
+        if attacking(after)
+            && (!attacking(before) || matches!(before.phase, Phase::Defending { .. }))
+        {
+            self.attack_lines(before, after, names, &mut out);
         }
         if let Some(line) = score_changes(&self.scores_of(before), &self.scores_of(after), names) {
             out.push(line);
@@ -433,27 +449,38 @@ impl DesertKingdom {
         }
     }
 
-    /// Why the game ended, and what each band of barbarians did.
-    fn attack_lines(&self, after: &State, names: &[String], out: &mut Lines) {
-        out.everyone(format!("{}: the barbarians attack", Self::why_over(after)));
+    /// What each band did in the move (all of them, unless an owner is asked, D13):
+    /// why the attack began if it did, each band's fate, the band waiting for an
+    /// answer, and at the end what the players without a city and the treasures score.
+    fn attack_lines(&self, before: &State, after: &State, names: &[String], out: &mut Lines) {
         let bands: usize = after
             .players
             .iter()
             .map(|p| usize::from(p.barbarians))
             .sum();
-        let start = match after.last_face_down {
-            Some(at) => format!("{}, the last face-down tile", at.name()),
-            None => format!("{}, the entry", self.entry.name()),
-        };
-        if bands == 0 {
-            out.everyone("Nobody holds a barbarian tile: no band attacks");
-        } else {
-            out.everyone(format!(
-                "{} of barbarians (one per barbarian tile held) set out from {start}",
-                plural(bands, "band", "bands")
-            ));
+        let began = !matches!(before.phase, Phase::Defending { .. });
+        if began {
+            out.everyone(format!("{}: the barbarians attack", Self::why_over(after)));
+            let start = match after.last_face_down {
+                Some(at) => format!("{}, the last face-down tile", at.name()),
+                None => format!("{}, the entry", self.entry.name()),
+            };
+            if bands == 0 {
+                out.everyone("Nobody holds a barbarian tile: no band attacks");
+            } else {
+                out.everyone(format!(
+                    "{} of barbarians (one per barbarian tile held) set out from {start}",
+                    plural(bands, "band", "bands")
+                ));
+            }
         }
-        let mut band = 0;
+        let in_move = after
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::Band { .. }))
+            .count();
+        let so_far = after.attack.as_ref().map_or(in_move, |a| a.bands.len());
+        let mut band = so_far - in_move.min(so_far);
         for event in &after.events {
             match event {
                 Event::Band { at, fate } => {
@@ -484,6 +511,16 @@ impl DesertKingdom {
                 Event::Drew { .. } | Event::FaceDown { .. } | Event::Chose { .. } => {}
             }
         }
+        if let Phase::Defending { seat, city } = after.phase {
+            let owner = name_of(names, usize::from(seat));
+            out.everyone(format!(
+                "Band {} reached {} ({}): {owner} holds a treasure and decides: `pay` (turn it in, the band occupies the city) or `keep` (the city falls)",
+                band + 1,
+                city.name(),
+                Self::square_text(after, city, names)
+            ));
+            return;
+        }
         if band < bands {
             out.everyone(format!(
                 "No city was left for the other {}",
@@ -512,6 +549,22 @@ impl DesertKingdom {
         }
     }
 
+    /// What each band of the attack did: the attack kept in the state where owners
+    /// decide, else the events of the move that ended the game (the whole attack).
+    fn band_fates(state: &State) -> Vec<(Square, Fate)> {
+        match &state.attack {
+            Some(attack) => attack.bands.clone(),
+            None => state
+                .events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Band { at, fate } => Some((*at, *fate)),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+
     /// Why a game is over, a phrase.
     fn why_over(state: &State) -> &'static str {
         if state.squares.iter().all(Option::is_some) {
@@ -531,10 +584,9 @@ impl DesertKingdom {
             .map(|p| usize::from(p.barbarians))
             .sum();
         let ruined = state.squares.iter().flatten().filter(|t| t.ruined).count();
-        let saved = state
-            .events
+        let saved = Self::band_fates(state)
             .iter()
-            .filter(|e| matches!(e, Event::Band { fate, .. } if *fate != Fate::Ruined))
+            .filter(|(_, fate)| *fate != Fate::Ruined)
             .count();
         let mut reason = format!(
             "{}, and {} of barbarians attacked: {} fell",
@@ -582,14 +634,12 @@ impl DesertKingdom {
         placed.sort();
         let drawn_barbarians = usize::from(player.barbarians.saturating_sub(1));
         let barbarian_points = 15 * i64::try_from(drawn_barbarians).unwrap_or(0);
-        let paid: i64 = state
-            .events
+        let paid: i64 = Self::band_fates(state)
             .iter()
-            .filter_map(|e| match e {
-                Event::Band {
-                    at,
-                    fate: Fate::Points(points),
-                } if Self::tile(state, *at).and_then(|t| t.owner) == u8::try_from(seat).ok() => {
+            .filter_map(|(at, fate)| match fate {
+                Fate::Points(points)
+                    if Self::tile(state, *at).and_then(|t| t.owner) == u8::try_from(seat).ok() =>
+                {
                     Some(*points)
                 }
                 _ => None,

@@ -82,6 +82,7 @@ impl DesertKingdom {
         let phase = match &state.phase {
             Phase::Turn { .. } => json!("turn"),
             Phase::Choosing { square, .. } => json!({"choosing": square.name()}),
+            Phase::Defending { city, .. } => json!({"defending": city.name()}),
             Phase::Over => json!("over"),
         };
         fields.insert("phase".into(), phase);
@@ -310,6 +311,15 @@ impl DesertKingdom {
                     let _ = write!(out, ": {}", drawn.join(", "));
                 }
                 let _ = writeln!(out, ".");
+            }
+            Phase::Defending { seat, city } => {
+                let band = state.attack.as_ref().map_or(1, |a| a.bands.len() + 1);
+                let who = name(usize::from(*seat));
+                let _ = writeln!(
+                    out,
+                    "After turn {turn}, the barbarians attack: band {band} is at {who}'s city on {}. {who} turns in a treasure (`pay`, the city stays) or keeps it (`keep`, the city falls).",
+                    city.name()
+                );
             }
             Phase::Over if state.nobody_wins => {
                 let _ = writeln!(
