@@ -18,8 +18,8 @@ use super::file::{draws_text, FileText, GameFile, Genesis, UndoRecord, UndoStep}
 use super::invitation::{is_invitation, Invitation};
 use super::keyring::Keyring;
 use super::rules::{
-    BoardContext, Chance, Deadline, GameEnd, LastMove, LegalMove, MoveFilter, ReportLine, Rules,
-    Seat, Viewer, Visibility,
+    Audience, BoardContext, Chance, Deadline, GameEnd, LastMove, LegalMove, MoveFilter, ReportLine,
+    Rules, Seat, Viewer, Visibility,
 };
 use super::session::{Applied, AuditReport, EngineError, Game, NewGame, Preview, Result};
 
@@ -891,6 +891,16 @@ impl<R: Rules> OpenGame for Opened<R> {
     fn log(&self) -> Result<String> {
         let game = self.whole()?;
         let genesis = &game.file.genesis;
+        // Once the seed is in the file nothing is hidden any more: every hidden draw is
+        // shown opened, and the lines a report kept for one player are shown too.
+        let revealed = match &game.file.seed {
+            Some(_) => self.seed()?.map(|seed| (seed, game.scope())),
+            None => None,
+        };
+        let opened = |draws: &[super::file::Draw], turn: u64| match &revealed {
+            Some((seed, Ok(scope))) => opened_draws_text(draws, seed, scope, turn),
+            _ => draws_text(draws),
+        };
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -898,7 +908,7 @@ impl<R: Rules> OpenGame for Opened<R> {
             genesis.id,
             genesis.game,
             game.names.join(", "),
-            draws_text(&genesis.draws)
+            opened(&genesis.draws, 0)
         );
         // The public lines of every record's report, where they can be worked out: a
         // game with hidden state needs the seed to replay.
@@ -947,11 +957,16 @@ impl<R: Rules> OpenGame for Opened<R> {
                 "turn {:>3}  {:<12} {shown}{opens}{taken}  draws {}  hash {hash}",
                 record.turn,
                 record.player,
-                draws_text(&record.draws),
+                opened(&record.draws, record.turn),
             );
             let lines = reports.and_then(|all| all.get(index)).into_iter().flatten();
-            for line in lines.filter(|line| line.seen_by(Viewer::Public)) {
-                let _ = writeln!(out, "          {}", line.text);
+            for line in lines {
+                if line.seen_by(Viewer::Public) {
+                    let _ = writeln!(out, "          {}", line.text);
+                } else if let (Some(_), Audience::Seat(seat)) = (&revealed, line.audience) {
+                    let reader = game.names.get(seat).map_or("?", String::as_str);
+                    let _ = writeln!(out, "          (to {reader}) {}", line.text);
+                }
             }
         }
         match &game.file.seed {
@@ -1217,6 +1232,39 @@ pub fn pick(legal: &[LegalMove], rng: &mut DrawStream) -> Option<String> {
     legal
         .get(rng.draw(count, Visibility::Public) as usize)
         .map(|entry| entry.text.clone())
+}
+
+/// Draws as [`draws_text`] writes them, each hidden one opened with the revealed seed
+/// (`pick/of`; `?/of` if its commitment opens to no pick, which the audit reports).
+fn opened_draws_text(
+    draws: &[super::file::Draw],
+    seed: &Seed,
+    scope: &super::fairness::Scope,
+    turn: u64,
+) -> String {
+    use super::file::Draw;
+    if draws.is_empty() {
+        return draws_text(draws);
+    }
+    draws
+        .iter()
+        .enumerate()
+        .map(|(index, draw)| match draw {
+            Draw::Hidden { of, commit } => {
+                let salt = seed.salt_in(scope, turn, u32::try_from(index).unwrap_or(u32::MAX));
+                let pick = (0..*of).find(|&pick| {
+                    super::digest::to_hex(&super::fairness::hidden_commitment(&salt, *of, pick))
+                        == *commit
+                });
+                match pick {
+                    Some(pick) => format!("{pick}/{of}"),
+                    None => draw.to_string(),
+                }
+            }
+            Draw::Public { .. } => draw.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]

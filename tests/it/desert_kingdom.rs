@@ -8,7 +8,8 @@
 
 use pbem::engine::{Deadline, DrawStream, Options, Rules, Viewer, Visibility};
 use pbem::games::desert_kingdom::{
-    draw_number, forbidden, forced, value, DesertKingdom, Kind, Move, Phase, Square, State, Tile,
+    draw_number, forbidden, forced, spiral, value, DesertKingdom, Event, Kind, Move, Phase, Square,
+    State, Tile,
 };
 use serde_json::Value;
 
@@ -73,7 +74,7 @@ fn check_invariants(rules: &DesertKingdom, state: &State, tiles: usize) {
     let played_cities = state.players.iter().filter(|p| !p.city_tile).count();
     // (At the end, treasures turned in to the barbarians leave the game.)
     assert!(
-        state.phase == Phase::Over
+        matches!(state.phase, Phase::Over | Phase::Defending { .. })
             || state.bag.len() + on_board - played_cities + held + state.drawn.len() == tiles,
         "every tile once: {state:?}"
     );
@@ -112,10 +113,12 @@ fn random_game(players: usize, seed: u64, options: &[(&str, &str)]) -> State {
             Ok(&mv),
             "{text}"
         );
-        state = rules
+        let after = rules
             .apply(&state, seat, &mv, &mut chance)
             .unwrap_or_else(|e| panic!("{text}: {e}"));
-        check_invariants(&rules, &state, tiles);
+        check_invariants(&rules, &after, tiles);
+        check_face_down_and_end(&state, &mv, &after, options);
+        state = after;
         moves += 1;
         assert!(moves < 500, "the game ends");
     }
@@ -123,6 +126,67 @@ fn random_game(players: usize, seed: u64, options: &[(&str, &str)]) -> State {
     assert!(state.squares.iter().all(Option::is_some) || state.bag.is_empty());
     assert!(state.players.iter().all(|p| p.final_score.is_some()));
     state
+}
+
+/// The barbarians' path for these options (entry and direction).
+fn spiral_of(options: &[(&str, &str)]) -> Vec<Square> {
+    let option = |key: &str, default: &str| {
+        options
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map_or(default.to_string(), |(_, v)| v.to_string())
+    };
+    spiral(
+        sq(&option("entry", "a1")),
+        option("spiral", "clockwise") == "clockwise",
+    )
+}
+
+/// D4 and D12 over one move of a game of the current revision: "A face-down tile goes
+/// on the first empty square of that path" (an activation's first one keeps the
+/// explorers' square free while another is empty), and the game ends exactly when the
+/// board is full ("The game ends when the board is full"), the bag never running out.
+fn check_face_down_and_end(before: &State, mv: &Move, after: &State, options: &[(&str, &str)]) {
+    let path = spiral_of(options);
+    let mut filled: Vec<bool> = before.squares.iter().map(Option::is_some).collect();
+    let mut explorers = match mv {
+        Move::Activate { to, .. } => Some(*to),
+        _ => None,
+    };
+    for event in &after.events {
+        let Event::FaceDown { at } = event else {
+            continue;
+        };
+        let others_empty = filled
+            .iter()
+            .enumerate()
+            .any(|(index, full)| !full && Some(index) != explorers.map(Square::index));
+        let kept = explorers.filter(|_| others_empty);
+        let first = path
+            .iter()
+            .copied()
+            .find(|s| !filled[s.index()] && Some(*s) != kept);
+        assert_eq!(
+            Some(*at),
+            first,
+            "{mv:?}: the first empty square of the spiral"
+        );
+        filled[at.index()] = true;
+        // Only the first face-down tile of an activation goes before its explorers.
+        explorers = None;
+    }
+    let full = after.squares.iter().all(Option::is_some);
+    assert!(after.bag_count > 0, "the bag never runs out");
+    // A full board ends the game once the turn that filled it is played out: an
+    // activation whose face-down tile took the last square still has its choice.
+    let finishing =
+        matches!(after.phase, Phase::Choosing { .. }) && !matches!(mv, Move::Take { .. });
+    let ended = matches!(after.phase, Phase::Over | Phase::Defending { .. });
+    assert_eq!(
+        ended || (full && finishing),
+        full,
+        "{mv:?}: the game ends exactly when the board is full"
+    );
 }
 
 #[test]
@@ -290,8 +354,25 @@ fn an_activation_draws_tosses_back_and_lets_the_player_choose() {
 
 /// A board for the attack: cities at `cities` (owner by index), the last face-down
 /// tile at `start`, `bands` barbarians held by Ann, and treasures by owner.
+/// (Treasures turned in for their owners: `treasures=automatic`.)
 fn attack(cities: &[(&str, u8)], start: &str, bands: u8, treasures: &[u8]) -> State {
-    let (rules, mut state) = empty(2);
+    attack_with(
+        &rules_with(&[("treasures", "automatic")]),
+        cities,
+        start,
+        bands,
+        treasures,
+    )
+}
+
+fn attack_with(
+    rules: &DesertKingdom,
+    cities: &[(&str, u8)],
+    start: &str,
+    bands: u8,
+    treasures: &[u8],
+) -> State {
+    let (_, mut state) = empty(2);
     for (at, owner) in cities {
         put(&mut state, at, Kind::City, Some(*owner), false);
     }
@@ -315,8 +396,8 @@ fn attack(cities: &[(&str, u8)], start: &str, bands: u8, treasures: &[u8]) -> St
             put(&mut state, &at.name(), Kind::Mountain, None, false);
         }
     }
-    play(&rules, &state, 0, "discover H8")
-        .or_else(|_| play(&rules, &state, 0, "city H8"))
+    play(rules, &state, 0, "discover H8")
+        .or_else(|_| play(rules, &state, 0, "city H8"))
         .expect("the last square")
 }
 
@@ -490,20 +571,35 @@ fn complete_games_by_mail_keep_face_down_and_drawn_tiles_hidden() {
                 }
                 return;
             }
-            // Face-down squares show as [?] on every board.
-            assert!(
-                !sent.body.contains("[O]") && !sent.body.contains("[C]"),
-                "{}",
-                sent.body
-            );
+            // Face-down squares show as [?] on every board (the legend, which says
+            // what a turned-up tile would show, aside).
+            let board_rows = sent.body.lines().filter(|line| {
+                line.trim_start().starts_with(|c: char| c.is_ascii_digit())
+                    && line.ends_with(|c: char| c.is_ascii_digit())
+            });
+            for row in board_rows {
+                assert!(
+                    !row.contains("[O]") && !row.contains("[C]"),
+                    "{}",
+                    sent.body
+                );
+            }
             // Only the chooser is told what was drawn.
             if let Some(choosing) = sent.after["phase"].get("choosing") {
                 let chooser = sent.after["to_move"][0].as_str().expect("a name");
-                let line = sent.body.lines().find(|l| l.contains("chooses a tile for"));
+                // The board's last line, wrapped or not: from "chooses a tile" (for a
+                // square, or to score without one, D12) to its full stop.
+                let body = squeezed(sent.body);
+                let line = body.find("chooses a tile").map(|start| {
+                    let rest = &body[start..];
+                    rest[..rest.find('.').unwrap_or(rest.len())].to_string()
+                });
                 let own = sent.to.starts_with(&chooser.to_ascii_lowercase());
                 if own && sent.subject.contains("your move") {
                     // The chooser's notice lists the tiles drawn.
-                    let line = line.expect("the chooser's notice shows the choice");
+                    let line = line
+                        .as_deref()
+                        .expect("the chooser's notice shows the choice");
                     assert!(line.contains(": "), "{line}");
                     choices_mailed += 1;
                 }
@@ -552,6 +648,51 @@ struct Recorded {
 
 const RECORDED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/desert-kingdom");
 
+/// As `support::random_recorded_game`, for this game, each move's state taken from
+/// its application rather than a replay of the whole game (a search of hundreds of
+/// games for a shared win stays quick).
+fn random_recorded(
+    names: &[String],
+    seed_hex: &str,
+    picks: u64,
+    skip_one_in: u32,
+) -> (Vec<(String, String)>, State) {
+    use pbem::engine::fairness::Seed;
+    use pbem::engine::keyring::Keyring;
+    use pbem::engine::session::{parse_player, Game, NewGame};
+
+    let dir = tempfile::tempdir().expect("dir");
+    let keyring = Keyring::at(dir.path());
+    crate::support::test_key(dir.path());
+    let seed = Seed::from_hex(seed_hex).expect("seed");
+    let request = NewGame {
+        players: names.iter().map(|n| parse_player(n)).collect(),
+        seed: Some(seed.clone()),
+        ..NewGame::default()
+    };
+    let mut game = Game::<DesertKingdom>::create(request, &keyring).expect("create");
+    let mut state = game.replay(Some(&seed), None).expect("replay").state;
+    let mut picker = DrawStream::for_testing(picks);
+    let mut moves = Vec::new();
+    while !game.rules.is_over(&state) {
+        let waiting = game.rules.to_move(&state);
+        let seat = waiting[picker.index(waiting.len() as u32) as usize];
+        let mv = if picker.index(skip_one_in) == 0 {
+            game.rules.deadline_move(&state, seat, Deadline::Skip)
+        } else {
+            game.rules.sample_move(&state, seat, &mut picker)
+        }
+        .expect("a move");
+        let text = game.rules.canonical_text(&mv);
+        state = game
+            .apply(&keyring, &names[seat], &text)
+            .expect("applies")
+            .state;
+        moves.push((names[seat].clone(), text));
+    }
+    (moves, state)
+}
+
 /// Plays random games in process until one ends each way and writes them down:
 /// `cargo test --test it record_desert_kingdom_games -- --ignored`.
 #[test]
@@ -570,13 +711,7 @@ fn record_desert_kingdom_games() {
         let players = 2 + (attempt % 5) as usize;
         let seed_hex = format!("{:064x}", 0xd400 + attempt);
         // A third of the moves the referee's own skip, which discovers in reading order.
-        let (moves, state) = crate::support::random_recorded_game::<DesertKingdom>(
-            None,
-            &names(players),
-            &seed_hex,
-            attempt,
-            3,
-        );
+        let (moves, state) = random_recorded(&names(players), &seed_hex, attempt, 3);
         let rules = rules_with(&[]);
         let winners = rules.winners(&state);
         let kind = match winners.len() {
@@ -620,6 +755,7 @@ fn recorded_games_replay_to_their_recorded_results() {
     let mut files: Vec<_> = std::fs::read_dir(RECORDED)
         .expect("recorded games")
         .map(|e| e.expect("entry").path())
+        .filter(|path| path.is_file())
         .collect();
     files.sort();
     assert_eq!(files.len(), 3, "one game for each way a game can end");
@@ -652,10 +788,10 @@ fn recorded_games_replay_to_their_recorded_results() {
             .map(|w| w.as_str().expect("name").to_string())
             .collect();
         assert_eq!(winners, recorded.winners, "{}", path.display());
-        // A player without a city scores zero.
+        // A player without a city scores zero, then their treasures at 20 (D14).
         for (score, city) in scores.iter().zip(&cities) {
             if *city == 0 {
-                assert_eq!(*score, 0);
+                assert_eq!(*score % 20, 0, "{}", path.display());
             }
         }
         let board = table
@@ -1007,7 +1143,8 @@ fn the_city_tile_and_a_resignation_are_reported() {
 /// treasures counted, the winner.
 #[test]
 fn the_attack_is_reported_band_by_band() {
-    let (rules, mut state) = empty(2);
+    let (_, mut state) = empty(2);
+    let rules = rules_with(&[("treasures", "automatic")]);
     for (at, owner) in [("C4", 1), ("F4", 1), ("B2", 0)] {
         put(&mut state, at, Kind::City, Some(owner), false);
     }
@@ -1274,7 +1411,7 @@ fn the_board_marks_the_last_move() {
     }
     // The legend is the rules', printed once under the board: not in the board.
     assert!(!marked.contains("Squares: column"));
-    assert!(rules.legend().contains("*G1=* the squares of"));
+    assert!(squeezed(&rules.legend()).contains("*G1=* the squares of"));
     insta::assert_snapshot!(
         "board_with_the_last_move",
         format!("{}\n\n{}", marked.trim_end(), rules.legend())
@@ -1451,17 +1588,17 @@ fn recorded_games_end_with_breakdowns_that_add_up_to_the_scores() {
             private > 0,
             "{file}: no activation told its drawer the tiles"
         );
-        let last_report: Vec<&str> = turns
-            .last()
-            .expect("a turn")
-            .report
+        // The attack begins once, on the move that filled the board (owners may
+        // answer it on later moves, D13).
+        let began = turns
             .iter()
-            .map(|l| l.text.as_str())
-            .collect();
-        assert!(
-            last_report.contains(&"The board is full: the barbarians attack"),
-            "{last_report:?}"
-        );
+            .filter(|t| {
+                t.report
+                    .iter()
+                    .any(|l| l.text == "The board is full: the barbarians attack")
+            })
+            .count();
+        assert_eq!(began, 1, "{file}");
     }
 }
 
@@ -1518,7 +1655,8 @@ fn an_activation_of_a_recorded_game_as_each_player_reads_it() {
 
 /// The command line shows each turn's report as its reader may read it: `pbem show
 /// --turn N --format json` the viewer's lines, `pbem show` under the board, `pbem log`
-/// (once the game is over and its seed revealed) the public lines of every turn.
+/// (once the game is over and its seed revealed) every line of every turn, the
+/// drawers' own marked as theirs, and every draw opened.
 #[test]
 fn the_command_line_shows_each_report_to_whom_it_may() {
     let recorded = recorded("ending-1.json");
@@ -1596,13 +1734,39 @@ fn the_command_line_shows_each_report_to_whom_it_may() {
     for line in lines_for(Viewer::Public) {
         assert!(log.contains(&line), "{line}: {log}");
     }
+    // Once the seed is revealed nothing is secret: the drawer's own lines are there,
+    // marked as theirs, and every draw is opened (no `?/120` is left).
     for line in &private {
-        assert!(!log.contains(line.as_str()), "{line}: {log}");
+        assert!(
+            log.contains(&format!("(to {mover}) {line}")),
+            "{line}: {log}"
+        );
     }
+    assert!(log.contains("seed revealed"), "{log}");
+    assert!(!log.contains("?/"), "{log}");
     for turn in &turns {
         for line in turn.report.iter().filter(|l| l.seen_by(Viewer::Public)) {
             assert!(log.contains(&line.text), "{}: {log}", line.text);
         }
+    }
+    // Before the reveal, the log keeps the drawer's lines and the draws to itself.
+    let halfway = crate::support::replay_recorded(
+        "desert-kingdom",
+        &recorded.players,
+        &recorded.seed,
+        &recorded.moves[..upto],
+    );
+    let output = halfway
+        .pbem()
+        .arg("log")
+        .arg(halfway.file())
+        .output()
+        .expect("log");
+    let log = String::from_utf8_lossy(&output.stdout);
+    assert!(log.contains("?/"), "{log}");
+    assert!(!log.contains("(to "), "{log}");
+    for line in &private {
+        assert!(!log.contains(line.as_str()), "{line}: {log}");
     }
 }
 
@@ -1731,4 +1895,677 @@ fn spellings_of_one_preference_are_recorded_and_drawn_alike() {
     );
     assert!(!records[0]["draws"].as_array().expect("draws").is_empty());
     assert_eq!(records[0]["draws"], records[1]["draws"]);
+}
+
+// --- Issue 18: the spiral's extra tile, the last square, the rulings of the end ------
+
+/// The rules as a game of revision 1 has them in its genesis: the data of that
+/// revision, without the options it did not have.
+fn revision_1_rules() -> DesertKingdom {
+    let data: String = DesertKingdom::DEFAULT_DATA
+        .lines()
+        .filter(|line| {
+            !["last_square =", "cityless_treasures =", "treasures ="]
+                .iter()
+                .any(|key| line.starts_with(key))
+        })
+        .map(|line| {
+            if line.starts_with("revision") {
+                "revision = 1\n".to_string()
+            } else {
+                format!("{line}\n")
+            }
+        })
+        .collect();
+    DesertKingdom::from_data(&data, &Options::new()).expect("revision 1 data")
+}
+
+/// A board full but for `empty`, Ann to move, the bag `bag`, Ann's `kind` on the
+/// squares of `ann` (mountains of nobody's everywhere else).
+fn all_but(empty: &[&str], ann: &[(&str, Kind)], bag: &[Kind]) -> State {
+    let (_, mut state) = self::empty(2);
+    for at in Square::all() {
+        if !empty.contains(&at.name().as_str()) {
+            put(&mut state, &at.name(), Kind::Mountain, None, false);
+        }
+    }
+    for (at, kind) in ann {
+        put(&mut state, at, *kind, Some(0), false);
+    }
+    with_bag(&mut state, bag);
+    state
+}
+
+fn apply_with(rules: &DesertKingdom, state: &State, text: &str, draws: &[u32]) -> State {
+    let seat = rules.to_move(state)[0];
+    let mv = rules.parse_move(state, seat, text).expect("a move");
+    rules
+        .apply(state, seat, &mv, &mut Script(draws.to_vec()))
+        .expect("applies")
+}
+
+fn face_down_on(state: &State) -> Vec<String> {
+    Square::all()
+        .filter(|s| state.squares[s.index()].is_some_and(|t| t.face_down))
+        .map(|s| s.name())
+        .collect()
+}
+
+/// D4: "A face-down tile goes on the first empty square of that path", the extra tile
+/// of a barbarian discovered too: on A1, the square the discovery chose (it stays
+/// empty, the barbarian being kept). Revision 1 put it on the next square, B1.
+#[test]
+fn a_discovered_barbarians_extra_tile_goes_on_the_first_empty_square() {
+    use Kind::*;
+    // The bag sorted: desert, desert, barbarian; the discovery draws the barbarian.
+    let state = all_but(&["A1", "B1"], &[], &[Barbarian, Desert, Desert]);
+    let rules = rules_with(&[]);
+    let after = apply_with(&rules, &state, "discover A1", &[2, 0]);
+    assert_eq!(face_down_on(&after), ["A1"]);
+    assert_eq!(after.last_face_down, Some(sq("A1")));
+    // "keep it and take another turn": Ann again, and the footer names B1 next.
+    assert_eq!(after.phase, Phase::Turn { seat: 0 });
+    let board = rules.board(
+        &after,
+        &pbem::engine::BoardContext {
+            viewer: Viewer::Player(0),
+            names: &names(2),
+            turn: 1,
+            last_move: None,
+        },
+    );
+    assert!(board.contains("Next face-down square: B1."), "{board}");
+    let (_, lines) = reported_with(&rules, &state, 0, "discover A1", &mut Script(vec![2, 0]));
+    assert!(
+        lines.iter().any(|(_, text, _)| text
+            == "It was a barbarian, kept aside: 15 points now, one more band at the end; the barbarians' spiral filled A1; Ann plays again"),
+        "{lines:?}"
+    );
+    // On the last empty square the tile fills the board: the game ends.
+    let last = all_but(&["A1"], &[], &[Barbarian, Desert, Desert]);
+    let after = apply_with(&rules, &last, "discover A1", &[2, 0]);
+    assert_eq!(face_down_on(&after), ["A1"]);
+    assert_eq!(after.phase, Phase::Over);
+    // Revision 1's games replay as played: the tile skipped A1, and on the last
+    // square it was never placed and the game went on.
+    let old = revision_1_rules();
+    let after = apply_with(&old, &state, "discover A1", &[2, 0]);
+    assert_eq!(face_down_on(&after), ["B1"]);
+    let after = apply_with(&old, &last, "discover A1", &[2, 0]);
+    assert!(face_down_on(&after).is_empty());
+    assert_eq!(after.phase, Phase::Turn { seat: 0 });
+}
+
+/// The same for the extra tile of a barbarian taken after an activation: the
+/// explorers' square, A1, is free again once the barbarian is kept.
+#[test]
+fn an_activated_barbarians_extra_tile_goes_on_the_first_empty_square() {
+    use Kind::*;
+    // Ann's oasis on A2 forces treasures and barbarians. The bag sorted: grass, grass,
+    // desert, barbarian. The face-down tile (the desert) goes on B1, A1 being kept for
+    // the explorers; the oasis draws grass, grass, barbarian and keeps the barbarian.
+    let state = all_but(
+        &["A1", "B1"],
+        &[("A2", Oasis)],
+        &[Grass, Grass, Desert, Barbarian],
+    );
+    let draws = [2, 0, 0, 0, 0];
+    let rules = rules_with(&[]);
+    let after = apply_with(&rules, &state, "activate A2 to A1", &draws);
+    assert_eq!(after.players[0].barbarians, 2);
+    assert_eq!(face_down_on(&after), ["A1", "B1"]);
+    assert_eq!(after.last_face_down, Some(sq("A1")));
+    assert_eq!(after.phase, Phase::Over, "the board is full: the game ends");
+    let old = revision_1_rules();
+    let after = apply_with(&old, &state, "activate A2 to A1", &draws);
+    assert_eq!(face_down_on(&after), ["B1"]);
+    assert_eq!(
+        after.phase,
+        Phase::Turn { seat: 1 },
+        "revision 1: the game went on"
+    );
+}
+
+/// Over 200 random games of the current revision, every face-down tile lies on the
+/// first empty square of the spiral when it is placed and the game ends exactly when
+/// the board is full (`check_face_down_and_end` after every move).
+#[test]
+fn face_down_tiles_follow_the_spiral_and_a_full_board_ends_the_game() {
+    for game in 0..200u64 {
+        let players = 2 + (game % 5) as usize;
+        random_game(players, 1000 + game, &[]);
+    }
+}
+
+/// D12: "Score for the turn that ended the game, even if it involves a second tile
+/// which has nowhere to go you still get the points." An activation into the last
+/// empty square: its face-down tile takes it, the tile kept scores without a square,
+/// and the barbarians start from that face-down tile.
+#[test]
+fn an_activation_into_the_last_square_scores_its_tile_without_one() {
+    use Kind::*;
+    // Ann's desert on A2 draws 2. The bag sorted: grass, grass, desert, mountain; the
+    // mountain goes face down on A1, then the desert draws grass and grass.
+    let state = all_but(
+        &["A1"],
+        &[("A2", Desert)],
+        &[Grass, Grass, Desert, Mountain],
+    );
+    let rules = rules_with(&[]);
+    let (after, lines) = reported_with(
+        &rules,
+        &state,
+        0,
+        "activate A2 to A1",
+        &mut Script(vec![3, 0, 0]),
+    );
+    assert_eq!(face_down_on(&after), ["A1"]);
+    assert_eq!(after.last_face_down, Some(sq("A1")));
+    assert_eq!(after.phase, Phase::Over);
+    assert_eq!(after.players[0].points, state.players[0].points + 2);
+    let texts: Vec<&str> = lines.iter().map(|(_, text, _)| text.as_str()).collect();
+    assert!(
+        texts.contains(&"Ann took grass (all alike): no square is left for it (the barbarians' spiral filled A1), 2 points all the same (D12)"),
+        "{texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.ends_with("set out from A1, the last face-down tile")),
+        "{texts:?}"
+    );
+    let end = rules.game_end(&after, &names(2));
+    assert!(
+        end.breakdown[0].contains(&"Tile chosen with no square left (grass, D12): 2".to_string()),
+        "{:?}",
+        end.breakdown[0]
+    );
+    // With a choice to make: grass or desert, by a second message.
+    let choosing = apply_with(&rules, &state, "activate A2 to A1", &[3, 0, 1]);
+    assert!(matches!(choosing.phase, Phase::Choosing { .. }));
+    let board = rules.board(
+        &choosing,
+        &pbem::engine::BoardContext {
+            viewer: Viewer::Player(0),
+            names: &names(2),
+            turn: 1,
+            last_move: None,
+        },
+    );
+    assert!(board.contains("to score without a square"), "{board}");
+    let listed = rules.moves_text(&choosing, 0, &pbem::engine::MoveFilter::default(), &[]);
+    assert!(
+        listed.contains("so it scores without one (D12)"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("no square left: 2 points all the same"),
+        "{listed}"
+    );
+    let taken = apply_with(&rules, &choosing, "take grass", &[]);
+    assert_eq!(taken.phase, Phase::Over);
+    assert_eq!(taken.players[0].points, state.players[0].points + 2);
+    assert_eq!(face_down_on(&taken), ["A1"]);
+    // The option `last_square=explorers`, and revision 1: the square is kept for the
+    // tile chosen, no tile goes face down, the barbarians start where they did.
+    for rules in [
+        rules_with(&[("last_square", "explorers")]),
+        revision_1_rules(),
+    ] {
+        // No tile goes face down: the desert's two draws are the first two.
+        let after = apply_with(&rules, &state, "activate A2 to A1", &[0, 0]);
+        assert!(face_down_on(&after).is_empty());
+        assert_eq!(after.last_face_down, None);
+        let a1 = after.squares[sq("A1").index()].expect("a tile");
+        assert_eq!((a1.kind, a1.owner), (Some(Grass), Some(0)));
+        assert_eq!(after.phase, Phase::Over);
+    }
+}
+
+/// A game of revision 1 (tests/fixtures/desert-kingdom/revision-1/), 14 turns in,
+/// with what followed it then.
+#[derive(serde::Deserialize)]
+struct PlayedOn {
+    game_id: String,
+    seed: String,
+    moves: Vec<(String, String)>,
+    final_scores: Vec<i64>,
+    winners: Vec<String>,
+}
+
+/// Games already running keep their rules: a game file of revision 1 plays on with
+/// this pbem exactly as it did, the bug of D4 included (turn 15's barbarian sent its
+/// extra tile past the square chosen; on turn 62 the extra tile of a barbarian
+/// discovered on the last square was never placed, and the same square was
+/// discovered again), to the same scores and winner; the audit passes.
+#[test]
+fn a_game_of_revision_1_plays_on_as_it_was_played() {
+    let dir = format!("{RECORDED}/revision-1");
+    let then: PlayedOn = serde_json::from_str(
+        &std::fs::read_to_string(format!("{dir}/game-14-turns-then.json")).expect("read"),
+    )
+    .expect("json");
+    let table = Table::new();
+    table.fixture_game(
+        "desert-kingdom/revision-1/game-14-turns.json",
+        &then.game_id,
+        &then.seed,
+    );
+    let count = then.moves.len();
+    assert_eq!(
+        then.moves[count - 2],
+        then.moves[count - 1],
+        "the last square discovered twice"
+    );
+    table.apply_all(&then.moves);
+    let view = table.view();
+    assert_eq!(view["over"], true);
+    let scores: Vec<i64> = view["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .map(|p| p["score"].as_i64().expect("score"))
+        .collect();
+    assert_eq!(scores, then.final_scores);
+    let winners: Vec<String> = view["winners"]
+        .as_array()
+        .expect("winners")
+        .iter()
+        .map(|w| w.as_str().expect("name").to_string())
+        .collect();
+    assert_eq!(winners, then.winners);
+    let (passed, report) = table.audit(false);
+    assert!(passed, "{report}");
+}
+
+/// D14: "If you don't hold any cities, your score is zero. You suck. Now score any
+/// remaining treasures, at twenty points each." By default the treasures of a player
+/// without a city score after the zero; `cityless_treasures=lost` (and revision 1)
+/// zero them too.
+#[test]
+fn a_player_without_a_city_scores_their_treasures_unless_the_option_says_not() {
+    // No band attacks; Bob holds the city on C4, Ann no city and 2 treasures.
+    let ann_treasures = |rules: &DesertKingdom| {
+        let state = attack_with(rules, &[("C4", 1)], "D4", 0, &[2, 0]);
+        let view = rules.view(&state, Viewer::Public, &names(2));
+        assert_eq!(
+            (
+                view.players[0]["cities"].as_u64(),
+                view.players[1]["cities"].as_u64()
+            ),
+            (Some(0), Some(1))
+        );
+        state.players[0].final_score
+    };
+    assert_eq!(ann_treasures(&rules_with(&[])), Some(40));
+    assert_eq!(
+        ann_treasures(&rules_with(&[("cityless_treasures", "lost")])),
+        Some(0)
+    );
+    assert_eq!(ann_treasures(&revision_1_rules()), Some(0));
+    // The end says so, and the breakdown adds up.
+    let rules = rules_with(&[]);
+    let state = attack_with(&rules, &[("C4", 1)], "D4", 0, &[2, 0]);
+    let end = rules.game_end(&state, &names(2));
+    assert!(
+        end.breakdown[0].contains(&"Treasures (2 at 20): 40".to_string()),
+        "{:?}",
+        end.breakdown[0]
+    );
+    assert!(
+        end.breakdown[0]
+            .last()
+            .is_some_and(|l| l.starts_with("Total: 40")),
+        "{:?}",
+        end.breakdown[0]
+    );
+}
+
+/// Text with its white space squeezed, so a wrapped line still matches.
+fn squeezed(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Every board of whole random games, for every value of every option (and revision
+/// 1), as the public, the player to move and the referee see it, with six long names:
+/// no line is wider than 78 columns, and nothing is cut: each player's line keeps
+/// their cities, and the chooser's board every tile drawn. The legend too.
+#[test]
+fn every_board_of_every_option_keeps_to_78_columns_and_loses_nothing() {
+    let long: Vec<String> = [
+        "Maximiliana Theodora Fitzwilliam-Beauchamp",
+        "Bartholomew Alexander Featherstonehaugh",
+        "Cid",
+        "Philippa Wilhelmina Montgomery-Smythe III",
+        "Eve",
+        "Ferdinand Augustus Worthington-Pemberton",
+    ]
+    .iter()
+    .map(|n| n.to_string())
+    .collect();
+    let values: [(&str, &[&str]); 9] = [
+        ("bag", &["standard", "gentle"]),
+        ("entry", &["a1", "h1", "h8", "a8"]),
+        ("spiral", &["clockwise", "anticlockwise"]),
+        ("network_city", &["2", "5"]),
+        ("builder_terrain", &["no", "yes"]),
+        ("placate_points", &["none", "25", "1000"]),
+        ("last_square", &["face_down", "explorers"]),
+        ("cityless_treasures", &["score", "lost"]),
+        ("treasures", &["ask", "automatic"]),
+    ];
+    let mut variants: Vec<DesertKingdom> = vec![revision_1_rules()];
+    for (key, choices) in values {
+        for value in choices {
+            variants.push(rules_with(&[(key, value)]));
+        }
+    }
+    let mut chooser_boards = 0;
+    for (index, rules) in variants.iter().enumerate() {
+        for line in rules.legend().lines() {
+            assert!(line.chars().count() <= 78, "legend too wide: {line:?}");
+        }
+        let legend = squeezed(&rules.legend());
+        for mark in [
+            "[C] a city",
+            "[T] a treasure",
+            "[B] a barbarian",
+            "[?] a tile face down",
+        ] {
+            assert!(legend.contains(mark), "{legend}");
+        }
+        let mut chance = DrawStream::for_testing(500 + index as u64);
+        let mut picker = DrawStream::for_testing(900 + index as u64);
+        let mut state = rules.setup(&long, &mut chance).expect("setup");
+        let mut turn = 0;
+        loop {
+            let mover = rules.to_move(&state).first().copied();
+            let mut viewers = vec![Viewer::Public, Viewer::Referee];
+            viewers.extend(mover.map(Viewer::Player));
+            for viewer in viewers {
+                let board = rules.board(
+                    &state,
+                    &pbem::engine::BoardContext {
+                        viewer,
+                        names: &long,
+                        turn,
+                        last_move: None,
+                    },
+                );
+                for line in board.lines() {
+                    assert!(line.chars().count() <= 78, "too wide: {line:?}");
+                    assert_eq!(line, line.trim_end());
+                }
+                let shown = squeezed(&board);
+                let view = rules.view(&state, Viewer::Referee, &long);
+                for (seat, player) in state.players.iter().enumerate() {
+                    let you = if viewer == Viewer::Player(seat) {
+                        " (you)"
+                    } else {
+                        ""
+                    };
+                    let cities = view.players[seat]["cities"].as_u64().expect("cities");
+                    let line = format!(
+                        "{} {}{you}: {} points, {}, {}, {}",
+                        seat + 1,
+                        long[seat],
+                        player.points,
+                        count(usize::from(player.treasures), "treasure", "treasures"),
+                        count(usize::from(player.barbarians), "barbarian", "barbarians"),
+                        count(cities as usize, "city", "cities"),
+                    );
+                    assert!(shown.contains(&line), "{line}\n{board}");
+                }
+                if let (Phase::Choosing { .. }, Viewer::Player(_)) = (&state.phase, viewer) {
+                    let drawn: Vec<&str> = state.drawn.iter().map(|k| k.name()).collect();
+                    let told = format!("drawn: {}.", drawn.join(", "));
+                    assert!(shown.contains(&told), "{told}\n{board}");
+                    chooser_boards += 1;
+                }
+            }
+            let Some(seat) = mover else { break };
+            let mv = rules
+                .sample_move(&state, seat, &mut picker)
+                .expect("a move");
+            state = rules
+                .apply(&state, seat, &mv, &mut chance)
+                .expect("applies");
+            turn += 1;
+        }
+    }
+    assert!(chooser_boards > 0, "some board was a chooser's");
+}
+
+/// "1 square free", not "1 squares free".
+#[test]
+fn the_status_counts_squares_in_good_english() {
+    let rules = rules_with(&[]);
+    let one = all_but(&["A1"], &[], &[Kind::Grass, Kind::Desert]);
+    assert_eq!(rules.status(&one).as_deref(), Some("1 square free"));
+    let two = all_but(&["A1", "B1"], &[], &[Kind::Grass, Kind::Desert]);
+    assert_eq!(rules.status(&two).as_deref(), Some("2 squares free"));
+}
+
+/// Refusals say why: a road refused says what lies on the square, `take` without a
+/// choice says there are no drawn tiles, and a choice misread offers a tile drawn.
+#[test]
+fn refusals_say_what_was_wrong() {
+    use Kind::*;
+    let (rules, mut state) = empty(2);
+    put(&mut state, "C1", City, Some(1), false);
+    put(&mut state, "C2", Mountain, Some(1), false);
+    put(&mut state, "C3", Oasis, Some(0), false);
+    put(&mut state, "C4", Grass, Some(0), true);
+    put(&mut state, "C5", Desert, Some(1), false);
+    state.squares[sq("C6").index()] = Some(Tile {
+        kind: Some(Grass),
+        face_down: true,
+        owner: None,
+        road: false,
+        occupied: false,
+        ruined: false,
+    });
+    for (text, why) in [
+        (
+            "road C1",
+            "no road can be built on C1: it is a city, which counts as a road already",
+        ),
+        ("road C2", "no road can be built on C2: it is a mountain"),
+        (
+            "road C3",
+            "no road can be built on C3: it is an oasis, which counts as a road already",
+        ),
+        (
+            "road C4",
+            "no road can be built on C4: it already has a road",
+        ),
+        (
+            "road C6",
+            "no road can be built on C6: it holds a tile face down",
+        ),
+        ("road C8", "no road can be built on C8: it is empty"),
+    ] {
+        let error = play(&rules, &state, 0, text).expect_err(text);
+        assert!(error.contains(why), "{text}: {error}");
+        assert!(error.contains("such as `road C5`"), "{text}: {error}");
+    }
+    for text in ["take grass", "choose oasis for C4", "grass"] {
+        let error = play(&rules, &state, 0, text).expect_err(text);
+        assert!(
+            error.contains("you have no drawn tiles to choose from"),
+            "{text}: {error}"
+        );
+    }
+    let error = play(&rules, &state, 0, "city").expect_err("no square");
+    assert!(error.contains("is not a move"), "{error}");
+    // Choosing among mine, desert (drawn): the example is one of them.
+    state.phase = Phase::Choosing {
+        seat: 0,
+        square: sq("D1"),
+    };
+    state.drawn = vec![Mine, Desert];
+    state.drawn_count = 2;
+    let error = play(&rules, &state, 0, "take sand").expect_err("no such tile");
+    assert!(
+        error.contains("one of the tiles you drew (mine, desert), e.g. `take mine`"),
+        "{error}"
+    );
+    assert!(!error.contains("take grass"), "{error}");
+}
+
+/// The position of `the_attack_is_reported_band_by_band`: Bob's cities on C4 and F4
+/// (2 treasures), Ann's on B2, three bands from D4; Ann's `city H8` fills the board.
+fn bob_defends() -> State {
+    let (_, mut state) = empty(2);
+    for (at, owner) in [("C4", 1), ("F4", 1), ("B2", 0)] {
+        put(&mut state, at, Kind::City, Some(owner), false);
+    }
+    state.squares[sq("D4").index()] = Some(Tile {
+        kind: Some(Kind::Desert),
+        face_down: true,
+        owner: None,
+        road: false,
+        occupied: false,
+        ruined: false,
+    });
+    state.last_face_down = Some(sq("D4"));
+    state.players[0].barbarians = 2;
+    state.players[0].points = 20;
+    state.players[1].points = 10;
+    state.players[1].treasures = 2;
+    for at in Square::all() {
+        if state.squares[at.index()].is_none() && at != sq("H8") {
+            put(&mut state, &at.name(), Kind::Mountain, None, false);
+        }
+    }
+    state
+}
+
+/// D13: "If that player holds a treasure card, they can turn it in." By default the
+/// owner decides, by a move like any other: the game waits for Bob at C4 (`pay`), then
+/// at F4 (`keep`: F4 falls, the treasure stays and scores 20), then the last band
+/// takes Ann's B2. Past a deadline the referee turns a treasure in (as
+/// `treasures=automatic` does).
+#[test]
+fn a_city_owner_decides_whether_to_turn_in_a_treasure() {
+    let rules = rules_with(&[]);
+    let state = bob_defends();
+    let (asked, lines) = reported(&rules, &state, 0, "city H8");
+    assert_eq!(
+        asked.phase,
+        Phase::Defending {
+            seat: 1,
+            city: sq("C4")
+        }
+    );
+    assert_eq!(rules.to_move(&asked), [1]);
+    assert_eq!(rules.to_move(&rules.public_state(&asked)), [1]);
+    let texts: Vec<&str> = lines.iter().map(|(_, text, _)| text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "Ann played the city tile on H8: 5 points",
+            "The board is full: the barbarians attack",
+            "3 bands of barbarians (one per barbarian tile held) set out from D4, \
+             the last face-down tile",
+            "Band 1 reached C4 (Bob's city): Bob holds a treasure and decides: `pay` \
+             (turn it in, the band occupies the city) or `keep` (the city falls)",
+            "Scores: Ann 25 (+5)",
+        ]
+    );
+    let legal: Vec<String> = rules
+        .legal_moves(&asked, 1)
+        .into_iter()
+        .map(|m| m.text)
+        .collect();
+    assert_eq!(legal, ["pay", "keep"]);
+    assert_eq!(rules.example_move(&asked, 1).as_deref(), Some("pay"));
+    let skip = rules
+        .deadline_move(&asked, 1, Deadline::Skip)
+        .expect("a default");
+    assert_eq!(rules.canonical_text(&skip), "pay");
+    assert!(rules.legal_moves(&asked, 0).is_empty());
+    for spelling in ["pay", "PAY", "turn in", "turn in a treasure"] {
+        assert_eq!(
+            rules.parse_move(&asked, 1, spelling),
+            Ok(Move::Placate { pay: true })
+        );
+    }
+    let error = rules.parse_move(&asked, 1, "discover A1").expect_err("no");
+    assert!(error.accepted.contains("`pay`"), "{error}");
+    let board = rules.board(
+        &asked,
+        &pbem::engine::BoardContext {
+            viewer: Viewer::Player(1),
+            names: &names(2),
+            turn: 1,
+            last_move: None,
+        },
+    );
+    assert!(
+        squeezed(&board).contains("band 1 is at Bob's city on C4"),
+        "{board}"
+    );
+    let listed = rules.moves_text(&asked, 1, &pbem::engine::MoveFilter::default(), &[]);
+    assert!(
+        listed.contains("pay") && listed.contains("keep"),
+        "{listed}"
+    );
+
+    let (again, lines) = reported(&rules, &asked, 1, "pay");
+    assert_eq!(
+        again.phase,
+        Phase::Defending {
+            seat: 1,
+            city: sq("F4")
+        }
+    );
+    let texts: Vec<&str> = lines.iter().map(|(_, text, _)| text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "Bob turns in a treasure to the band at C4",
+            "Band 1 reached C4 (Bob's city): Bob turned in a treasure, the band occupies it",
+            "Band 2 reached F4 (Bob's city): Bob holds a treasure and decides: `pay` \
+             (turn it in, the band occupies the city) or `keep` (the city falls)",
+        ]
+    );
+    let (over, lines) = reported(&rules, &again, 1, "keep");
+    assert_eq!(over.phase, Phase::Over);
+    assert_eq!(ruined(&over), ["B2", "F4"]);
+    let texts: Vec<&str> = lines.iter().map(|(_, text, _)| text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "Bob keeps the treasure: the band at F4 destroys the city",
+            "Band 2 destroyed F4 (Bob's city)",
+            "Band 3 destroyed B2 (Ann's city)",
+            "Bob's 1 treasure score 20",
+            "Scores: Bob 30 (+20)",
+            "Bob wins",
+        ]
+    );
+    // The end counts the band placated, and every breakdown adds up.
+    let end = rules.game_end(&over, &names(2));
+    assert!(end.reason.contains("1 band was placated"), "{}", end.reason);
+    // `treasures=automatic`, and revision 1, turn treasures in without asking.
+    for rules in [
+        rules_with(&[("treasures", "automatic")]),
+        revision_1_rules(),
+    ] {
+        let after = play(&rules, &state, 0, "city H8").expect("the last square");
+        assert_eq!(after.phase, Phase::Over);
+        assert_eq!(ruined(&after), ["B2"]);
+        assert!(after.attack.is_none(), "the file keeps no attack");
+    }
+    // A player who resigns while asked has the treasure turned in for them (D20).
+    let resigned = rules
+        .apply(&asked, 1, &Move::Resign, &mut First)
+        .expect("resign");
+    assert_eq!(resigned.phase, Phase::Over);
+    assert_eq!(ruined(&resigned), ["B2"]);
 }

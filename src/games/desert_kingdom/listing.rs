@@ -142,8 +142,13 @@ impl DesertKingdom {
     ) -> String {
         let on_turn = match state.phase {
             Phase::Over => return "The game is over: there are no moves.\n".to_string(),
-            Phase::Turn { seat: s } | Phase::Choosing { seat: s, .. } => usize::from(s) == seat,
+            Phase::Turn { seat: s }
+            | Phase::Choosing { seat: s, .. }
+            | Phase::Defending { seat: s, .. } => usize::from(s) == seat,
         };
+        if let Phase::Defending { city, .. } = state.phase {
+            return Self::defence_listing(state, seat, city);
+        }
         if !on_turn {
             return "It is not your turn: there are no moves for you now.\n".to_string();
         }
@@ -172,6 +177,31 @@ impl DesertKingdom {
                 (None, Some(kind)) => self.with_tile(state, seat, kind, names),
             },
         }
+    }
+
+    /// The answers to a band of barbarians at `seat`'s city (D13).
+    fn defence_listing(state: &State, seat: Seat, city: Square) -> String {
+        let treasures = state.players.get(seat).map_or(0, |p| p.treasures);
+        let mut out = format!(
+            "A band of barbarians is at your city on {}; you hold {}:\n",
+            city.name(),
+            plural(usize::from(treasures), "treasure", "treasures")
+        );
+        out.push_str(&entry(
+            "pay",
+            &format!(
+                "turn in a treasure: the band occupies {}, which stays yours",
+                city.name()
+            ),
+        ));
+        out.push_str(&entry(
+            "keep",
+            &format!(
+                "keep the treasure (20 points at the end): {} falls",
+                city.name()
+            ),
+        ));
+        out
     }
 
     /// The tiles drawn, each with what keeping it does.
@@ -209,17 +239,35 @@ impl DesertKingdom {
         if shown.is_empty() {
             return out;
         }
-        let _ = writeln!(
-            out,
-            "Take one tile for {} (the others go back to the bag):",
-            square.name()
-        );
+        // The face-down tile may have taken the last square (D12).
+        let no_square = Self::tile(state, square).is_some();
+        if no_square {
+            let _ = writeln!(
+                out,
+                "Take one tile (the others go back to the bag); the barbarians' spiral filled {}, the last square, so it scores without one (D12):",
+                square.name()
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "Take one tile for {} (the others go back to the bag):",
+                square.name()
+            );
+        }
         for kind in &shown {
             let note = match kind {
                 Kind::Treasure => "kept aside: 20 points at the end".to_string(),
                 Kind::Barbarian => {
                     "kept aside: 15 points now, one more band at the end".to_string()
                 }
+                other if no_square => format!(
+                    "no square left: {} all the same",
+                    plural(
+                        usize::try_from(value(*other)).unwrap_or(0),
+                        "point",
+                        "points"
+                    )
+                ),
                 other => format!(
                     "placed on {}: {}",
                     square.name(),

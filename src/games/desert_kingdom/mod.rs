@@ -22,9 +22,14 @@ use crate::engine::rules::{
 
 pub use board::{spiral, Square, SIDE};
 pub use moves::Move;
-pub use state::{Event, Fate, Kind, Phase, Player, State, Tile};
+pub use state::{Attack, Event, Fate, Kind, Phase, Player, State, Tile, Unplaced};
 
-const RULES_REVISION: u32 = 1;
+/// The revision of the rules this pbem plays (games/desert-kingdom.toml `revision`).
+/// Revision 2 put a barbarian's extra face-down tile on the first empty square of the
+/// spiral (D4; revision 1 skipped the square the move had chosen) and added the options
+/// `last_square` and `cityless_treasures`. A game keeps the revision of its genesis:
+/// games of revision 1 replay and play on as they were played.
+const RULES_REVISION: u32 = 2;
 
 #[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -47,13 +52,16 @@ struct Data {
     options: Options,
 }
 
-const KNOWN_OPTIONS: [&str; 6] = [
+const KNOWN_OPTIONS: [&str; 9] = [
     "bag",
     "entry",
     "spiral",
     "network_city",
     "builder_terrain",
     "placate_points",
+    "last_square",
+    "cityless_treasures",
+    "treasures",
 ];
 
 /// The rules of one game.
@@ -67,6 +75,19 @@ pub struct DesertKingdom {
     pub(crate) network_city: i64,
     pub(crate) builder_terrain: bool,
     pub(crate) placate_points: Option<i64>,
+    /// Revision 1's bug, kept for its games: a barbarian's extra face-down tile skips
+    /// the square the move chose (D4).
+    pub(crate) barbarian_tile_skips_chosen_square: bool,
+    /// When an activation's face-down tile may take the last empty square, the
+    /// explorers' own (option `last_square=face_down`, D12): the tile chosen then
+    /// scores without a square. Otherwise the square is kept for the explorers.
+    pub(crate) face_down_takes_last_square: bool,
+    /// Whether a player without a city still scores their treasures (option
+    /// `cityless_treasures=score`, D14).
+    pub(crate) cityless_treasures_score: bool,
+    /// Whether a city's owner decides to turn in a treasure (option `treasures=ask`,
+    /// D13), or it is done for them (`treasures=automatic`).
+    pub(crate) ask_treasures: bool,
     pub(crate) options: Options,
 }
 
@@ -151,14 +172,17 @@ impl Rules for DesertKingdom {
     fn from_data(data: &str, options: &Options) -> Result<Self, RuleError> {
         let data: Data =
             toml::from_str(data).map_err(|e| data_error(format!("bad rules data: {e}")))?;
-        crate::engine::rules::check_revision(Self::NAME, data.revision, RULES_REVISION)?;
+        if !(1..=RULES_REVISION).contains(&data.revision) {
+            // A later revision than this pbem knows: refused with the way forward.
+            crate::engine::rules::check_revision(Self::NAME, data.revision, RULES_REVISION)?;
+        }
         if let Some(unknown) = options
             .keys()
             .find(|k| !KNOWN_OPTIONS.contains(&k.as_str()))
         {
             return Err(RuleError::new(
                 format!("desert-kingdom has no option `{unknown}`"),
-                "the options bag (standard or gentle), entry (a1, h1, h8 or a8), spiral (clockwise or anticlockwise), network_city (2 or 5), builder_terrain (no or yes) and placate_points (none or a number), e.g. `--option entry=h8`",
+                "the options bag (standard or gentle), entry (a1, h1, h8 or a8), spiral (clockwise or anticlockwise), network_city (2 or 5), builder_terrain (no or yes), placate_points (none or a number), last_square (face_down or explorers), cityless_treasures (score or lost) and treasures (ask or automatic), e.g. `--option entry=h8`",
             ));
         }
         let mut effective = data.options.clone();
@@ -218,6 +242,42 @@ impl Rules for DesertKingdom {
                 }
             },
         };
+        // An option a game's genesis lacks was added by a later revision: it takes the
+        // value that means what the game was played under.
+        let old = data.revision < 2;
+        let face_down_takes_last_square = match get("last_square") {
+            "" if old => false,
+            "face_down" => true,
+            "explorers" => false,
+            other => {
+                return Err(RuleError::new(
+                    format!("last_square `{other}` is not a choice"),
+                    "last_square=face_down or last_square=explorers",
+                ))
+            }
+        };
+        let cityless_treasures_score = match get("cityless_treasures") {
+            "" if old => false,
+            "score" => true,
+            "lost" => false,
+            other => {
+                return Err(RuleError::new(
+                    format!("cityless_treasures `{other}` is not a choice"),
+                    "cityless_treasures=score or cityless_treasures=lost",
+                ))
+            }
+        };
+        let ask_treasures = match get("treasures") {
+            "" if old => false,
+            "ask" => true,
+            "automatic" => false,
+            other => {
+                return Err(RuleError::new(
+                    format!("treasures `{other}` is not a choice"),
+                    "treasures=ask or treasures=automatic",
+                ))
+            }
+        };
         let mix = data.bags.get(get("bag")).ok_or_else(|| {
             RuleError::new(
                 format!("bag `{}` is not a mix of the rules data", get("bag")),
@@ -257,6 +317,10 @@ impl Rules for DesertKingdom {
             network_city,
             builder_terrain,
             placate_points,
+            barbarian_tile_skips_chosen_square: old,
+            face_down_takes_last_square,
+            cityless_treasures_score,
+            ask_treasures,
             options: effective,
         })
     }
@@ -280,7 +344,9 @@ impl Rules for DesertKingdom {
 
     fn to_move(&self, state: &State) -> Vec<Seat> {
         match state.phase {
-            Phase::Turn { seat } | Phase::Choosing { seat, .. } => vec![usize::from(seat)],
+            Phase::Turn { seat } | Phase::Choosing { seat, .. } | Phase::Defending { seat, .. } => {
+                vec![usize::from(seat)]
+            }
             Phase::Over => Vec::new(),
         }
     }
@@ -355,10 +421,12 @@ impl Rules for DesertKingdom {
 
     fn status(&self, state: &State) -> Option<String> {
         let empty = state.squares.iter().filter(|s| s.is_none()).count();
+        let free = format!("{} free", report::plural(empty, "square", "squares"));
         Some(match state.phase {
             Phase::Over => "the barbarians have attacked".to_string(),
-            Phase::Choosing { .. } => format!("{empty} squares free, choosing a tile"),
-            Phase::Turn { .. } => format!("{empty} squares free"),
+            Phase::Choosing { .. } => format!("{free}, choosing a tile"),
+            Phase::Defending { .. } => "the barbarians attack: a treasure or a city".to_string(),
+            Phase::Turn { .. } => free,
         })
     }
 

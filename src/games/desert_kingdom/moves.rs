@@ -10,6 +10,9 @@
 //! - `city E5`: play the city tile of the setup;
 //! - `take grass` (also `grass`, or `take grass for C4` naming the activation's
 //!   square): the tile chosen of those an activation drew;
+//! - `pay` (also `turn in`) or `keep`: a band of barbarians at your city, you holding
+//!   a treasure, turn one in (the band occupies the city) or keep it (the city falls),
+//!   option `treasures=ask` (D13);
 //! - `resign`.
 
 use super::board::Square;
@@ -32,6 +35,11 @@ pub enum Move {
     Take {
         kind: Kind,
         at: Square,
+    },
+    /// A city's owner turns in a treasure to the band at it (`pay`), or keeps it and
+    /// loses the city (`keep`).
+    Placate {
+        pay: bool,
     },
     Resign,
 }
@@ -67,10 +75,22 @@ pub fn parse(state: &State, text: &str) -> Result<Move, RuleError> {
                 _ => ("", None),
             };
             let kind = Kind::parse(word).ok_or_else(|| {
-                RuleError::new(
-                    format!("`{}` is not a tile to take", text.trim()),
-                    "`take` and one of the tiles you drew, e.g. `take grass`",
-                )
+                // The example is one of the tiles drawn (the public state, which holds
+                // none, gives no example).
+                let accepted = match state.drawn.first() {
+                    Some(first) => format!(
+                        "`take` and one of the tiles you drew ({}), e.g. `take {}`",
+                        state
+                            .drawn
+                            .iter()
+                            .map(|k| k.name())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        first.name()
+                    ),
+                    None => "`take` and one of the tiles you drew".to_string(),
+                };
+                RuleError::new(format!("`{}` is not a tile to take", text.trim()), accepted)
             })?;
             if let Some(named) = named {
                 let accepted = format!(
@@ -137,12 +157,48 @@ pub fn parse(state: &State, text: &str) -> Result<Move, RuleError> {
                     prefer,
                 })
             }
+            // `take grass` (or a tile alone) answers an activation that left a choice.
+            ["take" | "choose" | "keep", ..] | [_] if is_choice(&words) => Err(RuleError::new(
+                format!(
+                    "`{}`: you have no drawn tiles to choose from (`take` answers an activation that left you a choice)",
+                    text.trim()
+                ),
+                TURN,
+            )),
             _ => Err(RuleError::new(
                 format!("`{}` is not a move", text.trim()),
                 TURN,
             )),
         },
+        Phase::Defending { city, .. } => match words.as_slice() {
+            ["pay"] | ["turn", "in"] | ["turn", "in", "treasure" | "a"] | ["turn", "in", "a", "treasure"] => {
+                Ok(Move::Placate { pay: true })
+            }
+            ["keep"] | ["keep", "treasure"] => Ok(Move::Placate { pay: false }),
+            _ => Err(RuleError::new(
+                format!(
+                    "`{}` is not an answer to the barbarians at {}",
+                    text.trim(),
+                    city.name()
+                ),
+                format!(
+                    "`pay` (turn in a treasure: the band occupies {}, which stays yours) or `keep` (keep the treasure: {} falls)",
+                    city.name(),
+                    city.name()
+                ),
+            )),
+        },
         Phase::Over => Err(RuleError::new("the game is over", "no more moves")),
+    }
+}
+
+/// Whether `words` read as the choice of a drawn tile: `take grass`, `grass`.
+fn is_choice(words: &[&str]) -> bool {
+    match words {
+        ["take" | "choose" | "keep", ..] => true,
+        // `city` alone is more likely the city tile without its square.
+        [word] => *word != "city" && Kind::parse(word).is_some(),
+        _ => false,
     }
 }
 
@@ -176,6 +232,8 @@ pub fn canonical(mv: &Move) -> String {
         // The square is left out: a move's text keys its draws (docs/FAIRNESS.md), and
         // recorded games that say `take grass` must draw as they did.
         Move::Take { kind, .. } => format!("take {}", kind.name()),
+        Move::Placate { pay: true } => "pay".to_string(),
+        Move::Placate { pay: false } => "keep".to_string(),
         Move::Resign => "resign".to_string(),
     }
 }

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::board::Square;
 use super::moves::{canonical, Move};
-use super::state::{Event, Fate, Kind, Phase, Player, State, Tile};
+use super::state::{Attack, Event, Fate, Kind, Phase, Player, State, Tile, Unplaced};
 use super::{draw_number, forbidden, forced, value, worth, DesertKingdom};
 use crate::engine::rules::{Chance, LegalMove, RuleError, Seat, Visibility};
 
@@ -160,6 +160,8 @@ impl DesertKingdom {
             drawn_count: 0,
             last_face_down: None,
             nobody_wins: false,
+            scored_unplaced: None,
+            attack: None,
             events: Vec::new(),
             players: vec![
                 Player {
@@ -256,15 +258,28 @@ impl DesertKingdom {
     }
 
     /// A tile the player keeps or places: specials are kept (a barbarian scores 15 and
-    /// sends another tile face down); the others go on `at`, theirs, and score.
+    /// sends another tile face down, on the first empty square of the spiral: D4); the
+    /// others go on `at`, theirs, and score. When an activation's face-down tile took
+    /// `at`, the last square (D12), the tile scores without a square.
     fn take(&self, state: &mut State, seat: Seat, kind: Kind, at: Square, chance: &mut dyn Chance) {
+        let square_taken = Self::tile(state, at).is_some();
         let player = &mut state.players[seat];
         match kind {
             Kind::Treasure => player.treasures += 1,
             Kind::Barbarian => {
                 player.barbarians += 1;
                 player.points += value(Kind::Barbarian);
-                self.face_down(state, Some(at), chance);
+                // Revision 1 kept the chosen square from this tile too, although
+                // nothing goes there now: its games replay with that.
+                let reserved = self.barbarian_tile_skips_chosen_square.then_some(at);
+                self.face_down(state, reserved, chance);
+            }
+            _ if square_taken => {
+                player.points += value(kind);
+                state.scored_unplaced = Some(Unplaced {
+                    seat: seat_u8(seat),
+                    kind,
+                });
             }
             _ => {
                 player.points += value(kind);
@@ -448,6 +463,17 @@ impl DesertKingdom {
         next.events.clear();
         match (&state.phase, mv) {
             (Phase::Over, _) => return Err(refused("the game is over", "no more moves")),
+            (Phase::Defending { city, .. }, Move::Placate { pay }) => {
+                self.placate(&mut next, seat, *city, *pay);
+            }
+            (Phase::Defending { .. }, Move::Resign) => {
+                // Out of the game, the treasure is turned in for them (D20), and the
+                // attack goes on.
+                next.players[seat].out = true;
+                if let Some(attack) = next.attack.take() {
+                    self.continue_attack(&mut next, attack);
+                }
+            }
             (_, Move::Resign) => {
                 let drawn = std::mem::take(&mut next.drawn);
                 Self::return_to_bag(&mut next, &drawn);
@@ -507,9 +533,23 @@ impl DesertKingdom {
             }
             (Phase::Turn { .. }, Move::Road(at)) => {
                 if !Self::roadable(state, *at) {
+                    let accepted = match Square::all().find(|&s| Self::roadable(state, s)) {
+                        Some(example) => format!(
+                            "a face-up desert or grass square without a road, such as `road {}`",
+                            example.name()
+                        ),
+                        None => {
+                            "a face-up desert or grass square without a road (there is none now)"
+                                .to_string()
+                        }
+                    };
                     return Err(refused(
-                        format!("no road can be built on {}", at.name()),
-                        "a face-up desert or grass square without a road",
+                        format!(
+                            "no road can be built on {}: {}",
+                            at.name(),
+                            Self::why_no_road(state, *at)
+                        ),
+                        accepted,
                     ));
                 }
                 self.face_down(&mut next, None, chance);
@@ -533,7 +573,19 @@ impl DesertKingdom {
                         "an empty square beside the tile activated (not diagonally)",
                     ));
                 }
-                self.face_down(&mut next, Some(*to), chance);
+                // The explorers' square is kept from the face-down tile (D6), unless it
+                // is the last empty one and the option lets the tile take it (D12).
+                let only_empty = next
+                    .squares
+                    .iter()
+                    .enumerate()
+                    .all(|(index, square)| square.is_some() || index == to.index());
+                let reserved = if only_empty && self.face_down_takes_last_square {
+                    None
+                } else {
+                    Some(*to)
+                };
+                self.face_down(&mut next, reserved, chance);
                 let mut drawn = Vec::new();
                 for _ in 0..draw_number(kind) {
                     match Self::draw(&mut next, chance) {
@@ -603,46 +655,96 @@ impl DesertKingdom {
     /// player holds", starting at the last face-down tile placed, each going to the
     /// nearest city not destroyed and not occupied (ties: nearest the square the
     /// barbarians entered from, then the entry space, then the top, then the left); a
-    /// treasure of the city's owner placates a band, else the city is removed.
+    /// treasure of the city's owner placates a band, else the city is removed. With
+    /// `treasures=ask` the attack stops at the city of an owner holding a treasure, who
+    /// decides (`Phase::Defending`); [`Self::continue_attack`] goes on from there.
     pub(crate) fn barbarian_attack(&self, state: &mut State) {
-        state.phase = Phase::Over;
         let bands: u32 = state.players.iter().map(|p| u32::from(p.barbarians)).sum();
         let start = state.last_face_down.unwrap_or(self.entry);
-        let mut at = start;
-        let city_at = |state: &State, s: Square| {
-            Self::tile(state, s)
-                .is_some_and(|t| !t.face_down && !t.ruined && t.kind == Some(Kind::City))
+        let attack = Attack {
+            start,
+            at: start,
+            bands_left: bands,
+            bands: Vec::new(),
         };
-        for _ in 0..bands {
-            let mut targets: Vec<Square> = Square::all()
-                .filter(|&s| city_at(state, s) && !Self::tile(state, s).is_some_and(|t| t.occupied))
-                .collect();
-            if targets.is_empty() {
-                // "If you run out of cities to attack, remove the occupying barbarians
-                // and continue."
-                for tile in state.squares.iter_mut().flatten() {
-                    tile.occupied = false;
-                }
-                targets = Square::all().filter(|&s| city_at(state, s)).collect();
-                if !targets.is_empty() {
-                    state.events.push(Event::Withdrew);
-                }
+        self.continue_attack(state, attack);
+    }
+
+    fn city_standing(state: &State, at: Square) -> bool {
+        Self::tile(state, at)
+            .is_some_and(|t| !t.face_down && !t.ruined && t.kind == Some(Kind::City))
+    }
+
+    /// The city the next band goes to, from where the barbarians stand; the occupiers
+    /// leave first when every city left is occupied ("If you run out of cities to
+    /// attack, remove the occupying barbarians and continue"). None: no city stands.
+    fn next_target(&self, state: &mut State, attack: &Attack) -> Option<Square> {
+        let mut targets: Vec<Square> = Square::all()
+            .filter(|&s| {
+                Self::city_standing(state, s) && !Self::tile(state, s).is_some_and(|t| t.occupied)
+            })
+            .collect();
+        if targets.is_empty() {
+            for tile in state.squares.iter_mut().flatten() {
+                tile.occupied = false;
             }
-            let Some(&target) = targets.iter().min_by_key(|&&s| {
-                (
-                    s.distance(at),
-                    s.distance(start),
-                    s.distance(self.entry),
-                    s.row,
-                    s.col,
-                )
-            }) else {
+            targets = Square::all()
+                .filter(|&s| Self::city_standing(state, s))
+                .collect();
+            if !targets.is_empty() {
+                state.events.push(Event::Withdrew);
+            }
+        }
+        targets.into_iter().min_by_key(|&s| {
+            (
+                s.distance(attack.at),
+                s.distance(attack.start),
+                s.distance(self.entry),
+                s.row,
+                s.col,
+            )
+        })
+    }
+
+    /// What a band did at `target`: the city occupied (a treasure or points paid) or
+    /// destroyed; the barbarians now stand there.
+    fn settle(state: &mut State, attack: &mut Attack, target: Square, fate: Fate) {
+        state.events.push(Event::Band { at: target, fate });
+        if let Some(tile) = state.squares[target.index()].as_mut() {
+            if fate == Fate::Ruined {
+                // "Otherwise, remove that city from the board": it stays as a ruin, so
+                // everyone can see what the barbarians did.
+                tile.ruined = true;
+            } else {
+                tile.occupied = true;
+            }
+        }
+        attack.bands.push((target, fate));
+        attack.at = target;
+        attack.bands_left = attack.bands_left.saturating_sub(1);
+    }
+
+    /// The attack from where `attack` stands, band after band, until an owner must
+    /// decide (`treasures=ask`) or the bands or the cities run out: then the end.
+    fn continue_attack(&self, state: &mut State, mut attack: Attack) {
+        while attack.bands_left > 0 {
+            let Some(target) = self.next_target(state, &attack) else {
                 break;
             };
             let owner = Self::tile(state, target)
                 .and_then(|t| t.owner)
                 .map(usize::from);
             let fate = match owner.and_then(|o| state.players.get_mut(o)) {
+                // "If that player holds a treasure card, they can turn it in": asked,
+                // unless they left the game (D20) or the option does it for them.
+                Some(player) if player.treasures > 0 && self.ask_treasures && !player.out => {
+                    state.phase = Phase::Defending {
+                        seat: owner.map_or(u8::MAX, seat_u8),
+                        city: target,
+                    };
+                    state.attack = Some(attack);
+                    return;
+                }
                 Some(player) if player.treasures > 0 => {
                     player.treasures -= 1;
                     Fate::Treasure
@@ -656,34 +758,48 @@ impl DesertKingdom {
                 },
                 None => Fate::Ruined,
             };
-            state.events.push(Event::Band { at: target, fate });
-            if fate != Fate::Ruined {
-                if let Some(tile) = state.squares[target.index()].as_mut() {
-                    tile.occupied = true;
-                }
-            } else if let Some(tile) = state.squares[target.index()].as_mut() {
-                // "Otherwise, remove that city from the board": it stays as a ruin, so
-                // everyone can see what the barbarians did.
-                tile.ruined = true;
-            }
-            at = target;
+            Self::settle(state, &mut attack, target, fate);
         }
+        state.phase = Phase::Over;
+        // Only where owners decide is the attack kept (the files of other games stay
+        // as they always were).
+        state.attack = self.ask_treasures.then_some(attack);
         for tile in state.squares.iter_mut().flatten() {
             tile.occupied = false;
         }
-        let cities_left = Square::all().any(|s| city_at(state, s));
+        let cities_left = Square::all().any(|s| Self::city_standing(state, s));
         state.nobody_wins = !cities_left;
         for seat in 0..state.players.len() {
             let held = self.cities_held(state, seat);
             let player = &mut state.players[seat];
-            // "If you don't hold any cities, your score is zero." Then "score any
-            // remaining treasures, at twenty points each."
-            player.final_score = Some(if held == 0 {
-                0
-            } else {
-                player.points + 20 * i64::from(player.treasures)
+            // "If you don't hold any cities, your score is zero. ... Now score any
+            // remaining treasures, at twenty points each." (D14: those treasures
+            // score, unless the option `cityless_treasures=lost` says they do not.)
+            let treasures = 20 * i64::from(player.treasures);
+            player.final_score = Some(match held {
+                0 if self.cityless_treasures_score => treasures,
+                0 => 0,
+                _ => player.points + treasures,
             });
         }
+    }
+
+    /// The answer of the owner of the city a band reached: a treasure turned in (the
+    /// band occupies the city) or kept (the city falls); then the attack goes on.
+    fn placate(&self, state: &mut State, seat: Seat, city: Square, pay: bool) {
+        let Some(mut attack) = state.attack.take() else {
+            return;
+        };
+        let fate = if pay {
+            if let Some(player) = state.players.get_mut(seat) {
+                player.treasures = player.treasures.saturating_sub(1);
+            }
+            Fate::Treasure
+        } else {
+            Fate::Ruined
+        };
+        Self::settle(state, &mut attack, city, fate);
+        self.continue_attack(state, attack);
     }
 
     pub(crate) fn cities_held(&self, state: &State, seat: Seat) -> usize {
@@ -734,9 +850,12 @@ impl DesertKingdom {
 
     /// Every legal move of `seat` now, each a whole turn.
     fn moves(&self, state: &State, seat: Seat) -> Vec<Move> {
-        if !matches!(state.phase, Phase::Turn { seat: s } | Phase::Choosing { seat: s, .. } if usize::from(s) == seat)
+        if !matches!(state.phase, Phase::Turn { seat: s } | Phase::Choosing { seat: s, .. } | Phase::Defending { seat: s, .. } if usize::from(s) == seat)
         {
             return Vec::new();
+        }
+        if let Phase::Defending { .. } = state.phase {
+            return vec![Move::Placate { pay: true }, Move::Placate { pay: false }];
         }
         if let Phase::Choosing { square, .. } = state.phase {
             let mut kinds = state.drawn.clone();
@@ -790,6 +909,13 @@ impl DesertKingdom {
                     Move::Take { kind, at } => {
                         ("take", json!({"tile": kind.name(), "square": at.name()}))
                     }
+                    Move::Placate { pay } => {
+                        let city = match state.phase {
+                            Phase::Defending { city, .. } => city.name(),
+                            _ => String::new(),
+                        };
+                        (if *pay { "pay" } else { "keep" }, json!({"square": city}))
+                    }
                     Move::Resign => ("resign", json!({})),
                 };
                 LegalMove {
@@ -819,6 +945,10 @@ impl DesertKingdom {
     pub(crate) fn skip(&self, state: &State, seat: Seat) -> Option<Move> {
         match state.phase {
             Phase::Choosing { seat: s, .. } if usize::from(s) == seat => Self::best_drawn(state),
+            // As `treasures=automatic` would: the treasure turned in, the city kept.
+            Phase::Defending { seat: s, .. } if usize::from(s) == seat => {
+                Some(Move::Placate { pay: true })
+            }
             Phase::Turn { seat: s } if usize::from(s) == seat => Square::all()
                 .find(|&at| Self::tile(state, at).is_none())
                 .map(Move::Discover),
@@ -853,7 +983,10 @@ impl DesertKingdom {
     pub(crate) fn example(&self, state: &State, seat: Seat) -> Option<Move> {
         match state.phase {
             Phase::Choosing { seat: s, .. } if usize::from(s) == seat => Self::best_drawn(state),
-            Phase::Over => None,
+            Phase::Defending { seat: s, .. } if usize::from(s) == seat => {
+                Some(Move::Placate { pay: true })
+            }
+            Phase::Over | Phase::Defending { .. } => None,
             // Also for a seat not to move: what a turn of theirs could be now (the
             // welcome of a player who does not move first shows one).
             Phase::Choosing { .. } | Phase::Turn { .. } => {
@@ -868,6 +1001,26 @@ impl DesertKingdom {
                 }
                 heart.map(Move::Discover)
             }
+        }
+    }
+
+    /// Why a road cannot be built on `at` (D8: "You can only select 'desert' and
+    /// 'grass' to be built on ... Nor can it already have a road.").
+    fn why_no_road(state: &State, at: Square) -> String {
+        match Self::tile(state, at) {
+            None => "it is empty".to_string(),
+            Some(tile) if tile.face_down => "it holds a tile face down".to_string(),
+            Some(tile) if tile.road => "it already has a road".to_string(),
+            Some(tile) => match tile.kind {
+                Some(kind @ (Kind::City | Kind::Oasis | Kind::Mine)) => format!(
+                    "it is {}, which counts as a road already (roads go on desert or grass)",
+                    super::report::a(kind)
+                ),
+                Some(Kind::Mountain) => {
+                    "it is a mountain (roads go on desert or grass)".to_string()
+                }
+                _ => "roads go on desert or grass".to_string(),
+            },
         }
     }
 

@@ -87,26 +87,26 @@ impl DesertKingdom {
 
     /// `lead` ("It was grass", "Ann took a treasure") and what keeping `kind` for
     /// `at` did: a tile placed as `who`'s, or a special kept aside (the square then
-    /// stays empty, D5).
-    fn kept_text(lead: &str, who: &str, kind: Kind, at: Square) -> String {
+    /// stays empty, D5, unless the barbarians' face-down tile went there, D4); a tile
+    /// with no square left, when a face-down tile took the last one (D12), scores all
+    /// the same. `after` is the state after the move.
+    fn kept_text(lead: &str, who: &str, kind: Kind, at: Square, after: &State) -> String {
+        let face_down_there = Self::tile(after, at).is_some_and(|t| t.face_down);
+        let square = if face_down_there {
+            format!("the barbarians' spiral filled {}", at.name())
+        } else {
+            format!("{} stays empty", at.name())
+        };
+        let points = plural(usize::try_from(value(kind)).unwrap_or(0), "point", "points");
         match kind {
-            Kind::Treasure => format!(
-                "{lead}, kept aside: 20 points at the end; {} stays empty",
-                at.name()
-            ),
-            Kind::Barbarian => format!(
-                "{lead}, kept aside: 15 points now, one more band at the end; {} stays empty",
-                at.name()
-            ),
-            other => format!(
-                "{lead}: {} is now {who}'s, {}",
-                at.name(),
-                plural(
-                    usize::try_from(value(other)).unwrap_or(0),
-                    "point",
-                    "points"
-                )
-            ),
+            Kind::Treasure => format!("{lead}, kept aside: 20 points at the end; {square}"),
+            Kind::Barbarian => {
+                format!("{lead}, kept aside: 15 points now, one more band at the end; {square}")
+            }
+            _ if face_down_there => {
+                format!("{lead}: no square is left for it ({square}), {points} all the same (D12)")
+            }
+            _ => format!("{lead}: {} is now {who}'s, {points}", at.name()),
         }
     }
 
@@ -143,7 +143,7 @@ impl DesertKingdom {
                             out.after_draw = true;
                             let Some(&kind) = tiles.first() else { continue };
                             let lead = format!("It was {}", a(kind));
-                            let mut text = Self::kept_text(&lead, &who, kind, *at);
+                            let mut text = Self::kept_text(&lead, &who, kind, *at, after);
                             // "If it's a special tile, keep it and take another turn."
                             let again = after.phase
                                 == (Phase::Turn {
@@ -210,7 +210,7 @@ impl DesertKingdom {
                     rest.remove(position);
                 }
                 let lead = format!("{who} took {}", a(*kind));
-                out.everyone(Self::kept_text(&lead, &who, *kind, *at));
+                out.everyone(Self::kept_text(&lead, &who, *kind, *at, after));
                 if !rest.is_empty() {
                     out.everyone(format!(
                         "{who} put {} back in the bag",
@@ -230,6 +230,17 @@ impl DesertKingdom {
                     }
                 }
             }
+            Move::Placate { pay } => {
+                let city = match before.phase {
+                    Phase::Defending { city, .. } => city.name(),
+                    _ => String::new(),
+                };
+                out.everyone(if *pay {
+                    format!("{who} turns in a treasure to the band at {city}")
+                } else {
+                    format!("{who} keeps the treasure: the band at {city} destroys the city")
+                });
+            }
             Move::Resign => {
                 out.everyone(format!(
                     "{who} left the game (resigned or forfeited): {who} cannot win, the others play on"
@@ -242,8 +253,13 @@ impl DesertKingdom {
                 }
             }
         }
-        if after.phase == Phase::Over && before.phase != Phase::Over {
-            self.attack_lines(after, names, &mut out);
+        // The attack: begun by this move, or gone on after an owner's answer.
+        let attacking =
+            |state: &State| matches!(state.phase, Phase::Over | Phase::Defending { .. });
+        if attacking(after)
+            && (!attacking(before) || matches!(before.phase, Phase::Defending { .. }))
+        {
+            self.attack_lines(before, after, names, &mut out);
         }
         if let Some(line) = score_changes(&self.scores_of(before), &self.scores_of(after), names) {
             out.push(line);
@@ -412,13 +428,18 @@ impl DesertKingdom {
                     "the first of the preference list drawn"
                 };
                 let lead = format!("{who} took {} ({how})", a(chosen));
-                out.everyone(Self::kept_text(&lead, &who, chosen, to));
+                out.everyone(Self::kept_text(&lead, &who, chosen, to, after));
             }
             None => {
+                let square = if Self::tile(after, to).is_some() {
+                    // The face-down tile took the last square (D12).
+                    "to score without a square (D12)".to_string()
+                } else {
+                    format!("for {}", to.name())
+                };
                 out.everyone(format!(
-                    "{who} chooses one of {} for {} next (`take ...`)",
+                    "{who} chooses one of {} {square} next (`take ...`)",
                     plural(kept.len(), "tile", "tiles"),
-                    to.name()
                 ));
                 out.push(ReportLine::only(
                     seat,
@@ -428,27 +449,38 @@ impl DesertKingdom {
         }
     }
 
-    /// Why the game ended, and what each band of barbarians did.
-    fn attack_lines(&self, after: &State, names: &[String], out: &mut Lines) {
-        out.everyone(format!("{}: the barbarians attack", Self::why_over(after)));
+    /// What each band did in the move (all of them, unless an owner is asked, D13):
+    /// why the attack began if it did, each band's fate, the band waiting for an
+    /// answer, and at the end what the players without a city and the treasures score.
+    fn attack_lines(&self, before: &State, after: &State, names: &[String], out: &mut Lines) {
         let bands: usize = after
             .players
             .iter()
             .map(|p| usize::from(p.barbarians))
             .sum();
-        let start = match after.last_face_down {
-            Some(at) => format!("{}, the last face-down tile", at.name()),
-            None => format!("{}, the entry", self.entry.name()),
-        };
-        if bands == 0 {
-            out.everyone("Nobody holds a barbarian tile: no band attacks");
-        } else {
-            out.everyone(format!(
-                "{} of barbarians (one per barbarian tile held) set out from {start}",
-                plural(bands, "band", "bands")
-            ));
+        let began = !matches!(before.phase, Phase::Defending { .. });
+        if began {
+            out.everyone(format!("{}: the barbarians attack", Self::why_over(after)));
+            let start = match after.last_face_down {
+                Some(at) => format!("{}, the last face-down tile", at.name()),
+                None => format!("{}, the entry", self.entry.name()),
+            };
+            if bands == 0 {
+                out.everyone("Nobody holds a barbarian tile: no band attacks");
+            } else {
+                out.everyone(format!(
+                    "{} of barbarians (one per barbarian tile held) set out from {start}",
+                    plural(bands, "band", "bands")
+                ));
+            }
         }
-        let mut band = 0;
+        let in_move = after
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::Band { .. }))
+            .count();
+        let so_far = after.attack.as_ref().map_or(in_move, |a| a.bands.len());
+        let mut band = so_far - in_move.min(so_far);
         for event in &after.events {
             match event {
                 Event::Band { at, fate } => {
@@ -479,6 +511,16 @@ impl DesertKingdom {
                 Event::Drew { .. } | Event::FaceDown { .. } | Event::Chose { .. } => {}
             }
         }
+        if let Phase::Defending { seat, city } = after.phase {
+            let owner = name_of(names, usize::from(seat));
+            out.everyone(format!(
+                "Band {} reached {} ({}): {owner} holds a treasure and decides: `pay` (turn it in, the band occupies the city) or `keep` (the city falls)",
+                band + 1,
+                city.name(),
+                Self::square_text(after, city, names)
+            ));
+            return;
+        }
         if band < bands {
             out.everyone(format!(
                 "No city was left for the other {}",
@@ -488,7 +530,15 @@ impl DesertKingdom {
         for (seat, player) in after.players.iter().enumerate() {
             let who = name_of(names, seat);
             if self.cities_held(after, seat) == 0 {
-                out.everyone(format!("{who} holds no city: {who}'s score is 0 (D14)"));
+                if self.cityless_treasures_score && player.treasures > 0 {
+                    out.everyone(format!(
+                        "{who} holds no city: {who}'s score is 0, then {who}'s {} score {} (D14)",
+                        plural(usize::from(player.treasures), "treasure", "treasures"),
+                        20 * i64::from(player.treasures)
+                    ));
+                } else {
+                    out.everyone(format!("{who} holds no city: {who}'s score is 0 (D14)"));
+                }
             } else if player.treasures > 0 {
                 out.everyone(format!(
                     "{who}'s {} score {}",
@@ -496,6 +546,22 @@ impl DesertKingdom {
                     20 * i64::from(player.treasures)
                 ));
             }
+        }
+    }
+
+    /// What each band of the attack did: the attack kept in the state where owners
+    /// decide, else the events of the move that ended the game (the whole attack).
+    fn band_fates(state: &State) -> Vec<(Square, Fate)> {
+        match &state.attack {
+            Some(attack) => attack.bands.clone(),
+            None => state
+                .events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Band { at, fate } => Some((*at, *fate)),
+                    _ => None,
+                })
+                .collect(),
         }
     }
 
@@ -518,10 +584,9 @@ impl DesertKingdom {
             .map(|p| usize::from(p.barbarians))
             .sum();
         let ruined = state.squares.iter().flatten().filter(|t| t.ruined).count();
-        let saved = state
-            .events
+        let saved = Self::band_fates(state)
             .iter()
-            .filter(|e| matches!(e, Event::Band { fate, .. } if *fate != Fate::Ruined))
+            .filter(|(_, fate)| *fate != Fate::Ruined)
             .count();
         let mut reason = format!(
             "{}, and {} of barbarians attacked: {} fell",
@@ -569,14 +634,12 @@ impl DesertKingdom {
         placed.sort();
         let drawn_barbarians = usize::from(player.barbarians.saturating_sub(1));
         let barbarian_points = 15 * i64::try_from(drawn_barbarians).unwrap_or(0);
-        let paid: i64 = state
-            .events
+        let paid: i64 = Self::band_fates(state)
             .iter()
-            .filter_map(|e| match e {
-                Event::Band {
-                    at,
-                    fate: Fate::Points(points),
-                } if Self::tile(state, *at).and_then(|t| t.owner) == u8::try_from(seat).ok() => {
+            .filter_map(|(at, fate)| match fate {
+                Fate::Points(points)
+                    if Self::tile(state, *at).and_then(|t| t.owner) == u8::try_from(seat).ok() =>
+                {
                     Some(*points)
                 }
                 _ => None,
@@ -584,7 +647,12 @@ impl DesertKingdom {
             .sum();
         // Every point not from a tile placed or a barbarian drawn came from a road's
         // scoring (D10): the rules give points no other way.
-        let networks = player.points + paid - placed_points - barbarian_points;
+        let unplaced = state
+            .scored_unplaced
+            .filter(|u| usize::from(u.seat) == seat)
+            .map(|u| u.kind);
+        let unplaced_points = unplaced.map_or(0, value);
+        let networks = player.points + paid - placed_points - barbarian_points - unplaced_points;
         let mut lines = Vec::new();
         let placed_list: Vec<String> = placed
             .iter()
@@ -611,6 +679,12 @@ impl DesertKingdom {
                 placed_list.join(", ")
             ));
         }
+        if let Some(kind) = unplaced {
+            lines.push(format!(
+                "Tile chosen with no square left ({}, D12): {unplaced_points}",
+                kind.name()
+            ));
+        }
         lines.push(format!("Roads' networks scored: {networks}"));
         if drawn_barbarians > 0 {
             lines.push(format!(
@@ -633,7 +707,12 @@ impl DesertKingdom {
         };
         let cities = self.cities_held(state, seat);
         if player.final_score.is_some() && cities == 0 {
-            let lost = player.points + treasure_points;
+            let lost = player.points
+                + if self.cityless_treasures_score {
+                    0
+                } else {
+                    treasure_points
+                };
             if lost > 0 {
                 lines.push(format!("No city left, so no score (D14): -{lost}"));
             }

@@ -100,6 +100,12 @@ pub enum Phase {
         seat: u8,
         square: Square,
     },
+    /// A band of barbarians reached `city`, and its owner `seat`, who holds a treasure,
+    /// decides whether to turn one in (option `treasures=ask`, D13).
+    Defending {
+        seat: u8,
+        city: Square,
+    },
     Over,
 }
 
@@ -136,6 +142,32 @@ pub enum Fate {
     Ruined,
 }
 
+/// A tile chosen after an activation whose face-down tile took the last square (D12):
+/// "even if it involves a second tile which has nowhere to go you still get the
+/// points".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Unplaced {
+    pub seat: u8,
+    pub kind: Kind,
+}
+
+/// The barbarians' attack while it waits for a city's owner (option
+/// `treasures=ask`, D13), kept to the end of the game: where it stands and what each
+/// band did so far.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Attack {
+    /// Where the bands set out from.
+    pub start: Square,
+    /// Where the barbarians stand: the city the last band reached (`start` at first).
+    pub at: Square,
+    /// The bands still to come, the one waiting at a city included.
+    pub bands_left: u32,
+    /// Each band so far: the city it reached and what became of it.
+    pub bands: Vec<(Square, Fate)>,
+}
+
 /// One player.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -170,6 +202,14 @@ pub struct State {
     /// The game ended with every city destroyed: nobody wins.
     pub nobody_wins: bool,
     pub players: Vec<Player>,
+    /// The tile that scored without a square at the end (D12); absent from the files of
+    /// games where none did, so older files read and hash as they did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scored_unplaced: Option<Unplaced>,
+    /// The attack, in games where an owner decides on their treasures (D13); absent
+    /// from the files of other games, so older files read and hash as they did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attack: Option<Attack>,
     /// What the last move did beyond what the board shows, for its report. It names
     /// drawn tiles, so the public state never holds it (and a game file never does:
     /// files written before it existed read and hash as they did).

@@ -11,6 +11,59 @@ use super::state::{Event, Phase, State};
 use super::DesertKingdom;
 use crate::engine::rules::{BoardContext, GameView, Viewer};
 
+/// The width every board keeps to.
+pub(crate) const BOARD_WIDTH: usize = 78;
+
+/// `line` broken at spaces into lines of at most `width` characters, each line after
+/// the first starting with `indent`; a word longer than a line is broken where it
+/// must be. Every line ends with a newline and no trailing space.
+pub(crate) fn wrap(line: &str, width: usize, indent: &str) -> String {
+    let line = line.trim_end();
+    if line.chars().count() <= width {
+        return format!("{line}\n");
+    }
+    let indent_width = indent.chars().count();
+    let mut lines: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for word in line.split(' ').filter(|w| !w.is_empty()) {
+        let mut rest: Vec<char> = word.chars().collect();
+        while !rest.is_empty() {
+            let room = if lines.is_empty() {
+                width
+            } else {
+                width.saturating_sub(indent_width).max(1)
+            };
+            let used = current.chars().count();
+            if used + usize::from(used > 0) + rest.len() <= room {
+                if used > 0 {
+                    current.push(' ');
+                }
+                current.extend(rest.drain(..));
+            } else if used > 0 {
+                lines.push(std::mem::take(&mut current));
+            } else {
+                // A word longer than a whole line.
+                current.extend(rest.drain(..room));
+                lines.push(std::mem::take(&mut current));
+            }
+        }
+    }
+    if !current.is_empty() {
+        lines.push(current);
+    }
+    lines
+        .iter()
+        .enumerate()
+        .map(|(index, text)| {
+            if index == 0 {
+                format!("{text}\n")
+            } else {
+                format!("{indent}{text}\n")
+            }
+        })
+        .collect()
+}
+
 impl DesertKingdom {
     /// Whether `viewer` sees the tiles drawn by the player choosing.
     fn sees_drawn(state: &State, viewer: Viewer) -> bool {
@@ -29,6 +82,7 @@ impl DesertKingdom {
         let phase = match &state.phase {
             Phase::Turn { .. } => json!("turn"),
             Phase::Choosing { square, .. } => json!({"choosing": square.name()}),
+            Phase::Defending { city, .. } => json!({"defending": city.name()}),
             Phase::Over => json!("over"),
         };
         fields.insert("phase".into(), phase);
@@ -99,26 +153,25 @@ impl DesertKingdom {
         GameView { players, fields }
     }
 
-    /// `Rules::legend`: what the board's marks mean.
+    /// `Rules::legend`: what the board's marks mean, wrapped to the board's width.
     pub(crate) fn board_legend(&self) -> String {
         // The options in effect always name the spiral's direction.
         let turn = self
             .options
             .get("spiral")
             .map_or("clockwise", String::as_str);
-        [
-            "Squares: column A-H and row 1-8, named on every edge. A tile shows its".to_string(),
-            "letter and its owner's number (the list under the board): O oasis 8,".to_string(),
-            "C city 5 (2 on a scored network), M mine 3, G grass 2, D desert 1,".to_string(),
-            "^ mountain 0; = a road. [?] a tile face down (the barbarians' spiral,".to_string(),
-            format!(
-                "from {} {turn}, ring by ring inwards), x a city the barbarians destroyed,",
-                self.entry.name()
-            ),
-            "> where they enter (until a tile lies face down). *G1=* the squares of".to_string(),
-            "the last move.".to_string(),
-        ]
-        .join("\n")
+        let text = format!(
+            "Squares: column A-H and row 1-8, named on every edge. A tile shows its \
+             letter and its owner's number (the list under the board): O oasis 8, \
+             C city 5 (2 on a scored network), M mine 3, G grass 2, D desert 1, \
+             ^ mountain 0; = a road. [?] a tile face down (the barbarians' spiral, \
+             from {} {turn}, ring by ring inwards); at the end, and to the referee, \
+             it shows its letter: [C] a city, [T] a treasure, [B] a barbarian, \
+             [G] grass and so on. x a city the barbarians destroyed, > where they \
+             enter (until a tile lies face down). *G1=* the squares of the last move.",
+            self.entry.name()
+        );
+        wrap(&text, BOARD_WIDTH, "").trim_end().to_string()
     }
 
     pub(crate) fn ascii(&self, state: &State, context: &BoardContext<'_>) -> String {
@@ -236,12 +289,21 @@ impl DesertKingdom {
                 );
             }
             Phase::Choosing { seat, square } => {
+                let target = if state
+                    .squares
+                    .get(square.index())
+                    .is_some_and(Option::is_some)
+                {
+                    // The face-down tile took the last square (D12).
+                    "to score without a square".to_string()
+                } else {
+                    format!("for {}", square.name())
+                };
                 // No colon before the tiles: only the chooser's board lists them.
                 let _ = write!(
                     out,
-                    "After turn {turn}, {} chooses a tile for {} from {} drawn",
+                    "After turn {turn}, {} chooses a tile {target} from {} drawn",
                     name(usize::from(*seat)),
-                    square.name(),
                     state.drawn_count
                 );
                 if Self::sees_drawn(state, viewer) {
@@ -249,6 +311,15 @@ impl DesertKingdom {
                     let _ = write!(out, ": {}", drawn.join(", "));
                 }
                 let _ = writeln!(out, ".");
+            }
+            Phase::Defending { seat, city } => {
+                let band = state.attack.as_ref().map_or(1, |a| a.bands.len() + 1);
+                let who = name(usize::from(*seat));
+                let _ = writeln!(
+                    out,
+                    "After turn {turn}, the barbarians attack: band {band} is at {who}'s city on {}. {who} turns in a treasure (`pay`, the city stays) or keeps it (`keep`, the city falls).",
+                    city.name()
+                );
             }
             Phase::Over if state.nobody_wins => {
                 let _ = writeln!(
@@ -263,12 +334,10 @@ impl DesertKingdom {
                 );
             }
         }
-        // Long names could push a line past the width every board keeps to.
+        // Long names and long lists of tiles could push a line past the width every
+        // board keeps to: wrapped, never cut, so nothing is lost.
         out.lines()
-            .map(|line| {
-                let cut: String = line.chars().take(78).collect();
-                format!("{}\n", cut.trim_end())
-            })
+            .map(|line| wrap(line, BOARD_WIDTH, "    "))
             .collect()
     }
 }
