@@ -800,8 +800,15 @@ fn watch_waits_out_a_full_disk_and_loses_nothing() {
         std::thread::sleep(Duration::from_millis(200));
     }
     assert_eq!(show_turn().0, turn + 1, "{}", dovecot.watch_log());
+    // The log line follows the move (once the message is marked done).
+    let deadline = Instant::now() + WAIT;
+    while !dovecot.watch_log().contains(": applied: ") {
+        assert!(Instant::now() < deadline, "{}", dovecot.watch_log());
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let log = dovecot.watch_log();
     assert_eq!(log.matches(": applied: ").count(), 1, "{log}");
+    assert!(log.contains("cannot write"), "{log}");
     sigterm(&watch);
     let status = watch.wait().expect("waits");
     assert!(status.success(), "{status}: {}", dovecot.watch_log());
