@@ -1143,31 +1143,10 @@ fn the_city_tile_and_a_resignation_are_reported() {
 /// treasures counted, the winner.
 #[test]
 fn the_attack_is_reported_band_by_band() {
-    let (_, mut state) = empty(2);
-    let rules = rules_with(&[("treasures", "automatic")]);
-    for (at, owner) in [("C4", 1), ("F4", 1), ("B2", 0)] {
-        put(&mut state, at, Kind::City, Some(owner), false);
-    }
-    state.squares[sq("D4").index()] = Some(Tile {
-        kind: Some(Kind::Desert),
-        face_down: true,
-        owner: None,
-        road: false,
-        occupied: false,
-        ruined: false,
-    });
-    state.last_face_down = Some(sq("D4"));
     // The points the tiles and the barbarian drawn gave (B2, C4 and F4 placed, one
     // barbarian drawn), so that the breakdown adds up as in a real game.
-    state.players[0].barbarians = 2;
-    state.players[0].points = 20;
-    state.players[1].points = 10;
-    state.players[1].treasures = 2;
-    for at in Square::all() {
-        if state.squares[at.index()].is_none() && at != sq("H8") {
-            put(&mut state, &at.name(), Kind::Mountain, None, false);
-        }
-    }
+    let state = bob_defends();
+    let rules = rules_with(&[("treasures", "automatic")]);
     let (after, lines) = reported(&rules, &state, 0, "city H8");
     let texts: Vec<&str> = lines.iter().map(|(_, text, _)| text.as_str()).collect();
     assert_eq!(
