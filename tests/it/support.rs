@@ -600,6 +600,19 @@ pub fn replay_recorded_in_format_2(
     seed: &str,
     moves: &[(String, String)],
 ) -> Table {
+    replay_recorded_under(game, players, seed, moves, None)
+}
+
+/// A game recorded in format 2 under the rules data `rules_data` (an earlier revision
+/// of the game's rules; `None`: this pbem's own), replayed move by move through the
+/// command line: the table it leaves, at the end.
+pub fn replay_recorded_under(
+    game: &str,
+    players: &[String],
+    seed: &str,
+    moves: &[(String, String)],
+    rules_data: Option<&str>,
+) -> Table {
     use pbem::engine::fairness::Seed;
     use pbem::engine::file::Version;
     use pbem::engine::keyring::Keyring;
@@ -611,6 +624,7 @@ pub fn replay_recorded_in_format_2(
         players: players.iter().map(|p| parse_player(p)).collect(),
         seed: Some(Seed::from_hex(seed).expect("a seed")),
         format: Some(Version::V2),
+        rules_data: rules_data.map(str::to_string),
         ..NewGame::default()
     };
     let bytes = pbem::ops::driver(game)

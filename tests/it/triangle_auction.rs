@@ -458,6 +458,21 @@ const RECORDED: &str = concat!(
     "/tests/fixtures/triangle-auction"
 );
 
+/// The rules data the recorded games were played under: revision 1, as
+/// games/triangle-auction.toml read before revision 2 (the seed's readings of issue 18).
+const REVISION_1_DATA: &str = include_str!("../fixtures/triangle-auction/revision-1.toml");
+
+/// A game recorded in format 2 under revision 1 of the rules, replayed move by move
+/// through the command line.
+fn replay_revision_1(
+    game: &str,
+    players: &[String],
+    seed: &str,
+    moves: &[(String, String)],
+) -> crate::support::Table {
+    crate::support::replay_recorded_under(game, players, seed, moves, Some(REVISION_1_DATA))
+}
+
 /// Plays random games in process until one ends each way, and writes them down:
 /// `cargo test --test it record_triangle_auction_games -- --ignored`. The recorded
 /// files are the regression test below; regenerate them only when a ruling changes.
@@ -536,13 +551,14 @@ fn recorded_games_replay_to_their_recorded_results() {
     let mut files: Vec<_> = std::fs::read_dir(RECORDED)
         .expect("recorded games")
         .map(|e| e.expect("entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
         .collect();
     files.sort();
     assert_eq!(files.len(), 3, "one game for each way a game can end");
     for path in files {
         let recorded: Recorded =
             serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
-        let table = crate::support::replay_recorded_in_format_2(
+        let table = replay_revision_1(
             "triangle-auction",
             &recorded.players,
             &recorded.seed,
@@ -618,7 +634,7 @@ fn the_board_mid_game() {
     let path = format!("{RECORDED}/ending-1.json");
     let recorded: Recorded =
         serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
-    let table = crate::support::replay_recorded_in_format_2(
+    let table = replay_revision_1(
         "triangle-auction",
         &recorded.players,
         &recorded.seed,
@@ -662,6 +678,8 @@ impl InProcess {
             seed: Some(seed.clone()),
             // The recorded games were recorded in format 2.
             format: Some(pbem::engine::file::Version::V2),
+            // ... under revision 1 of the rules.
+            rules_data: Some(REVISION_1_DATA.to_string()),
             ..NewGame::default()
         };
         let mut game = Game::<TriangleAuction>::create(request, &keyring).expect("create");
@@ -879,7 +897,7 @@ fn a_card_is_named_only_to_its_owner_until_it_opens() {
 #[test]
 fn the_command_line_shows_each_turns_report_to_its_readers() {
     let recorded = recorded(1);
-    let table = crate::support::replay_recorded_in_format_2(
+    let table = replay_revision_1(
         "triangle-auction",
         &recorded.players,
         &recorded.seed,
@@ -931,7 +949,7 @@ fn the_command_line_shows_each_turns_report_to_its_readers() {
     assert!(text.contains("  Unclaimed, discarded: D:RPG\n"), "{text}");
 
     // The log replays with the seed only once it is revealed: at the end.
-    let finished = crate::support::replay_recorded_in_format_2(
+    let finished = replay_revision_1(
         "triangle-auction",
         &recorded.players,
         &recorded.seed,
@@ -1229,7 +1247,7 @@ fn the_end_of_each_recorded_game_breaks_every_score_down() {
 #[test]
 fn the_board_marks_the_last_move() {
     let recorded = recorded(1);
-    let table = crate::support::replay_recorded_in_format_2(
+    let table = replay_revision_1(
         "triangle-auction",
         &recorded.players,
         &recorded.seed,
@@ -1354,7 +1372,7 @@ fn two_orders_of_one_placing_turn_are_recorded_and_drawn_alike() {
     let orders = [text.as_str(), "place G at H10 r2; place E at F9 r2"];
     let mut records = Vec::new();
     for order in orders {
-        let table = crate::support::replay_recorded_in_format_2(
+        let table = replay_revision_1(
             "triangle-auction",
             &recorded.players,
             &recorded.seed,

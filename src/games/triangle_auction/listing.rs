@@ -401,10 +401,18 @@ impl TriangleAuction {
         };
         if wish.tiles.is_none() && wish.space.is_none() {
             let _ = writeln!(out, "To place: {}.", and_list(&mine));
-            out.push_str(
+            out.push_str(if self.dead_ends {
                 "Place each where one of its roads meets a road of its colour and every\n\
-                 outlet meets one of its colour; discard only a tile that fits nowhere.\n",
-            );
+                 road that meets another meets one of its colour.\n"
+            } else {
+                "Place each where one of its roads meets a road of its colour and every\n\
+                 outlet meets one of its colour.\n"
+            });
+            out.push_str(if self.discards_in_any_order {
+                "Discard only a tile that fits nowhere, even after your other tiles.\n"
+            } else {
+                "Discard only a tile that fits nowhere.\n"
+            });
             if let Some(example) = self.example(state, seat) {
                 let _ = writeln!(
                     out,
@@ -427,7 +435,13 @@ impl TriangleAuction {
         } else {
             for index in won {
                 let tile = state.offer[usize::from(index)].tile;
-                out.push_str(&self.tile_places(state, &area, index, tile, wish.tiles.is_some()));
+                out.push_str(&self.tile_places(
+                    state,
+                    &area,
+                    (index, tile),
+                    &state.players[seat].won,
+                    wish.tiles.is_some(),
+                ));
             }
         }
         if wish.tiles.is_none() && wish.space.is_none() {
@@ -442,8 +456,8 @@ impl TriangleAuction {
         &self,
         state: &State,
         area: &BTreeMap<Cell, Outlets>,
-        index: u8,
-        tile: u8,
+        (index, tile): (u8, u8),
+        held: &[u8],
         full: bool,
     ) -> String {
         let what = self.offer_tile(&state.offer, index);
@@ -456,7 +470,24 @@ impl TriangleAuction {
         }
         let fits = self.placements(area, tile);
         if fits.is_empty() {
-            return format!("{what} fits nowhere now: `discard {id}`\n");
+            return match self.discard_block(state, area, index, held) {
+                Some(block) => {
+                    let first: Vec<String> = block
+                        .first
+                        .iter()
+                        .map(|&(other, cell, rotation)| {
+                            format!("place {} at {} r{rotation}", letter(other), cell.name())
+                        })
+                        .collect();
+                    format!(
+                        "{what} fits nowhere now, but after `{}` it fits at {} r{}: keep it\n",
+                        first.join("; "),
+                        block.cell.name(),
+                        block.rotation
+                    )
+                }
+                None => format!("{what} fits nowhere now: `discard {id}`\n"),
+            };
         }
         if !full {
             let spaces = self.spaces_text(area, tile);

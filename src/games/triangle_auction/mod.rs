@@ -26,8 +26,17 @@ pub use moves::{Move, Step};
 pub use state::{Bid, Offer, Phase, Placed, Player, State};
 pub use tiles::{tile_set, Tile};
 
-/// The revision of the rules this pbem plays (games/triangle-auction.toml `revision`).
-const RULES_REVISION: u32 = 1;
+/// The revision of the rules this pbem starts new games under
+/// (games/triangle-auction.toml `revision`). Revision 2 follows the seed where
+/// revision 1 ruled otherwise (docs/rules/triangle-auction.md, issue 18): no cap on a
+/// colour's count, roads may end at a tile's edge, a tile may be discarded only when
+/// no order of the player's other tiles lets it fit. Games of revision 1 still replay
+/// and play on under revision 1's rules: each reading is an option, and an option
+/// missing from a revision-1 genesis takes revision 1's meaning.
+const RULES_REVISION: u32 = 2;
+
+/// The oldest revision this pbem still plays.
+const FIRST_REVISION: u32 = 1;
 
 #[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -44,7 +53,18 @@ struct Data {
     options: Options,
 }
 
-const KNOWN_OPTIONS: [&str; 5] = ["area", "passing", "unclaimed", "dead_ends", "track_cap"];
+const KNOWN_OPTIONS: [&str; 6] = [
+    "area",
+    "passing",
+    "unclaimed",
+    "dead_ends",
+    "track_cap",
+    "discards",
+];
+
+/// What an option that revision 1's data did not have means in a game of revision 1:
+/// what revision 1 did.
+const REVISION_1_MEANINGS: [(&str, &str); 1] = [("discards", "now")];
 
 /// The rules of one game: the data and the options chosen.
 #[derive(Debug, Clone)]
@@ -63,6 +83,10 @@ pub struct TriangleAuction {
     pub(crate) return_unclaimed: bool,
     pub(crate) dead_ends: bool,
     pub(crate) track_cap: Option<u8>,
+    /// Whether a tile may be discarded only when no order of the player's other tiles
+    /// still to place lets it fit (the seed's reading, T12); otherwise when it fits
+    /// nowhere at that point of the turn (revision 1).
+    pub(crate) discards_in_any_order: bool,
     options: Options,
 }
 
@@ -107,17 +131,26 @@ impl Rules for TriangleAuction {
     fn from_data(data: &str, options: &Options) -> Result<Self, RuleError> {
         let data: Data =
             toml::from_str(data).map_err(|e| data_error(format!("bad rules data: {e}")))?;
-        crate::engine::rules::check_revision(Self::NAME, data.revision, RULES_REVISION)?;
+        if !(FIRST_REVISION..=RULES_REVISION).contains(&data.revision) {
+            crate::engine::rules::check_revision(Self::NAME, data.revision, RULES_REVISION)?;
+        }
         if let Some(unknown) = options
             .keys()
             .find(|k| !KNOWN_OPTIONS.contains(&k.as_str()))
         {
             return Err(RuleError::new(
                 format!("triangle-auction has no option `{unknown}`"),
-                "the options area (4 to 12), passing (no or yes), unclaimed (discard or return), dead_ends (forbidden or allowed) and track_cap (10 or none), e.g. `--option passing=yes`",
+                "the options area (4 to 12), passing (no or yes), unclaimed (discard or return), dead_ends (allowed or forbidden), track_cap (none or 10) and discards (any_order or now), e.g. `--option passing=yes`",
             ));
         }
         let mut effective = data.options.clone();
+        if data.revision == 1 {
+            for (key, meaning) in REVISION_1_MEANINGS {
+                effective
+                    .entry(key.to_string())
+                    .or_insert_with(|| meaning.to_string());
+            }
+        }
         for (key, value) in options {
             effective.insert(key.clone(), value.trim().to_ascii_lowercase());
         }
@@ -144,6 +177,8 @@ impl Rules for TriangleAuction {
             "10" => Some(10),
             _ => None,
         };
+        let discards_in_any_order =
+            choice(&effective, "discards", &["any_order", "now"])? == "any_order";
         if data.improvement_steps.len() != 4 {
             return Err(data_error("improvement_steps lists four spaces"));
         }
@@ -165,6 +200,7 @@ impl Rules for TriangleAuction {
             return_unclaimed,
             dead_ends,
             track_cap,
+            discards_in_any_order,
             options: effective,
         })
     }
