@@ -45,8 +45,9 @@ use serde::{Deserialize, Serialize};
 
 use super::canvas::Canvas;
 
-/// The largest side of an area: rows are named by one letter each, and the drawing
-/// is planned for sides up to 9 within 78 columns.
+/// The largest side of an area: rows are named by one letter each. The whole drawing
+/// fits 78 columns for sides up to 9; [`draw_numbered_part`] draws any side within a
+/// width.
 pub const MAX_SIDE: u8 = 12;
 
 /// A cell of a triangular area of side `side` (1..=12): `row` 0..side from the apex
@@ -294,6 +295,64 @@ pub fn draw(side: u8, cells: &BTreeMap<Cell, CellArt>) -> String {
 /// a player can read a cell's name ("C5") off the board.
 pub fn draw_numbered(side: u8, cells: &BTreeMap<Cell, CellArt>) -> String {
     draw_with(side, cells, true)
+}
+
+/// [`draw_numbered`], only the part in use: the rows from the one above the highest
+/// placed cell to the one below the lowest, and the columns of the placed cells and
+/// their neighbours, each line still led by its row's letter; no placed cell draws the
+/// whole area. A part wider than `width` columns is cut into bands of whole cells, one
+/// under the other, so no line is wider than `width` (at least 12) whatever the side.
+pub fn draw_numbered_part(side: u8, cells: &BTreeMap<Cell, CellArt>, width: usize) -> String {
+    let side = side.clamp(1, MAX_SIDE);
+    let full = draw_with(side, cells, true);
+    let lines: Vec<Vec<char>> = full.lines().map(|l| l.chars().collect()).collect();
+    let placed: Vec<Cell> = cells.keys().copied().filter(|c| c.within(side)).collect();
+    let around: Vec<Cell> = placed
+        .iter()
+        .flat_map(|&cell| {
+            std::iter::once(cell)
+                .chain((0..3).filter_map(move |e| cell.neighbour(e, side).map(|n| n.0)))
+        })
+        .collect();
+    let (rows, columns) = if around.is_empty() {
+        let widest = lines.iter().map(Vec::len).max().unwrap_or(0);
+        ((0, side - 1), (LEFT, widest.max(LEFT + 1) - 1))
+    } else {
+        let top = around.iter().map(|c| c.row).min().unwrap_or(0);
+        let bottom = around.iter().map(|c| c.row).max().unwrap_or(0);
+        // A cell's columns on its row's base line: an up cell's from its `/` to its
+        // `\`, a down cell's between the up cells either side of it.
+        let span = |cell: &Cell| {
+            let k = usize::from(cell.index / 2);
+            let left = up_left(side, cell.row, k, H - 1);
+            if cell.points_up() {
+                (left, left + 2 * H - 1)
+            } else {
+                (left + H, left + 3 * H - 1)
+            }
+        };
+        let left = around.iter().map(|c| span(c).0).min().unwrap_or(LEFT);
+        let right = around.iter().map(|c| span(c).1).max().unwrap_or(LEFT);
+        ((top, bottom), (left.max(LEFT), right))
+    };
+    let band = (width.max(12) - LEFT) / (2 * H) * (2 * H);
+    let mut out = String::new();
+    let mut from = columns.0;
+    while from <= columns.1 {
+        let to = (from + band - 1).min(columns.1);
+        if from > columns.0 {
+            out.push('\n');
+        }
+        for y in (TOP + H * usize::from(rows.0))..(TOP + H * (usize::from(rows.1) + 1)) {
+            let Some(line) = lines.get(y) else { continue };
+            let label: String = line.iter().take(LEFT).collect();
+            let part: String = line.iter().skip(from).take(to + 1 - from).collect();
+            out.push_str(format!("{label}{part}").trim_end());
+            out.push('\n');
+        }
+        from = to + 1;
+    }
+    out
 }
 
 fn draw_with(side: u8, cells: &BTreeMap<Cell, CellArt>, numbered: bool) -> String {

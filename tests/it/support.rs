@@ -591,21 +591,11 @@ pub fn random_recorded_game<R: pbem::engine::Rules>(
 }
 
 /// A recorded game of format 2 (recorded before format 3 changed the draws) replayed
-/// move by move through the command line, in the format it was recorded in: the game
-/// made as `pbem new` made it then (the tests' key, the seed), then every move by
-/// `pbem apply`. The table it leaves, at the end.
-pub fn replay_recorded_in_format_2(
-    game: &str,
-    players: &[String],
-    seed: &str,
-    moves: &[(String, String)],
-) -> Table {
-    replay_recorded_under(game, players, seed, moves, None)
-}
-
-/// A game recorded in format 2 under the rules data `rules_data` (an earlier revision
-/// of the game's rules; `None`: this pbem's own), replayed move by move through the
-/// command line: the table it leaves, at the end.
+/// move by move through the command line, in the format it was recorded in and under
+/// the rules data `rules_data` it was recorded with (an earlier revision of the game's
+/// rules; `None`: this pbem's own): the game made as `pbem new` made it then (the
+/// tests' key, the seed), then every move by `pbem apply`. The table it leaves, at the
+/// end.
 pub fn replay_recorded_under(
     game: &str,
     players: &[String],

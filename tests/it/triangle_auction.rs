@@ -264,6 +264,263 @@ fn placements_must_join_the_road_and_match_colours() {
     assert!(matches!(steps[0], Step::Place { .. }));
 }
 
+/// T13: "each player scores points equal to the number of symbols": by default a
+/// colour counts all its symbols; the cap at the scoring track's 10 is the option
+/// `track_cap=10` (revision 1's rule). Ann holds 12 symbols of each colour, Bob 10 of
+/// each and is further on the improvement track: uncapped Ann wins 12 to 10, capped
+/// they tie at 10 and Bob wins on the improvement track.
+#[test]
+fn a_colour_counts_every_symbol_unless_capped() {
+    use pbem::games::triangle_auction::Placed;
+    use pbem::grid::triangle::Cell;
+    let over = |rules: &TriangleAuction| {
+        let mut state = rules
+            .setup(&names(3), &mut DrawStream::for_testing(4))
+            .expect("setup");
+        state.phase = Phase::Over;
+        state.round = 8;
+        // Up spaces never share an edge, so no road encloses anything.
+        let apart = |tiles: Vec<u8>| -> Vec<Placed> {
+            let cells = (0..12u8).flat_map(|row| (0..=row).map(move |k| Cell::new(row, 2 * k)));
+            tiles
+                .into_iter()
+                .zip(cells)
+                .map(|(tile, cell)| Placed {
+                    cell,
+                    tile,
+                    rotation: 0,
+                })
+                .collect()
+        };
+        // The tile set holds each design twice in a row: 5 of one colour, 20 of two,
+        // 20 of three. The first copy of every three-colour design: 12 of each colour.
+        state.players[0].area = apart((50..90).step_by(2).collect());
+        // The first copy of every one- and two-colour design: 2 + 8 of each colour.
+        state.players[1].area = apart((0..50).step_by(2).collect());
+        state.players[1].improvement = 3;
+        state
+    };
+    let seed_reading = rules_with(&[]);
+    let state = over(&seed_reading);
+    assert_eq!(seed_reading.scores(&state), vec![12, 10, 0]);
+    assert_eq!(seed_reading.winners(&state), vec![0]);
+    let capped = rules_with(&[("track_cap", "10")]);
+    let state = over(&capped);
+    assert_eq!(capped.scores(&state), vec![10, 10, 0]);
+    assert_eq!(capped.winners(&state), vec![1]);
+}
+
+/// Ann's placing turn: her area is one RR- on E5 (roads left and right); she won B, a
+/// GG- that meets no road of hers, and A, an RG- that can join her red road on E6 and
+/// bring a green road up to D5, where B then fits.
+fn placing_after_another_tile(rules: &TriangleAuction) -> State {
+    use pbem::games::triangle_auction::Placed;
+    use pbem::grid::triangle::Cell;
+    let mut state = rules
+        .setup(&names(3), &mut DrawStream::for_testing(9))
+        .expect("setup");
+    state.phase = Phase::Placing;
+    // Tile 12 is RG-, tile 4 GG-, tile 0 RR- (the tile set's order).
+    state.offer = [12u8, 4]
+        .into_iter()
+        .map(|tile| pbem::games::triangle_auction::Offer { tile, bid: None })
+        .collect();
+    state.players[0].area = vec![Placed {
+        cell: Cell::new(4, 4),
+        tile: 0,
+        rotation: 0,
+    }];
+    // Won in this order: the one that fits nowhere yet first.
+    state.players[0].won = vec![1, 0];
+    state
+}
+
+/// T12: "Any tiles that a player cannot place are discarded": a tile that fits once
+/// another of the player's tiles is placed may not be discarded (the refusal says
+/// which placement opens a space for it), nor is its discard listed; the suggested
+/// move and the referee's move past a deadline place both. With `discards=now`
+/// (revision 1) it may be discarded while it fits nowhere at that point.
+#[test]
+fn a_tile_that_fits_after_another_may_not_be_discarded() {
+    let rules = rules_with(&[]);
+    let state = placing_after_another_tile(&rules);
+    let error = play(&rules, &state, 0, "discard B").expect_err("B fits after A");
+    assert!(
+        error.contains("tile B fits once you have placed A")
+            && error.contains("place A at ")
+            && error.contains("; place B at "),
+        "{error}"
+    );
+    assert!(rules
+        .legal_moves(&state, 0)
+        .iter()
+        .all(|entry| entry.kind != "discard"));
+    let both = play(&rules, &state, 0, "place A at E6 r2; place B at D5 r2").expect("fits");
+    assert_eq!(both.players[0].area.len(), 3);
+    // The example and the deadline's move place both tiles, A first.
+    for suggested in [
+        rules.example_move(&state, 0).expect("an example"),
+        rules.canonical_text(
+            &rules
+                .deadline_move(&state, 0, pbem::engine::Deadline::Skip)
+                .expect("a deadline move"),
+        ),
+    ] {
+        assert!(!suggested.contains("discard"), "{suggested}");
+        let done = play(&rules, &state, 0, &suggested).expect("legal as offered");
+        assert_eq!(done.players[0].area.len(), 3, "{suggested}");
+    }
+    let listing = rules.moves_text(&state, 0, &pbem::engine::MoveFilter::default(), &names(3));
+    assert!(
+        listing.contains("fits nowhere now, but after `place A at"),
+        "{listing}"
+    );
+    // Revision 1's reading, as an option.
+    let now = rules_with(&[("discards", "now")]);
+    let state = placing_after_another_tile(&now);
+    let discarded = play(&now, &state, 0, "discard B").expect("fits nowhere at this point");
+    assert_eq!(discarded.players[0].won, vec![0]);
+}
+
+/// Issue 18: a move the rules leave no choice about is the rules' forced move (the
+/// referee makes it at once by mail): a pass with nothing to claim, discarding tiles
+/// that fit nowhere; never while there is a choice.
+#[test]
+fn a_pass_or_a_discard_without_choice_is_forced() {
+    let (rules, mut state) = auction();
+    assert_eq!(rules.forced_move(&state, 0), None, "Ann can claim");
+    state.players[0].hand = 0;
+    assert_eq!(rules.forced_move(&state, 0), Some(Move::Pass));
+    assert_eq!(rules.forced_move(&state, 1), None, "not Bob's turn");
+    let rules = rules_with(&[]);
+    let mut state = placing_after_another_tile(&rules);
+    assert_eq!(rules.forced_move(&state, 0), None, "A fits");
+    state.players[0].won = vec![1];
+    assert_eq!(
+        rules.forced_move(&state, 0),
+        Some(Move::Place(vec![Step::Discard { tile: 1 }]))
+    );
+}
+
+/// Issue 18: the panel says what a player can bid while their card is face down (its
+/// owner: the chits left after it; the others: that the card's come off); a holder is
+/// named in the list of bids; the legend explains edge 0 and the turns.
+#[test]
+fn the_board_and_the_listing_say_what_can_be_done() {
+    use pbem::engine::BoardContext;
+    let rules = rules_with(&[]);
+    let mut state = rules
+        .setup(&names(3), &mut DrawStream::for_testing(5))
+        .expect("setup");
+    for (seat, card) in [(0, 3), (1, 0), (2, 5)] {
+        state = play(&rules, &state, seat, &format!("card {card}")).expect("a card");
+    }
+    let names = names(3);
+    let board = |viewer| {
+        rules.board(
+            &state,
+            &BoardContext {
+                viewer,
+                names: &names,
+                turn: 3,
+                last_move: None,
+            },
+        )
+    };
+    let own = board(Viewer::Player(0));
+    assert!(
+        own.contains("Ann: 0 VP; improvement 0 (least colour); 2 chits to bid; card 3 face down"),
+        "{own}"
+    );
+    assert!(
+        own.contains("Cid: 0 VP; improvement 0 (least colour); 5 chits less the card face down"),
+        "{own}"
+    );
+    let legend = rules.legend();
+    assert!(
+        legend.contains("r0 puts a tile's edge 0 (its first colour)"),
+        "{legend}"
+    );
+    // Whoever is to bid: a bid on A, then the list of bids names its holder.
+    let Phase::Bidding { seat } = state.phase else {
+        panic!("bidding")
+    };
+    let bidder = usize::from(seat);
+    let after = play(&rules, &state, bidder, "bid 1 on A").expect("a bid");
+    let Phase::Bidding { seat: next } = after.phase else {
+        panic!("bidding")
+    };
+    let listing = rules.moves_text(
+        &after,
+        usize::from(next),
+        &pbem::engine::MoveFilter::default(),
+        &names,
+    );
+    assert!(
+        listing.contains(&format!("{}: 1", names[bidder])),
+        "{listing}"
+    );
+    let error = play(&rules, &after, usize::from(next), "bid 1 on A").expect_err("a tie");
+    assert!(error.contains("holds 1 chit;"), "{error}");
+}
+
+/// Issue 18 (T3): every board of every area size stays within 78 columns, drawing only
+/// the part of an area in use, in bands when it is wider; every area is on every
+/// player's board (the seed's areas are public).
+#[test]
+fn boards_of_every_area_size_stay_within_78_columns() {
+    use pbem::engine::BoardContext;
+    use pbem::games::triangle_auction::Placed;
+    use pbem::grid::triangle::Cell;
+    for side in 4..=12u8 {
+        let rules = rules_with(&[("area", &side.to_string())]);
+        let mut state = rules
+            .setup(&names(3), &mut DrawStream::for_testing(u64::from(side)))
+            .expect("setup");
+        // Bob's area has a tile on each of its corners and in the middle of the
+        // bottom row: its whole width is in use.
+        let last = side - 1;
+        state.players[1].area = [
+            Cell::new(0, 0),
+            Cell::new(last, 0),
+            Cell::new(last, last),
+            Cell::new(last, 2 * last),
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(k, cell)| Placed {
+            cell,
+            tile: k as u8,
+            rotation: 0,
+        })
+        .collect();
+        state.players[2].area = vec![Placed {
+            cell: Cell::new(last / 2, last / 2),
+            tile: 40,
+            rotation: 1,
+        }];
+        for viewer in [Viewer::Player(0), Viewer::Player(1), Viewer::Public] {
+            let board = rules.board(
+                &state,
+                &BoardContext {
+                    viewer,
+                    names: &names(3),
+                    turn: 4,
+                    last_move: None,
+                },
+            );
+            for line in board.lines() {
+                assert!(line.chars().count() <= 78, "area={side}: {line:?}\n{board}");
+            }
+            for name in ["Ann", "Bob", "Cid"] {
+                assert!(board.contains(&format!("{name}'s area")), "{board}");
+            }
+            // Bob's corners are all drawn: the row letters of his first and last rows.
+            assert!(board.contains("Bob's area (4 tiles placed"), "{board}");
+        }
+    }
+}
+
 /// Complete games through the command line for 3, 4 and 5 players, every move taken
 /// from `pbem legal`'s JSON (so each entry must apply as it stands); bad moves leave
 /// the file as it was; the audit passes and catches a changed bid.
@@ -412,7 +669,13 @@ fn complete_games_by_mail_keep_every_card_face_down_until_its_turn() {
                             sent.to
                         );
                     }
-                    if sent.text.starts_with("card") && sent.mover == owner {
+                    // The mail of a move the referee made at once after it (a forced
+                    // move) is about that move.
+                    let about_another = sent
+                        .body
+                        .lines()
+                        .any(|l| l.contains(" played turn ") && !l.starts_with(owner));
+                    if sent.text.starts_with("card") && sent.mover == owner && !about_another {
                         // Told that the owner chose, never what (the reader's own line
                         // may show their own card, which can be the same number).
                         assert!(
@@ -987,7 +1250,7 @@ fn readable_moves_are_grouped_by_phase_and_narrowed_by_filters() {
             at: at.map(str::to_string),
             tile: tile.map(str::to_string),
         };
-        let listing = rules.moves_text(&game.state(turn), seat, &filter, &[]);
+        let listing = rules.moves_text(&game.state(turn), seat, &filter, &recorded.players);
         for line in listing.lines() {
             assert!(line.len() <= 78, "too wide: {line:?}");
         }
@@ -1050,7 +1313,7 @@ fn readable_moves_are_grouped_by_phase_and_narrowed_by_filters() {
         "{bids}"
     );
     assert!(
-        bids.contains("  A BG-  held: 1   2 chits   at 1 space\n"),
+        bids.contains("  A BG-  Bob: 1    2 chits   at 1 space\n"),
         "{bids}"
     );
     assert!(
@@ -1081,7 +1344,7 @@ fn readable_moves_are_grouped_by_phase_and_narrowed_by_filters() {
         "{at_g10}"
     );
     assert!(
-        at_g10.contains("  A BG-  held: 1   2 chits   not at G10\n"),
+        at_g10.contains("  A BG-  Bob: 1    2 chits   not at G10\n"),
         "{at_g10}"
     );
     let none = text(44, 0, None, Some("RRR"));
@@ -1316,17 +1579,34 @@ fn mail_notices_carry_each_turns_report_to_its_readers() {
     let names = ["Ann", "Bob", "Cid", "Dee"];
     let mut told = 0;
     let mut kept = 0;
+    let mut forced = 0;
+    // The turns the mail of one message may be about: its move's, and those the
+    // referee made at once after it (forced moves).
+    let (mut before, mut latest) = (0, 0);
     crate::support::play_by_mail("triangle-auction", &names, &"5e".repeat(32), 23, |sent| {
         if sent.subject.contains("Reminder") {
             return;
         }
-        let turn = sent.after["turn"].as_u64().expect("turn");
+        let after = sent.after["turn"].as_u64().expect("turn");
+        if after != latest {
+            (before, latest) = (latest, after);
+        }
         let reader = names
             .iter()
             .find(|name| sent.to.starts_with(&name.to_ascii_lowercase()))
             .expect("a player's mail");
-        let report = |viewer: &str| sent.report_as(viewer, turn);
         let body = squeezed(sent.body);
+        // The notice is about the turn whose lines for its reader it carries.
+        let turn = (before + 1..=after)
+            .find(|&turn| {
+                let lines = sent.report_as(reader, turn);
+                !lines.is_empty() && lines.iter().all(|line| body.contains(&squeezed(line)))
+            })
+            .unwrap_or(after);
+        if after > before + 1 {
+            forced += 1;
+        }
+        let report = |viewer: &str| sent.report_as(viewer, turn);
         let seen = report(reader);
         assert!(!seen.is_empty(), "turn {turn}: every turn says what it did");
         for line in &seen {
@@ -1352,6 +1632,7 @@ fn mail_notices_carry_each_turns_report_to_its_readers() {
         }
     });
     assert!(told > 0 && kept > 0, "{told} lines told, {kept} kept back");
+    assert!(forced > 0, "the referee made forced moves at once");
 }
 
 // --- One move, one record ----------------------------------------------------------

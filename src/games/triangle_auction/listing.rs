@@ -85,7 +85,13 @@ impl TriangleAuction {
     }
 
     /// `Rules::moves_text`.
-    pub(crate) fn moves_listing(&self, state: &State, seat: Seat, filter: &MoveFilter) -> String {
+    pub(crate) fn moves_listing(
+        &self,
+        state: &State,
+        seat: Seat,
+        filter: &MoveFilter,
+        names: &[String],
+    ) -> String {
         if state.phase == Phase::Over {
             return "The game is over: there are no moves.\n".into();
         }
@@ -119,7 +125,7 @@ impl TriangleAuction {
         }
         match state.phase {
             Phase::Cards => self.card_listing(state, seat, &wish),
-            Phase::Bidding { .. } => self.bid_listing(state, seat, &wish),
+            Phase::Bidding { .. } => self.bid_listing(state, seat, &wish, names),
             Phase::Placing => self.place_listing(state, seat, &wish),
             Phase::Over => String::new(),
         }
@@ -184,7 +190,7 @@ impl TriangleAuction {
 
     /// Every tile of the offer with what claiming it takes and where it would fit,
     /// or, for one tile, every bid on it.
-    fn bid_listing(&self, state: &State, seat: Seat, wish: &Wish) -> String {
+    fn bid_listing(&self, state: &State, seat: Seat, wish: &Wish, names: &[String]) -> String {
         let player = &state.players[seat];
         let hand = self.hand_to_bid(state, seat);
         let area = self.area_map(&player.area);
@@ -236,7 +242,11 @@ impl TriangleAuction {
             let holder = match slot.bid {
                 None => "free".to_string(),
                 Some(bid) if usize::from(bid.seat) == seat => format!("yours: {}", bid.chits),
-                Some(bid) => format!("held: {}", bid.chits),
+                Some(bid) => format!(
+                    "{}: {}",
+                    names.get(usize::from(bid.seat)).map_or("?", String::as_str),
+                    bid.chits
+                ),
             };
             let cost = self.claim_cost(state, seat, index);
             let claim = match cost {
@@ -423,7 +433,8 @@ impl TriangleAuction {
             if area.is_empty() {
                 out.push_str(
                     "Your area is empty: the first tile you place goes on any space, any\n\
-                     turn; every later one must join its road.\n",
+                     turn; every later one must join its road. A road that leaves across\n\
+                     the area's border can never go on: the middle leaves the most room.\n",
                 );
             }
         }

@@ -118,6 +118,39 @@ impl TriangleAuction {
     pub fn offer_size(players: usize) -> usize {
         2 * players + 1
     }
+
+    /// What the tiles of the offer may be called in a move: their letters, and their
+    /// colours for the tiles of `only` (every tile of the offer when None).
+    pub(crate) fn tile_words(&self, state: &State, only: Option<&[u8]>) -> moves::TileWords {
+        let codes = state
+            .offer
+            .iter()
+            .enumerate()
+            .map(|(index, offer)| {
+                let named = only.is_none_or(|only| {
+                    u8::try_from(index).is_ok_and(|index| only.contains(&index))
+                });
+                let Some(design) = self.tiles.get(usize::from(offer.tile)).filter(|_| named) else {
+                    return Vec::new();
+                };
+                (0..3)
+                    .map(|turn| {
+                        Tile {
+                            outlets: crate::grid::triangle::rotated(design.outlets, turn),
+                        }
+                        .code(&self.letters)
+                    })
+                    .collect()
+            })
+            .collect();
+        let colours = self
+            .colour_names
+            .iter()
+            .map(|name| name.to_ascii_lowercase())
+            .zip(self.letters.iter().copied())
+            .collect();
+        moves::TileWords { codes, colours }
+    }
 }
 
 impl Rules for TriangleAuction {
@@ -144,13 +177,6 @@ impl Rules for TriangleAuction {
             ));
         }
         let mut effective = data.options.clone();
-        if data.revision == 1 {
-            for (key, meaning) in REVISION_1_MEANINGS {
-                effective
-                    .entry(key.to_string())
-                    .or_insert_with(|| meaning.to_string());
-            }
-        }
         for (key, value) in options {
             effective.insert(key.clone(), value.trim().to_ascii_lowercase());
         }
@@ -177,8 +203,18 @@ impl Rules for TriangleAuction {
             "10" => Some(10),
             _ => None,
         };
+        // An option revision 1's data lacks means what revision 1 did; it stays out of
+        // the options recorded (genesis, whose hash keys a format-2 game's setup draws).
+        let mut reading = effective.clone();
+        if data.revision == 1 {
+            for (key, meaning) in REVISION_1_MEANINGS {
+                reading
+                    .entry(key.to_string())
+                    .or_insert_with(|| meaning.to_string());
+            }
+        }
         let discards_in_any_order =
-            choice(&effective, "discards", &["any_order", "now"])? == "any_order";
+            choice(&reading, "discards", &["any_order", "now"])? == "any_order";
         if data.improvement_steps.len() != 4 {
             return Err(data_error("improvement_steps lists four spaces"));
         }
@@ -251,10 +287,12 @@ impl Rules for TriangleAuction {
                 .map(Move::Card)
                 .map_err(with_example),
             Phase::Bidding { .. } => {
-                moves::parse_bid(text, state.offer.len()).map_err(with_example)
+                moves::parse_bid(text, &self.tile_words(state, None)).map_err(with_example)
             }
             Phase::Placing => {
-                moves::parse_place(text, state.offer.len(), self.side).map_err(with_example)
+                let won = state.players.get(seat).map_or(&[][..], |p| &p.won[..]);
+                moves::parse_place(text, &self.tile_words(state, Some(won)), self.side)
+                    .map_err(with_example)
             }
             Phase::Over => Err(RuleError::new("the game is over", "no more moves")),
         }
@@ -309,6 +347,10 @@ impl Rules for TriangleAuction {
             Deadline::Skip => self.fallback(state, seat),
             Deadline::Forfeit => None,
         }
+    }
+
+    fn forced_move(&self, state: &State, seat: Seat) -> Option<Move> {
+        self.forced(state, seat)
     }
 
     fn sample_move(&self, state: &State, seat: Seat, rng: &mut dyn Chance) -> Option<Move> {
@@ -394,9 +436,9 @@ impl Rules for TriangleAuction {
         state: &State,
         seat: Seat,
         filter: &MoveFilter,
-        _names: &[String],
+        names: &[String],
     ) -> String {
-        self.moves_listing(state, seat, filter)
+        self.moves_listing(state, seat, filter, names)
     }
 
     fn game_end(&self, state: &State, names: &[String]) -> GameEnd {
@@ -447,8 +489,8 @@ mod tests {
         for example in examples {
             let read = match example.split(' ').next() {
                 Some("card") => moves::parse_card(example, rules.highest_card).map(Move::Card),
-                Some("bid") => moves::parse_bid(example, 7),
-                _ => moves::parse_place(example, 7, rules.side),
+                Some("bid") => moves::parse_bid(example, &moves::TileWords::letters(7)),
+                _ => moves::parse_place(example, &moves::TileWords::letters(7), rules.side),
             };
             assert!(read.is_ok(), "{example}: {read:?}");
         }

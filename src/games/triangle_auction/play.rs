@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::json;
 
 use super::moves::{letter, Move, Step};
+use super::report::plural;
 use super::state::{Bid, Offer, Phase, Placed, Player, State};
 use super::TriangleAuction;
 use crate::engine::rules::{Chance, LegalMove, RuleError, Seat, Visibility};
@@ -735,8 +736,14 @@ impl TriangleAuction {
                 let total: u32 = bids.iter().map(|(_, chits)| u32::from(*chits)).sum();
                 if total > u32::from(hand) {
                     return Err(RuleError::new(
-                        format!("the bid needs {total} chits and you hold {hand}"),
-                        format!("at most {hand} chits in all"),
+                        format!(
+                            "the bid needs {} and you hold {hand}",
+                            plural(total as usize, "chit", "chits")
+                        ),
+                        format!(
+                            "at most {} in all",
+                            plural(usize::from(hand), "chit", "chits")
+                        ),
                     ));
                 }
                 for &(tile, chits) in bids {
@@ -759,9 +766,9 @@ impl TriangleAuction {
                         Some(bid) if chits <= bid.chits => {
                             return Err(RuleError::new(
                                 format!(
-                                    "tile {} holds {} chits; outbidding takes more",
+                                    "tile {} holds {}; outbidding takes more",
                                     letter(tile),
-                                    bid.chits
+                                    plural(usize::from(bid.chits), "chit", "chits")
                                 ),
                                 format!("at least {} chits on {}", bid.chits + 1, letter(tile)),
                             ))
@@ -1141,6 +1148,36 @@ impl TriangleAuction {
                 |area, tile| self.placements(area, tile).first().copied(),
             ))),
             Phase::Over => None,
+        }
+    }
+
+    /// The move `seat` has no choice about now: a pass when they can claim no tile
+    /// (no chits left, or every tile theirs or dearer than their chits), every tile
+    /// they hold discarded when none fits anywhere (then no order makes one fit).
+    /// None while they have a choice, or are not to move.
+    pub(crate) fn forced(&self, state: &State, seat: Seat) -> Option<Move> {
+        use crate::engine::rules::Rules;
+        if !self.to_move(state).contains(&seat) {
+            return None;
+        }
+        match state.phase {
+            Phase::Bidding { .. } => {
+                let hand = self.hand_to_bid(state, seat);
+                (!self.can_claim(state, seat, hand)).then_some(Move::Pass)
+            }
+            Phase::Placing => {
+                let area = self.area_map(&state.players[seat].area);
+                let won = &state.players[seat].won;
+                let none_fits = won.iter().all(|&index| {
+                    state
+                        .offer
+                        .get(usize::from(index))
+                        .is_some_and(|offer| self.placements(&area, offer.tile).is_empty())
+                });
+                none_fits
+                    .then(|| Move::Place(won.iter().map(|&tile| Step::Discard { tile }).collect()))
+            }
+            Phase::Cards | Phase::Over => None,
         }
     }
 
