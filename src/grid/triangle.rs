@@ -346,7 +346,23 @@ pub fn draw_numbered_part(side: u8, cells: &BTreeMap<Cell, CellArt>, width: usiz
         for y in (TOP + H * usize::from(rows.0))..(TOP + H * (usize::from(rows.1) + 1)) {
             let Some(line) = lines.get(y) else { continue };
             let label: String = line.iter().take(LEFT).collect();
-            let part: String = line.iter().skip(from).take(to + 1 - from).collect();
+            let mut part: Vec<char> = line
+                .iter()
+                .skip(from)
+                .take(to + 1 - from)
+                .copied()
+                .collect();
+            // What lies outside the outermost edges drawn belongs to cells cut by the
+            // part's sides: blanked, so no cut number reads as another.
+            let edge = |c: &char| *c == '/' || *c == '\\';
+            let first = part.iter().position(edge).unwrap_or(part.len());
+            let last = part.iter().rposition(edge).map_or(0, |i| i + 1);
+            for (i, c) in part.iter_mut().enumerate() {
+                if i < first || i >= last {
+                    *c = ' ';
+                }
+            }
+            let part: String = part.into_iter().collect();
             out.push_str(format!("{label}{part}").trim_end());
             out.push('\n');
         }

@@ -319,6 +319,15 @@ pub fn read_mail(raw: &[u8]) -> (String, String, String) {
     (to, subject, text)
 }
 
+/// The turn a notice is about, from its Message-ID (`pbem.GAME.TURN.SEAT.KIND.CODE@...`,
+/// TURN the one awaited): one less. None for a message without such an id.
+pub fn notice_turn(raw: &[u8]) -> Option<u64> {
+    let message = mail_parser::MessageParser::default().parse(raw)?;
+    let id = message.message_id()?;
+    let awaited: u64 = id.split('.').nth(2)?.parse().ok()?;
+    awaited.checked_sub(1)
+}
+
 /// Runs `command` (a pbem with its environment set) as `pbem inbox --games GAMES` with
 /// one raw message on standard input, as a mail server's pipe does; returns the output.
 pub fn inbox(mut command: Process, games: &Path, raw: &str) -> std::process::Output {
@@ -342,8 +351,15 @@ pub fn inbox(mut command: Process, games: &Path, raw: &str) -> std::process::Out
 
 /// A message a game sent during a game by mail, with the move that caused it.
 pub struct Sent<'a> {
-    /// The game's public view after the move.
+    /// The game's public view after the move (and any move the referee made at once
+    /// after it: a forced move).
     pub after: &'a Value,
+    /// The turn the mail is about: the move's, or that of a move the referee made at
+    /// once after it (read from the mail's Message-ID, which names the turn awaited).
+    pub turn: u64,
+    /// The turn of the player's move: `turn` is later in the mail of a move the
+    /// referee made at once after it.
+    pub move_turn: u64,
     /// Who moved, and the move as they sent it.
     pub mover: &'a str,
     pub text: &'a str,
@@ -511,8 +527,11 @@ pub fn play_by_mail(
                 continue;
             }
             let (to, subject, body) = read_mail(&raw);
+            let turn = notice_turn(&raw).unwrap_or_else(|| after["turn"].as_u64().expect("turn"));
             each(&Sent {
                 after: &after,
+                turn,
+                move_turn: shown["turn"].as_u64().expect("turn") + 1,
                 mover: &player,
                 text: &text,
                 to: &to,

@@ -386,8 +386,13 @@ impl TriangleAuction {
             Viewer::Referee | Viewer::Public => everyone.collect(),
         };
         for seat in shown {
-            let marked: &[Cell] = if mover == Some(seat) { &placed_on } else { &[] };
             let _ = writeln!(out);
+            // Another player's empty area would be the whole grid for nothing.
+            if state.players[seat].area.is_empty() && viewer != Viewer::Player(seat) {
+                Self::push_line(&mut out, &format!("{}'s area: no tile yet.", name(seat)));
+                continue;
+            }
+            let marked: &[Cell] = if mover == Some(seat) { &placed_on } else { &[] };
             out.push_str(&self.area_text(state, seat, name(seat), marked));
         }
         out
