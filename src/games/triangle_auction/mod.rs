@@ -456,6 +456,34 @@ mod tests {
     use super::*;
     use crate::engine::rules::{page_section, MOVES_HEADING, SUMMARY_HEADING};
 
+    /// A game started under revision 1 keeps revision 1's rules (capped colours, no
+    /// dead ends, a discard whenever the tile fits nowhere at that point), and the
+    /// options its genesis records stay exactly those it recorded then (their hash keys
+    /// a format-2 game's setup draws); a new game gets the seed's readings.
+    #[test]
+    fn each_revision_plays_its_own_rules() {
+        let old = TriangleAuction::from_data(
+            include_str!("../../../tests/fixtures/triangle-auction/revision-1.toml"),
+            &Options::new(),
+        )
+        .expect("revision 1 data");
+        assert_eq!(old.track_cap, Some(10));
+        assert!(!old.dead_ends);
+        assert!(!old.discards_in_any_order);
+        assert!(!old.options().contains_key("discards"));
+        let new = TriangleAuction::from_data(TriangleAuction::DEFAULT_DATA, &Options::new())
+            .expect("built-in data");
+        assert_eq!(new.track_cap, None);
+        assert!(new.dead_ends);
+        assert!(new.discards_in_any_order);
+        assert_eq!(
+            new.options().get("discards").map(String::as_str),
+            Some("any_order")
+        );
+        let future = TriangleAuction::DEFAULT_DATA.replace("revision = 2", "revision = 3");
+        assert!(TriangleAuction::from_data(&future, &Options::new()).is_err());
+    }
+
     /// The two sections every welcome quotes read as mail: present, plain (no bold,
     /// no tables), within 78 columns, and the move language gives every action.
     #[test]
