@@ -219,7 +219,20 @@ fn placements_must_join_the_road_and_match_colours() {
     for entry in legal.iter().step_by(37) {
         play(&rules, &state, 0, &entry.text).unwrap_or_else(|e| panic!("{}: {e}", entry.text));
     }
-    let first = play(&rules, &state, 0, "place A at E5 r0").expect("the first tile goes anywhere");
+    // In the open area (the default) the first tile goes on its middle space.
+    let error = play(&rules, &state, 0, "place A at E5 r0").expect_err("off the start");
+    assert!(error.contains("a first tile goes on AO41"), "{error}");
+    let firsts: Vec<&str> = legal
+        .iter()
+        .filter(|e| e.kind == "place")
+        .map(|e| e.text.as_str())
+        .collect();
+    assert!(!firsts.is_empty());
+    assert!(
+        firsts.iter().all(|text| text.contains(" at AO41 ")),
+        "{firsts:?}"
+    );
+    let first = play(&rules, &state, 0, "place A at ao41 r0").expect("the first tile");
     // A tile that does not touch the road is refused, and nothing changes.
     let error = play(&rules, &first, 0, "place B at I1 r0").expect_err("not joined");
     assert!(error.contains("would not join your road"), "{error}");
@@ -472,28 +485,43 @@ fn boards_of_every_area_size_stay_within_78_columns() {
     use pbem::engine::BoardContext;
     use pbem::games::triangle_auction::Placed;
     use pbem::grid::triangle::Cell;
-    for side in 4..=12u8 {
-        let rules = rules_with(&[("area", &side.to_string())]);
+    let areas = (4..=12u8)
+        .map(|side| side.to_string())
+        .chain(["open".to_string()]);
+    for area in areas {
+        let rules = rules_with(&[("area", &area)]);
+        let side = area.parse::<u8>().unwrap_or(61);
         let mut state = rules
             .setup(&names(3), &mut DrawStream::for_testing(u64::from(side)))
             .expect("setup");
         // Bob's area has a tile on each of its corners and in the middle of the
-        // bottom row: its whole width is in use.
+        // bottom row: its whole width is in use. In the open area: the furthest
+        // spaces that 40 tiles from its middle (AO41) reach, up, down, left and right.
         let last = side - 1;
-        state.players[1].area = [
-            Cell::new(0, 0),
-            Cell::new(last, 0),
-            Cell::new(last, last),
-            Cell::new(last, 2 * last),
-        ]
-        .into_iter()
-        .enumerate()
-        .map(|(k, cell)| Placed {
-            cell,
-            tile: k as u8,
-            rotation: 0,
-        })
-        .collect();
+        let corners = if area == "open" {
+            [
+                Cell::new(21, 1),
+                Cell::new(60, 79),
+                Cell::new(40, 1),
+                Cell::new(40, 79),
+            ]
+        } else {
+            [
+                Cell::new(0, 0),
+                Cell::new(last, 0),
+                Cell::new(last, last),
+                Cell::new(last, 2 * last),
+            ]
+        };
+        state.players[1].area = corners
+            .into_iter()
+            .enumerate()
+            .map(|(k, cell)| Placed {
+                cell,
+                tile: k as u8,
+                rotation: 0,
+            })
+            .collect();
         state.players[2].area = vec![Placed {
             cell: Cell::new(last / 2, last / 2),
             tile: 40,
@@ -510,7 +538,7 @@ fn boards_of_every_area_size_stay_within_78_columns() {
                 },
             );
             for line in board.lines() {
-                assert!(line.chars().count() <= 78, "area={side}: {line:?}\n{board}");
+                assert!(line.chars().count() <= 78, "area={area}: {line:?}\n{board}");
             }
             for name in ["Ann", "Bob", "Cid"] {
                 assert!(board.contains(&format!("{name}'s area")), "{board}");

@@ -12,7 +12,7 @@ use super::state::{Phase, State};
 use super::TriangleAuction;
 use crate::engine::rules::{MoveFilter, Rules, Seat};
 use crate::grid::canvas::wrap_words as wrapped;
-use crate::grid::triangle::{rotated, Cell, Outlets};
+use crate::grid::triangle::{rotated, row_name, Cell, Outlets};
 
 /// How many placements the list of one tile shows one per line.
 const PLACEMENTS_SHOWN: usize = 16;
@@ -73,7 +73,7 @@ impl TriangleAuction {
 
     /// What the spaces of the area and the tiles are called, for a filter not read.
     fn what_is_accepted(&self, state: &State) -> String {
-        let last_row = char::from(b'A' + self.side - 1);
+        let last_row = row_name(self.side - 1);
         let last = letter(u8::try_from(state.offer.len().max(1) - 1).unwrap_or(0));
         format!(
             "A space is a row letter and a number, A1 to {last_row}{}; a tile is\n\
@@ -431,11 +431,22 @@ impl TriangleAuction {
                 );
             }
             if area.is_empty() {
-                out.push_str(
-                    "Your area is empty: the first tile you place goes on any space, any\n\
-                     turn; every later one must join its road. A road that leaves across\n\
-                     the area's border can never go on: the middle leaves the most room.\n",
-                );
+                match self.start {
+                    Some(start) => {
+                        let _ = writeln!(
+                            out,
+                            "Your area is empty: the first tile you place goes on {}, the\n\
+                             middle of an area no road can ever leave, any turn; every later\n\
+                             one must join its road.",
+                            start.name()
+                        );
+                    }
+                    None => out.push_str(
+                        "Your area is empty: the first tile you place goes on any space, any\n\
+                         turn; every later one must join its road. A road that leaves across\n\
+                         the area's border can never go on: the middle leaves the most room.\n",
+                    ),
+                }
             }
         }
         if wish.card.is_some() {
@@ -477,6 +488,11 @@ impl TriangleAuction {
             let centre = self
                 .best_placement(area, tile)
                 .map_or_else(|| "G7".to_string(), |(cell, _)| cell.name());
+            if self.start.is_some() {
+                return format!(
+                    "{what}: at {centre}, any turn, e.g. `place {id} at {centre} r0`\n"
+                );
+            }
             return format!("{what}: any space, any turn, e.g. `place {id} at {centre} r0`\n");
         }
         let fits = self.placements(area, tile);

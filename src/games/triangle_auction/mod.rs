@@ -17,6 +17,8 @@ mod view;
 
 use serde::Deserialize;
 
+use crate::grid::triangle::Cell;
+
 use crate::engine::rules::{
     BoardContext, Chance, Deadline, GameEnd, GameView, LegalMove, MoveFilter, Options, ReportLine,
     RoundLabel, RuleError, Rules, Seat, Viewer,
@@ -79,6 +81,10 @@ pub struct TriangleAuction {
     /// The spaces from which a player scores their 4th, 3rd, 2nd and best colour.
     pub(crate) improvement_steps: Vec<u8>,
     pub(crate) side: u8,
+    /// With `area=open`, the space every first tile goes on, the middle of an area
+    /// whose border no placement can reach (T3); None where a first tile goes on any
+    /// space (`area=N`).
+    pub(crate) start: Option<Cell>,
     pub(crate) passing: bool,
     pub(crate) return_unclaimed: bool,
     pub(crate) dead_ends: bool,
@@ -95,6 +101,31 @@ fn data_error(problem: impl Into<String>) -> RuleError {
         problem,
         "rules data as games/triangle-auction.toml writes it",
     )
+}
+
+/// The most steps from a first tile that an open area must hold: the most tiles a
+/// player can place, one per chit in hand each round, are a chain of that many.
+/// Spaces up to 99 in a row keep every number drawn within two columns.
+const OPEN_REACH_LIMIT: u16 = 48;
+
+/// The side of an open area and its first tile's space (T3): an up space with every
+/// space within `reach` steps (tiles won at most: a chain of them from the first,
+/// and the neighbours each is checked against) inside the area, `reach` rows above
+/// it (two steps a row), and half as many below (one step a row) and to each side.
+fn open_area(rounds: u8, chits_in_hand: u8) -> Result<(u8, Cell), RuleError> {
+    let reach = u16::from(rounds) * u16::from(chits_in_hand);
+    if reach > OPEN_REACH_LIMIT {
+        return Err(data_error(format!(
+            "an open area for {reach} tiles is too large to name and draw (at most {OPEN_REACH_LIMIT})"
+        )));
+    }
+    // An up space sits on an even index; its row holds it in the middle.
+    let row = reach + reach % 2;
+    let side = row + reach.div_ceil(2) + 1;
+    let (Ok(row), Ok(side)) = (u8::try_from(row), u8::try_from(side)) else {
+        return Err(data_error("an open area too large"));
+    };
+    Ok((side, Cell::new(row, row)))
 }
 
 fn choice<'a>(options: &'a Options, key: &str, allowed: &[&str]) -> Result<&'a str, RuleError> {
@@ -173,7 +204,7 @@ impl Rules for TriangleAuction {
         {
             return Err(RuleError::new(
                 format!("triangle-auction has no option `{unknown}`"),
-                "the options area (4 to 12), passing (no or yes), unclaimed (discard or return), dead_ends (allowed or forbidden), track_cap (none or 10) and discards (any_order or now), e.g. `--option passing=yes`",
+                "the options area (open, or 4 to 12), passing (no or yes), unclaimed (discard or return), dead_ends (allowed or forbidden), track_cap (none or 10) and discards (any_order or now), e.g. `--option passing=yes`",
             ));
         }
         let mut effective = data.options.clone();
@@ -189,11 +220,15 @@ impl Rules for TriangleAuction {
             return Err(data_error("the game has five colours"));
         }
         let area = effective.get("area").map_or("", String::as_str);
-        let side = match area.parse::<u8>() {
-            Ok(side @ 4..=12) => side,
+        let (side, start) = match area.parse::<u8>() {
+            Ok(side @ 4..=12) => (side, None),
+            _ if area == "open" => {
+                let (side, start) = open_area(data.rounds, data.chits_in_hand)?;
+                (side, Some(start))
+            }
             _ => return Err(RuleError::new(
                 format!("area `{area}` is not a size"),
-                "the side of each player's triangular area, 4 to 12 tiles, e.g. `--option area=9`",
+                "`open` (no border ever in the way) or the side of each player's triangular area, 4 to 12 tiles, e.g. `--option area=9`",
             )),
         };
         let passing = choice(&effective, "passing", &["no", "yes"])? == "yes";
@@ -232,6 +267,7 @@ impl Rules for TriangleAuction {
             improvement_track: data.improvement_track,
             improvement_steps: data.improvement_steps,
             side,
+            start,
             passing,
             return_unclaimed,
             dead_ends,
@@ -470,18 +506,73 @@ mod tests {
         assert_eq!(old.track_cap, Some(10));
         assert!(!old.dead_ends);
         assert!(!old.discards_in_any_order);
+        assert_eq!(old.start, None, "revision 1 areas are bounded, side 9");
+        assert_eq!(old.side, 9);
         assert!(!old.options().contains_key("discards"));
         let new = TriangleAuction::from_data(TriangleAuction::DEFAULT_DATA, &Options::new())
             .expect("built-in data");
         assert_eq!(new.track_cap, None);
         assert!(new.dead_ends);
         assert!(new.discards_in_any_order);
+        assert!(new.start.is_some());
         assert_eq!(
             new.options().get("discards").map(String::as_str),
             Some("any_order")
         );
         let future = TriangleAuction::DEFAULT_DATA.replace("revision = 2", "revision = 3");
         assert!(TriangleAuction::from_data(&future, &Options::new()).is_err());
+    }
+
+    /// The open area (T3, the default): every space a chain of the most tiles a
+    /// player can win reaches from its first, on the middle space, has all three
+    /// neighbours, so its border never decides a placement; and a first tile goes
+    /// there only, while `area=9` still takes one anywhere.
+    #[test]
+    fn an_open_area_has_no_border_within_reach() {
+        let rules = TriangleAuction::from_data(TriangleAuction::DEFAULT_DATA, &Options::new())
+            .expect("built-in data");
+        let start = rules.start.expect("the default area is open");
+        assert_eq!(start.name(), "AO41");
+        let reach = usize::from(rules.rounds) * usize::from(rules.chits_in_hand);
+        assert_eq!(reach, 40);
+        // Tiles 1 to 40 lie at most 39 steps from the first: each is checked against
+        // its three neighbours.
+        let mut frontier = vec![start];
+        let mut seen = std::collections::BTreeSet::from([start]);
+        for _ in 0..reach {
+            let mut next = Vec::new();
+            for cell in &frontier {
+                for edge in 0..3 {
+                    let (other, _) = cell
+                        .neighbour(edge, rules.side)
+                        .unwrap_or_else(|| panic!("{} meets the border", cell.name()));
+                    if seen.insert(other) {
+                        next.push(other);
+                    }
+                }
+            }
+            frontier = next;
+        }
+        // Every name drawn within reach fits two columns.
+        assert!(seen.iter().all(|cell| cell.index < 99));
+        let area = std::collections::BTreeMap::new();
+        for tile in [0, 40, 89] {
+            let placements = rules.placements(&area, tile);
+            assert_eq!(placements.len(), 3);
+            assert!(placements.iter().all(|&(cell, _)| cell == start));
+        }
+        let bounded = TriangleAuction::from_data(
+            TriangleAuction::DEFAULT_DATA,
+            &Options::from([("area".to_string(), "9".to_string())]),
+        )
+        .expect("area=9");
+        assert_eq!(bounded.start, None);
+        assert_eq!(bounded.placements(&area, 0).len(), 81 * 3);
+        let unknown = TriangleAuction::from_data(
+            TriangleAuction::DEFAULT_DATA,
+            &Options::from([("area".to_string(), "huge".to_string())]),
+        );
+        assert!(unknown.is_err());
     }
 
     /// The two sections every welcome quotes read as mail: present, plain (no bold,

@@ -11,7 +11,7 @@
 //!   `Rules::as_recorded`).
 
 use crate::engine::rules::RuleError;
-use crate::grid::triangle::Cell;
+use crate::grid::triangle::{parse_row_name, row_name, Cell};
 
 /// One player's whole turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -293,7 +293,7 @@ pub fn parse_bid(text: &str, words: &TileWords) -> Result<Move, RuleError> {
 
 /// Why the words of one placing step do not read as one, for a refusal.
 fn step_problem(words: &[&str], tiles: &TileWords, side: u8) -> String {
-    let last_row = char::from(b'A' + side.saturating_sub(1));
+    let last_row = row_name(side.saturating_sub(1));
     let mut problems = Vec::new();
     let Some((first, rest)) = words.split_first() else {
         return "it names no tile".into();
@@ -308,16 +308,12 @@ fn step_problem(words: &[&str], tiles: &TileWords, side: u8) -> String {
         None => problems.push("it names no space: `place X at C5 r1`".into()),
         Some(cell) => {
             if Cell::parse(cell, side).is_none() {
-                let row = cell.chars().next().map(|c| c.to_ascii_uppercase());
-                let row_index =
-                    row.and_then(|r| u8::try_from(u32::from(r).checked_sub(u32::from('A'))?).ok());
-                problems.push(match row_index {
+                let letters: String = cell.chars().take_while(char::is_ascii_alphabetic).collect();
+                problems.push(match parse_row_name(&letters) {
                     Some(r) if r < side => format!(
-                        "`{cell}` is not a space: row {} runs from {}1 to {}{}",
-                        char::from(b'A' + r),
-                        char::from(b'A' + r),
-                        char::from(b'A' + r),
-                        2 * u32::from(r) + 1
+                        "`{cell}` is not a space: row {name} runs from {name}1 to {name}{}",
+                        2 * u32::from(r) + 1,
+                        name = row_name(r)
                     ),
                     _ => format!("`{cell}` is not a space: rows are A to {last_row}, e.g. C5"),
                 });

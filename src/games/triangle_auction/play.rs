@@ -218,6 +218,12 @@ impl TriangleAuction {
         if area.contains_key(&cell) {
             return Some(format!("{} is taken", cell.name()));
         }
+        if let Some(start) = self.start.filter(|&start| area.is_empty() && cell != start) {
+            return Some(format!(
+                "a first tile goes on {}, the middle of your open area",
+                start.name()
+            ));
+        }
         let outlets = rotated(
             self.tiles
                 .get(usize::from(tile))
@@ -265,7 +271,10 @@ impl TriangleAuction {
     /// Every (cell, rotation) where `tile` may go in `area`.
     pub(crate) fn placements(&self, area: &BTreeMap<Cell, Outlets>, tile: u8) -> Vec<(Cell, u8)> {
         let spaces: Vec<Cell> = if area.is_empty() {
-            Cell::all(self.side).collect()
+            match self.start {
+                Some(start) => vec![start],
+                None => Cell::all(self.side).collect(),
+            }
         } else {
             // Only spaces next to a placed tile can join the road.
             let mut next: Vec<Cell> = area
@@ -319,7 +328,14 @@ impl TriangleAuction {
         // Where the tile could go once a tile of the player's joins it: empty spaces
         // whose placed neighbours it meets without a clash in some turn. A space where
         // it also met a road of a placed tile would be a place it fits now.
-        let targets: Vec<Cell> = Cell::all(self.side)
+        // In an open area only spaces the player's tiles can reach are worth trying
+        // (the rest can never be joined); a bounded area tries them all, as it did.
+        let candidates: Vec<Cell> = match self.start {
+            Some(_) => self.within_steps(area, others.len() + 1),
+            None => Cell::all(self.side).collect(),
+        };
+        let targets: Vec<Cell> = candidates
+            .into_iter()
             .filter(|cell| !area.contains_key(cell))
             .filter(|&cell| {
                 (0..3).any(|rotation| self.clash_free(area, tile, cell, rotation))
@@ -336,6 +352,22 @@ impl TriangleAuction {
         let mut chain = Vec::new();
         let mut seen = std::collections::BTreeSet::new();
         self.fits_after(&mut area, tile, &others, &targets, &mut chain, &mut seen)
+    }
+
+    /// The empty spaces at most `steps` steps from a placed tile, in order.
+    fn within_steps(&self, area: &BTreeMap<Cell, Outlets>, steps: usize) -> Vec<Cell> {
+        let mut reached: std::collections::BTreeSet<Cell> = std::collections::BTreeSet::new();
+        let mut frontier: Vec<Cell> = area.keys().copied().collect();
+        for _ in 0..steps {
+            let next: Vec<Cell> = frontier
+                .iter()
+                .flat_map(|cell| (0..3).filter_map(|e| cell.neighbour(e, self.side)))
+                .map(|(cell, _)| cell)
+                .filter(|cell| !area.contains_key(cell) && reached.insert(*cell))
+                .collect();
+            frontier = next;
+        }
+        reached.into_iter().collect()
     }
 
     /// Whether `tile` on `cell` turned `rotation` meets every placed neighbour without
@@ -1014,9 +1046,12 @@ impl TriangleAuction {
             .count()
     }
 
-    /// The space a first tile is suggested on: the middle of the row two thirds down,
-    /// where the area leaves the most room around it.
+    /// The space a first tile is suggested on: an open area's start; in a bounded
+    /// area the middle of the row two thirds down, where it leaves the most room.
     fn centre(&self) -> Cell {
+        if let Some(start) = self.start {
+            return start;
+        }
         let row = (2 * self.side) / 3;
         Cell::new(row.min(self.side - 1), row.min(self.side - 1))
     }

@@ -44,6 +44,10 @@ impl TriangleAuction {
         fields.insert("phase".into(), json!(Self::phase_name(state)));
         fields.insert("starting_player".into(), json!(name(state.starting)));
         fields.insert("area_side".into(), json!(self.side));
+        fields.insert(
+            "area_start".into(),
+            json!(self.start.map(crate::grid::triangle::Cell::name)),
+        );
         fields.insert("pile".into(), json!(state.pile.len()));
         fields.insert("discarded".into(), json!(state.discarded.len()));
         let offer: Vec<Value> = state
@@ -246,16 +250,18 @@ impl TriangleAuction {
                 (placed.cell, art)
             })
             .collect();
-        let free = Cell::all(self.side).count() - player.area.len();
-        Self::push_line(
-            &mut out,
-            &format!(
-                "{who}'s area ({} placed, {} free):",
-                plural(player.area.len(), "tile", "tiles"),
+        let placed = plural(player.area.len(), "tile", "tiles");
+        let heading = if self.start.is_some() {
+            format!("{who}'s area ({placed} placed, open all round):")
+        } else {
+            let free = Cell::all(self.side).count() - player.area.len();
+            format!(
+                "{who}'s area ({placed} placed, {} free):",
                 plural(free, "space", "spaces")
-            ),
-        );
-        out.push_str(&draw_numbered_part(self.side, &cells, WIDTH));
+            )
+        };
+        Self::push_line(&mut out, &heading);
+        out.push_str(&draw_numbered_part(self.side, &cells, self.start, WIDTH));
         out
     }
 
