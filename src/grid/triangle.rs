@@ -448,7 +448,10 @@ fn draw_with(
             cv.put(up_left(side, row, k, H - 1) + 1, y0 + H - 1, "______");
         }
     }
-    for cell in Cell::all(side).filter(|cell| rows.contains(&cell.row)) {
+    let cells_shown = rows
+        .clone()
+        .flat_map(|row| (0..=2 * row).map(move |index| Cell::new(row, index)));
+    for cell in cells_shown {
         let art = cells.get(&cell);
         // A number that the cell's two columns cannot hold is left out, not cut.
         let number = (numbered && art.is_none() && cell.index < 99)
