@@ -65,7 +65,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         options,
         seed,
         entropy: args.entropy,
-        format: None,
+        ..NewGame::default()
     };
     // Before anything is written, and before a key is made for a new keyring.
     crate::engine::session::check_players(&request.players)?;

@@ -215,6 +215,12 @@ pub trait OpenGame {
     /// # Errors
     /// As for [`OpenGame::legal`].
     fn deadline_move(&self, player: &str, choice: Deadline) -> Result<Option<String>>;
+    /// The first player (in seat order) among those to move whose move the rules force
+    /// now ([`Rules::forced_move`]), with its text: the referee makes it at once.
+    ///
+    /// # Errors
+    /// As for [`OpenGame::legal`].
+    fn forced_move(&self) -> Result<Option<(String, String)>>;
     /// A random legal move text for `player` from the rules' own sampler (the built-in
     /// players of the demo and the tests); `None` when it is not their turn.
     ///
@@ -878,6 +884,18 @@ impl<R: Rules> OpenGame for Opened<R> {
             let mv = rules.deadline_move(state, seat, choice)?;
             Some(rules.canonical_text(&mv))
         }))
+    }
+
+    fn forced_move(&self) -> Result<Option<(String, String)>> {
+        let rules = &self.game.rules;
+        for name in &self.game.names {
+            if let Some((seat, state)) = self.on_turn(name)? {
+                if let Some(mv) = rules.forced_move(state, seat) {
+                    return Ok(Some((name.clone(), rules.canonical_text(&mv))));
+                }
+            }
+        }
+        Ok(None)
     }
 
     fn sample_move(&self, player: &str, rng: &mut DrawStream) -> Result<Option<String>> {

@@ -465,6 +465,15 @@ pub trait Rules: Sized {
     /// The winning seats once the game is over; empty before.
     fn winners(&self, state: &Self::State) -> Vec<Seat>;
 
+    /// The move the rules leave `seat` no choice about now (in the triangle auction a
+    /// pass with nothing left to claim, or discarding tiles that fit nowhere): the
+    /// referee makes it at once when mail asks for it, recorded as the player's and
+    /// mailed like any move, instead of waiting for the player. `None` (the default)
+    /// while the player has a choice.
+    fn forced_move(&self, _state: &Self::State, _seat: Seat) -> Option<Self::Move> {
+        None
+    }
+
     /// The move the referee submits for `seat` when a deadline passes: a skip where the
     /// rules allow one, or a forfeit. `None` when the rules allow no such move now.
     fn deadline_move(

@@ -137,6 +137,10 @@ pub struct NewGame {
     /// The file format; `None`: the current one. Only a replay of a game recorded in
     /// an earlier format (format 2) asks for another; the command line never does.
     pub format: Option<Version>,
+    /// Rules data other than this pbem's own (`None`: the game's built-in data). Only a
+    /// replay of a game recorded under an earlier revision of a game's rules asks for
+    /// it; the command line never does.
+    pub rules_data: Option<String>,
 }
 
 /// A game file in memory with its rules.
@@ -230,7 +234,11 @@ impl<R: Rules> Game<R> {
     /// The rules, a genesis without setup, hash or signature, and the seed of a new
     /// game.
     fn prepare(request: NewGame, keyring: &Keyring) -> Result<(R, Genesis, Seed)> {
-        let rules = R::from_data(R::DEFAULT_DATA, &request.options)?;
+        let rules_data = request
+            .rules_data
+            .clone()
+            .unwrap_or_else(|| R::DEFAULT_DATA.to_string());
+        let rules = R::from_data(&rules_data, &request.options)?;
         if request.players.is_empty() {
             return Err(EngineError::Usage(
                 "a game needs players; give each with --player NAME".into(),
@@ -251,7 +259,7 @@ impl<R: Rules> Game<R> {
         }
         let key = keyring.create_signing_key()?;
         let referee_key = key.verifying_key().to_bytes();
-        let rules_hash = sha256(R::DEFAULT_DATA.as_bytes());
+        let rules_hash = sha256(rules_data.as_bytes());
         let options = rules.options();
         // The id is derived from the seed and what is fixed with it, so a fixed seed
         // and key give a reproducible game, while the same seed in another keyring or
@@ -282,7 +290,7 @@ impl<R: Rules> Game<R> {
             players: request.players,
             options,
             rules_hash: to_hex(&rules_hash),
-            rules_data: R::DEFAULT_DATA.to_string(),
+            rules_data,
             referee_key: BASE64.encode(referee_key),
             seed_commitment: to_hex(&commitment),
             draw_algorithm: version.draw_algorithm().to_string(),

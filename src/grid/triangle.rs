@@ -1,8 +1,8 @@
 //! A triangular area cut into triangular cells, shared by every triangle-tile game.
 //!
-//! An area of side `side` (1..=12) has `side` rows, named A, B, C... from the apex
-//! down; row `r` holds `2r + 1` cells, numbered from 1 on the left in names ("C5") and
-//! from 0 in [`Cell::index`]. An even index points up, an odd one down, so every row
+//! An area of side `side` (1..=[`MAX_SIDE`]) has `side` rows, named A, B, C... Z,
+//! then AA, AB... from the apex down; row `r` holds `2r + 1` cells, numbered from 1
+//! on the left in names ("C5", "AO41") and from 0 in [`Cell::index`]. An even index points up, an odd one down, so every row
 //! starts and ends with an up cell.
 //!
 //! # Edges
@@ -45,11 +45,39 @@ use serde::{Deserialize, Serialize};
 
 use super::canvas::Canvas;
 
-/// The largest side of an area: rows are named by one letter each, and the drawing
-/// is planned for sides up to 9 within 78 columns.
-pub const MAX_SIDE: u8 = 12;
+/// The largest side of an area: every index fits a byte and every row name two
+/// letters. The whole drawing fits 78 columns for sides up to 9;
+/// [`draw_numbered_part`] draws any side within a width. A drawing numbers a space
+/// only where its number fits the two columns a cell has (numbers up to 99).
+pub const MAX_SIDE: u8 = 120;
 
-/// A cell of a triangular area of side `side` (1..=12): `row` 0..side from the apex
+/// The name of row `row` (0 = the apex row): A to Z, then AA, AB... AZ, BA...
+pub fn row_name(row: u8) -> String {
+    let letter = |n: u8| char::from(b'A' + n % 26);
+    if row < 26 {
+        letter(row).to_string()
+    } else {
+        format!("{}{}", letter(row / 26 - 1), letter(row % 26))
+    }
+}
+
+/// The row a name of one or two letters (any case) stands for, as [`row_name`]
+/// writes it; None for anything else.
+pub fn parse_row_name(text: &str) -> Option<u8> {
+    let value = |b: u8| {
+        let upper = b.to_ascii_uppercase();
+        upper.is_ascii_uppercase().then(|| upper - b'A')
+    };
+    match text.as_bytes() {
+        [one] => value(*one),
+        [first, second] => {
+            u8::try_from((u16::from(value(*first)?) + 1) * 26 + u16::from(value(*second)?)).ok()
+        }
+        _ => None,
+    }
+}
+
+/// A cell of a triangular area of side `side` (1..=[`MAX_SIDE`]): `row` 0..side from the apex
 /// down, `index` 0..=2*row from left to right; an even index points up, an odd one down.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Cell {
@@ -76,31 +104,30 @@ impl Cell {
         self.index.is_multiple_of(2)
     }
 
-    /// "A1", "C5": the row's letter (A = apex row) and index + 1.
+    /// "A1", "C5", "AO41": the row's name (A = apex row, [`row_name`]) and index + 1.
     pub fn name(self) -> String {
-        format!(
-            "{}{}",
-            char::from(b'A'.wrapping_add(self.row)),
-            u32::from(self.index) + 1
-        )
+        format!("{}{}", row_name(self.row), u32::from(self.index) + 1)
     }
 
-    /// Reads a name like "c5" / "C5" / " C 5 " (case and spaces forgiven); None when
-    /// not a cell of an area of this side.
+    /// Reads a name like "c5" / "C5" / " C 5 " / "ao41" (case and spaces forgiven);
+    /// None when not a cell of an area of this side.
     pub fn parse(text: &str, side: u8) -> Option<Cell> {
         let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-        let mut chars = compact.chars();
-        let letter = chars.next()?.to_ascii_uppercase();
-        if !letter.is_ascii_uppercase() {
-            return None;
-        }
-        let digits = chars.as_str();
+        let split = compact
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(compact.len());
+        let (letters, digits) = compact.split_at(split);
+        let row = parse_row_name(letters)?;
         // Only plain digits: u8's parser would also take a leading '+'.
-        if digits.is_empty() || digits.len() > 2 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        // No leading zero: one cell, one spelling of its number.
+        if digits.is_empty()
+            || digits.len() > 3
+            || digits.starts_with('0')
+            || !digits.bytes().all(|b| b.is_ascii_digit())
+        {
             return None;
         }
         let number: u8 = digits.parse().ok()?;
-        let row = u8::try_from(u32::from(letter) - u32::from('A')).ok()?;
         let cell = Cell::new(row, number.checked_sub(1)?);
         cell.within(side).then_some(cell)
     }
@@ -251,8 +278,15 @@ pub struct CellArt {
     pub outlets: [Option<char>; 3],
 }
 
-/// Columns left of the drawing, for the row letter and a space.
-const LEFT: usize = 2;
+/// Columns left of the drawing, for the row's name and a space: two, or three once
+/// some row's name has two letters.
+fn left(side: u8) -> usize {
+    if side > 26 {
+        3
+    } else {
+        2
+    }
+}
 /// Lines above the drawing.
 const TOP: usize = 0;
 /// Lines per row, and half the width of a cell's base: the edges are `/` and `\`,
@@ -261,11 +295,11 @@ const H: usize = 4;
 
 /// The column of the `/` of up cell (row, 2k) on line `l` (0..H) of its row.
 fn up_left(side: u8, row: u8, k: usize, l: usize) -> usize {
-    LEFT + H * usize::from(side - 1 - row) + 2 * H * k + H - 1 - l
+    left(side) + H * usize::from(side - 1 - row) + 2 * H * k + H - 1 - l
 }
 
 /// An ASCII drawing of an area, at most 78 columns wide for side <= 9 (74 at side 9),
-/// 4 lines per row, trailing spaces trimmed; a side past 12 is drawn as 12, and 0 as 1.
+/// 4 lines per row, trailing spaces trimmed; a side past [`MAX_SIDE`] is drawn as that, and 0 as 1.
 ///
 /// Each up cell is 8 columns wide at its base and 4 lines high; down cells fill the
 /// gaps. An up cell shows its label on its second line, its left and right outlets
@@ -287,23 +321,124 @@ fn up_left(side: u8, row: u8, k: usize, l: usize) -> usize {
 ///   /______\/______\
 /// ```
 pub fn draw(side: u8, cells: &BTreeMap<Cell, CellArt>) -> String {
-    draw_with(side, cells, false)
+    draw_with(side, cells, false, 0..=u8::MAX)
 }
 
 /// [`draw`], with each empty cell's number (its index + 1) where a label would be, so
 /// a player can read a cell's name ("C5") off the board.
 pub fn draw_numbered(side: u8, cells: &BTreeMap<Cell, CellArt>) -> String {
-    draw_with(side, cells, true)
+    draw_with(side, cells, true, 0..=u8::MAX)
 }
 
-fn draw_with(side: u8, cells: &BTreeMap<Cell, CellArt>, numbered: bool) -> String {
+/// [`draw_numbered`], only the part in use: the rows from the one above the highest
+/// placed cell to the one below the lowest, and the columns of the placed cells and
+/// their neighbours, each line still led by its row's name; no placed cell draws
+/// `start` and its neighbours when given (an area whose first tile has its space), the
+/// whole area otherwise. A part wider than `width` columns is cut into bands of whole
+/// cells, one under the other, so no line is wider than `width` (at least 12) whatever
+/// the side.
+pub fn draw_numbered_part(
+    side: u8,
+    cells: &BTreeMap<Cell, CellArt>,
+    start: Option<Cell>,
+    width: usize,
+) -> String {
     let side = side.clamp(1, MAX_SIDE);
+    let margin = left(side);
+    let mut placed: Vec<Cell> = cells.keys().copied().filter(|c| c.within(side)).collect();
+    if placed.is_empty() {
+        placed.extend(start.filter(|c| c.within(side)));
+    }
+    let around: Vec<Cell> = placed
+        .iter()
+        .flat_map(|&cell| {
+            std::iter::once(cell)
+                .chain((0..3).filter_map(move |e| cell.neighbour(e, side).map(|n| n.0)))
+        })
+        .collect();
+    // Only the rows shown are drawn: a large area's whole drawing is long to make.
+    let shown = if around.is_empty() {
+        0..=side - 1
+    } else {
+        let top = around.iter().map(|c| c.row).min().unwrap_or(0);
+        let bottom = around.iter().map(|c| c.row).max().unwrap_or(0);
+        top..=bottom
+    };
+    let full = draw_with(side, cells, true, shown);
+    let lines: Vec<Vec<char>> = full.lines().map(|l| l.chars().collect()).collect();
+    let (rows, columns) = if around.is_empty() {
+        let widest = lines.iter().map(Vec::len).max().unwrap_or(0);
+        ((0, side - 1), (margin, widest.max(margin + 1) - 1))
+    } else {
+        let top = around.iter().map(|c| c.row).min().unwrap_or(0);
+        let bottom = around.iter().map(|c| c.row).max().unwrap_or(0);
+        // A cell's columns on its row's base line: an up cell's from its `/` to its
+        // `\`, a down cell's between the up cells either side of it.
+        let span = |cell: &Cell| {
+            let k = usize::from(cell.index / 2);
+            let left = up_left(side, cell.row, k, H - 1);
+            if cell.points_up() {
+                (left, left + 2 * H - 1)
+            } else {
+                (left + H, left + 3 * H - 1)
+            }
+        };
+        let left = around.iter().map(|c| span(c).0).min().unwrap_or(margin);
+        let right = around.iter().map(|c| span(c).1).max().unwrap_or(margin);
+        ((top, bottom), (left.max(margin), right))
+    };
+    let band = (width.max(12) - margin) / (2 * H) * (2 * H);
+    let mut out = String::new();
+    let mut from = columns.0;
+    while from <= columns.1 {
+        let to = (from + band - 1).min(columns.1);
+        if from > columns.0 {
+            out.push('\n');
+        }
+        for y in (TOP + H * usize::from(rows.0))..(TOP + H * (usize::from(rows.1) + 1)) {
+            let Some(line) = lines.get(y) else { continue };
+            let label: String = line.iter().take(margin).collect();
+            let mut part: Vec<char> = line
+                .iter()
+                .skip(from)
+                .take(to + 1 - from)
+                .copied()
+                .collect();
+            // What lies outside the outermost edges drawn belongs to cells cut by the
+            // part's sides: blanked, so no cut number reads as another.
+            let edge = |c: &char| *c == '/' || *c == '\\';
+            let first = part.iter().position(edge).unwrap_or(part.len());
+            let last = part.iter().rposition(edge).map_or(0, |i| i + 1);
+            for (i, c) in part.iter_mut().enumerate() {
+                if i < first || i >= last {
+                    *c = ' ';
+                }
+            }
+            let part: String = part.into_iter().collect();
+            out.push_str(format!("{label}{part}").trim_end());
+            out.push('\n');
+        }
+        from = to + 1;
+    }
+    out
+}
+
+/// The drawing of the rows `rows` of an area (the lines of the others left empty, so
+/// each line stays where the whole drawing has it).
+fn draw_with(
+    side: u8,
+    cells: &BTreeMap<Cell, CellArt>,
+    numbered: bool,
+    rows: std::ops::RangeInclusive<u8>,
+) -> String {
+    let side = side.clamp(1, MAX_SIDE);
+    let rows = *rows.start()..=(*rows.end()).min(side - 1);
     let mut cv = Canvas::new();
     let put = |cv: &mut Canvas, x: usize, y: usize, ch: char| cv.put(x, y, &ch.to_string());
     // The grid: every up cell's three edges draws every edge of the area once.
-    for row in 0..side {
+    for row in rows.clone() {
         let y0 = TOP + H * usize::from(row);
-        cv.put(0, y0 + 2, &char::from(b'A' + row).to_string());
+        cv.put(0, y0 + 2, &row_name(row));
         for k in 0..=usize::from(row) {
             for l in 0..H {
                 let x = up_left(side, row, k, l);
@@ -313,9 +448,14 @@ fn draw_with(side: u8, cells: &BTreeMap<Cell, CellArt>, numbered: bool) -> Strin
             cv.put(up_left(side, row, k, H - 1) + 1, y0 + H - 1, "______");
         }
     }
-    for cell in Cell::all(side) {
+    let cells_shown = rows
+        .clone()
+        .flat_map(|row| (0..=2 * row).map(move |index| Cell::new(row, index)));
+    for cell in cells_shown {
         let art = cells.get(&cell);
-        let number = (numbered && art.is_none()).then(|| (u32::from(cell.index) + 1).to_string());
+        // A number that the cell's two columns cannot hold is left out, not cut.
+        let number = (numbered && art.is_none() && cell.index < 99)
+            .then(|| (u32::from(cell.index) + 1).to_string());
         let label: Option<&str> = art.map(|a| a.label.as_str()).or(number.as_deref());
         let outlets = art.map_or([None; 3], |a| a.outlets);
         let y0 = TOP + H * usize::from(cell.row);
@@ -694,7 +834,8 @@ mod tests {
         }
         let empty = draw(side, &BTreeMap::new());
         assert!(empty.lines().all(|l| l.len() <= 78 && l == l.trim_end()));
-        for side in 1..=MAX_SIDE {
+        // Up to side 50 every number fits its cell's two columns.
+        for side in 1..=50 {
             let full = draw_numbered(side, &BTreeMap::new());
             assert!(full.lines().all(|l| l == l.trim_end()));
             let last = usize::from(2 * side - 1).to_string();
@@ -721,5 +862,52 @@ mod tests {
         ];
         let got = draw(2, &cells);
         assert_eq!(got, expected.join("\n") + "\n", "\n{got}");
+    }
+
+    #[test]
+    fn rows_past_z_have_two_letter_names() {
+        assert_eq!(row_name(0), "A");
+        assert_eq!(row_name(25), "Z");
+        assert_eq!(row_name(26), "AA");
+        assert_eq!(row_name(40), "AO");
+        assert_eq!(row_name(52), "BA");
+        for row in 0..MAX_SIDE {
+            assert_eq!(parse_row_name(&row_name(row)), Some(row));
+        }
+        assert_eq!(Cell::new(40, 40).name(), "AO41");
+        assert_eq!(Cell::parse("ao41", 61), Some(Cell::new(40, 40)));
+        assert_eq!(Cell::parse("AO 41", 61), Some(Cell::new(40, 40)));
+        assert_eq!(Cell::parse("AO41", 40), None);
+        assert_eq!(Cell::parse("AO041", 61), None);
+        assert_eq!(Cell::parse("AAA1", 120), None);
+        assert_eq!(parse_row_name(""), None);
+        assert_eq!(parse_row_name("A1"), None);
+    }
+
+    #[test]
+    fn a_part_of_a_large_area_is_drawn_around_its_start() {
+        let side = 61;
+        let start = Cell::new(40, 40);
+        let empty = draw_numbered_part(side, &BTreeMap::new(), Some(start), 78);
+        let lines: Vec<&str> = empty.lines().collect();
+        // The start (an up space) and its neighbours: its row and the one below, led
+        // by their two-letter names.
+        assert_eq!(lines.len(), 8, "{empty}");
+        assert!(lines[2].starts_with("AO "), "{empty}");
+        assert!(lines[6].starts_with("AP "), "{empty}");
+        assert!(lines[1].contains("/41\\"), "{empty}");
+        assert!(lines.iter().all(|l| l.chars().count() <= 78));
+        // Tiles far apart are drawn in bands within the width.
+        let cells = BTreeMap::from([
+            (Cell::new(20, 40), art("XY", [Some('r'); 3])),
+            (start, art("41", [Some('g'); 3])),
+            (Cell::new(60, 80), art("81", [Some('b'); 3])),
+        ]);
+        let part = draw_numbered_part(side, &cells, Some(start), 78);
+        assert!(part.lines().all(|l| l.chars().count() <= 78), "{part}");
+        for name in ["U ", "AO ", "BI "] {
+            assert!(part.lines().any(|l| l.starts_with(name)), "{name}\n{part}");
+        }
+        assert!(part.contains("XY"));
     }
 }

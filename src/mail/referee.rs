@@ -697,6 +697,15 @@ impl Referee {
         crate::crash::point("after-mail-commit");
         // The notes went out with these notices: committing the waits forgets them.
         Waiting::commit_staged(&archive, &waits)?;
+        // A move the rules leave a player no choice about is made now, recorded as
+        // theirs and mailed like any move, rather than waited for. Should the game
+        // refuse it (say, while an undo is asked), the player is waited for as usual.
+        if let Some((forced, text)) = game.forced_move()? {
+            match self.apply_opened(path, game, &forced, &text, &[]) {
+                Ok(_) | Err(MailError::Ops(_)) => {}
+                Err(error) => return Err(error),
+            }
+        }
         Ok(outcome)
     }
 

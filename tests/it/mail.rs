@@ -1850,7 +1850,7 @@ fn every_turn_report_reaches_exactly_the_players_who_may_see_it() {
             if sent.subject.contains("The game is over") && sent.to == address(names[0]) {
                 game_over = Some(snapshot_of(sent.subject, sent.body));
             }
-            let turn = sent.after["turn"].as_u64().expect("turn");
+            let turn = sent.turn;
             let reader = names
                 .iter()
                 .find(|name| address(name) == sent.to)

@@ -319,6 +319,15 @@ pub fn read_mail(raw: &[u8]) -> (String, String, String) {
     (to, subject, text)
 }
 
+/// The turn a notice is about, from its Message-ID (`pbem.GAME.TURN.SEAT.KIND.CODE@...`,
+/// TURN the one awaited): one less. None for a message without such an id.
+pub fn notice_turn(raw: &[u8]) -> Option<u64> {
+    let message = mail_parser::MessageParser::default().parse(raw)?;
+    let id = message.message_id()?;
+    let awaited: u64 = id.split('.').nth(2)?.parse().ok()?;
+    awaited.checked_sub(1)
+}
+
 /// Runs `command` (a pbem with its environment set) as `pbem inbox --games GAMES` with
 /// one raw message on standard input, as a mail server's pipe does; returns the output.
 pub fn inbox(mut command: Process, games: &Path, raw: &str) -> std::process::Output {
@@ -342,8 +351,15 @@ pub fn inbox(mut command: Process, games: &Path, raw: &str) -> std::process::Out
 
 /// A message a game sent during a game by mail, with the move that caused it.
 pub struct Sent<'a> {
-    /// The game's public view after the move.
+    /// The game's public view after the move (and any move the referee made at once
+    /// after it: a forced move).
     pub after: &'a Value,
+    /// The turn the mail is about: the move's, or that of a move the referee made at
+    /// once after it (read from the mail's Message-ID, which names the turn awaited).
+    pub turn: u64,
+    /// The turn of the player's move: `turn` is later in the mail of a move the
+    /// referee made at once after it.
+    pub move_turn: u64,
     /// Who moved, and the move as they sent it.
     pub mover: &'a str,
     pub text: &'a str,
@@ -511,8 +527,11 @@ pub fn play_by_mail(
                 continue;
             }
             let (to, subject, body) = read_mail(&raw);
+            let turn = notice_turn(&raw).unwrap_or_else(|| after["turn"].as_u64().expect("turn"));
             each(&Sent {
                 after: &after,
+                turn,
+                move_turn: shown["turn"].as_u64().expect("turn") + 1,
                 mover: &player,
                 text: &text,
                 to: &to,
@@ -591,14 +610,17 @@ pub fn random_recorded_game<R: pbem::engine::Rules>(
 }
 
 /// A recorded game of format 2 (recorded before format 3 changed the draws) replayed
-/// move by move through the command line, in the format it was recorded in: the game
-/// made as `pbem new` made it then (the tests' key, the seed), then every move by
-/// `pbem apply`. The table it leaves, at the end.
-pub fn replay_recorded_in_format_2(
+/// move by move through the command line, in the format it was recorded in and under
+/// the rules data `rules_data` it was recorded with (an earlier revision of the game's
+/// rules; `None`: this pbem's own): the game made as `pbem new` made it then (the
+/// tests' key, the seed), then every move by `pbem apply`. The table it leaves, at the
+/// end.
+pub fn replay_recorded_under(
     game: &str,
     players: &[String],
     seed: &str,
     moves: &[(String, String)],
+    rules_data: Option<&str>,
 ) -> Table {
     use pbem::engine::fairness::Seed;
     use pbem::engine::file::Version;
@@ -611,6 +633,7 @@ pub fn replay_recorded_in_format_2(
         players: players.iter().map(|p| parse_player(p)).collect(),
         seed: Some(Seed::from_hex(seed).expect("a seed")),
         format: Some(Version::V2),
+        rules_data: rules_data.map(str::to_string),
         ..NewGame::default()
     };
     let bytes = pbem::ops::driver(game)

@@ -219,7 +219,20 @@ fn placements_must_join_the_road_and_match_colours() {
     for entry in legal.iter().step_by(37) {
         play(&rules, &state, 0, &entry.text).unwrap_or_else(|e| panic!("{}: {e}", entry.text));
     }
-    let first = play(&rules, &state, 0, "place A at E5 r0").expect("the first tile goes anywhere");
+    // In the open area (the default) the first tile goes on its middle space.
+    let error = play(&rules, &state, 0, "place A at E5 r0").expect_err("off the start");
+    assert!(error.contains("a first tile goes on AO41"), "{error}");
+    let firsts: Vec<&str> = legal
+        .iter()
+        .filter(|e| e.kind == "place")
+        .map(|e| e.text.as_str())
+        .collect();
+    assert!(!firsts.is_empty());
+    assert!(
+        firsts.iter().all(|text| text.contains(" at AO41 ")),
+        "{firsts:?}"
+    );
+    let first = play(&rules, &state, 0, "place A at ao41 r0").expect("the first tile");
     // A tile that does not touch the road is refused, and nothing changes.
     let error = play(&rules, &first, 0, "place B at I1 r0").expect_err("not joined");
     assert!(error.contains("would not join your road"), "{error}");
@@ -262,6 +275,278 @@ fn placements_must_join_the_road_and_match_colours() {
         .expect("the fallback is legal");
     assert!(done.players[0].won.is_empty());
     assert!(matches!(steps[0], Step::Place { .. }));
+}
+
+/// T13: "each player scores points equal to the number of symbols": by default a
+/// colour counts all its symbols; the cap at the scoring track's 10 is the option
+/// `track_cap=10` (revision 1's rule). Ann holds 12 symbols of each colour, Bob 10 of
+/// each and is further on the improvement track: uncapped Ann wins 12 to 10, capped
+/// they tie at 10 and Bob wins on the improvement track.
+#[test]
+fn a_colour_counts_every_symbol_unless_capped() {
+    use pbem::games::triangle_auction::Placed;
+    use pbem::grid::triangle::Cell;
+    let over = |rules: &TriangleAuction| {
+        let mut state = rules
+            .setup(&names(3), &mut DrawStream::for_testing(4))
+            .expect("setup");
+        state.phase = Phase::Over;
+        state.round = 8;
+        // Up spaces never share an edge, so no road encloses anything.
+        let apart = |tiles: Vec<u8>| -> Vec<Placed> {
+            let cells = (0..12u8).flat_map(|row| (0..=row).map(move |k| Cell::new(row, 2 * k)));
+            tiles
+                .into_iter()
+                .zip(cells)
+                .map(|(tile, cell)| Placed {
+                    cell,
+                    tile,
+                    rotation: 0,
+                })
+                .collect()
+        };
+        // The tile set holds each design twice in a row: 5 of one colour, 20 of two,
+        // 20 of three. The first copy of every three-colour design: 12 of each colour.
+        state.players[0].area = apart((50..90).step_by(2).collect());
+        // The first copy of every one- and two-colour design: 2 + 8 of each colour.
+        state.players[1].area = apart((0..50).step_by(2).collect());
+        state.players[1].improvement = 3;
+        state
+    };
+    let seed_reading = rules_with(&[]);
+    let state = over(&seed_reading);
+    assert_eq!(seed_reading.scores(&state), vec![12, 10, 0]);
+    assert_eq!(seed_reading.winners(&state), vec![0]);
+    let capped = rules_with(&[("track_cap", "10")]);
+    let state = over(&capped);
+    assert_eq!(capped.scores(&state), vec![10, 10, 0]);
+    assert_eq!(capped.winners(&state), vec![1]);
+}
+
+/// Ann's placing turn: her area is one RR- on E5 (roads left and right); she won B, a
+/// GG- that meets no road of hers, and A, an RG- that can join her red road on E6 and
+/// bring a green road up to D5, where B then fits.
+fn placing_after_another_tile(rules: &TriangleAuction) -> State {
+    use pbem::games::triangle_auction::Placed;
+    use pbem::grid::triangle::Cell;
+    let mut state = rules
+        .setup(&names(3), &mut DrawStream::for_testing(9))
+        .expect("setup");
+    state.phase = Phase::Placing;
+    // Tile 12 is RG-, tile 4 GG-, tile 0 RR- (the tile set's order).
+    state.offer = [12u8, 4]
+        .into_iter()
+        .map(|tile| pbem::games::triangle_auction::Offer { tile, bid: None })
+        .collect();
+    state.players[0].area = vec![Placed {
+        cell: Cell::new(4, 4),
+        tile: 0,
+        rotation: 0,
+    }];
+    // Won in this order: the one that fits nowhere yet first.
+    state.players[0].won = vec![1, 0];
+    state
+}
+
+/// T12: "Any tiles that a player cannot place are discarded": a tile that fits once
+/// another of the player's tiles is placed may not be discarded (the refusal says
+/// which placement opens a space for it), nor is its discard listed; the suggested
+/// move and the referee's move past a deadline place both. With `discards=now`
+/// (revision 1) it may be discarded while it fits nowhere at that point.
+#[test]
+fn a_tile_that_fits_after_another_may_not_be_discarded() {
+    let rules = rules_with(&[]);
+    let state = placing_after_another_tile(&rules);
+    let error = play(&rules, &state, 0, "discard B").expect_err("B fits after A");
+    assert!(
+        error.contains("tile B fits once you have placed A")
+            && error.contains("place A at ")
+            && error.contains("; place B at "),
+        "{error}"
+    );
+    assert!(rules
+        .legal_moves(&state, 0)
+        .iter()
+        .all(|entry| entry.kind != "discard"));
+    let both = play(&rules, &state, 0, "place A at E6 r2; place B at D5 r2").expect("fits");
+    assert_eq!(both.players[0].area.len(), 3);
+    // The example and the deadline's move place both tiles, A first.
+    for suggested in [
+        rules.example_move(&state, 0).expect("an example"),
+        rules.canonical_text(
+            &rules
+                .deadline_move(&state, 0, pbem::engine::Deadline::Skip)
+                .expect("a deadline move"),
+        ),
+    ] {
+        assert!(!suggested.contains("discard"), "{suggested}");
+        let done = play(&rules, &state, 0, &suggested).expect("legal as offered");
+        assert_eq!(done.players[0].area.len(), 3, "{suggested}");
+    }
+    let listing = rules.moves_text(&state, 0, &pbem::engine::MoveFilter::default(), &names(3));
+    assert!(
+        listing.contains("fits nowhere now, but after `place A at"),
+        "{listing}"
+    );
+    // Revision 1's reading, as an option.
+    let now = rules_with(&[("discards", "now")]);
+    let state = placing_after_another_tile(&now);
+    let discarded = play(&now, &state, 0, "discard B").expect("fits nowhere at this point");
+    assert_eq!(discarded.players[0].won, vec![0]);
+}
+
+/// Issue 18: a move the rules leave no choice about is the rules' forced move (the
+/// referee makes it at once by mail): a pass with nothing to claim, discarding tiles
+/// that fit nowhere; never while there is a choice.
+#[test]
+fn a_pass_or_a_discard_without_choice_is_forced() {
+    let (rules, mut state) = auction();
+    assert_eq!(rules.forced_move(&state, 0), None, "Ann can claim");
+    state.players[0].hand = 0;
+    assert_eq!(rules.forced_move(&state, 0), Some(Move::Pass));
+    assert_eq!(rules.forced_move(&state, 1), None, "not Bob's turn");
+    let rules = rules_with(&[]);
+    let mut state = placing_after_another_tile(&rules);
+    assert_eq!(rules.forced_move(&state, 0), None, "A fits");
+    state.players[0].won = vec![1];
+    assert_eq!(
+        rules.forced_move(&state, 0),
+        Some(Move::Place(vec![Step::Discard { tile: 1 }]))
+    );
+}
+
+/// Issue 18: the panel says what a player can bid while their card is face down (its
+/// owner: the chits left after it; the others: that the card's come off); a holder is
+/// named in the list of bids; the legend explains edge 0 and the turns.
+#[test]
+fn the_board_and_the_listing_say_what_can_be_done() {
+    use pbem::engine::BoardContext;
+    let rules = rules_with(&[]);
+    let mut state = rules
+        .setup(&names(3), &mut DrawStream::for_testing(5))
+        .expect("setup");
+    for (seat, card) in [(0, 3), (1, 0), (2, 1)] {
+        state = play(&rules, &state, seat, &format!("card {card}")).expect("a card");
+    }
+    let names = names(3);
+    let board = |viewer| {
+        rules.board(
+            &state,
+            &BoardContext {
+                viewer,
+                names: &names,
+                turn: 3,
+                last_move: None,
+            },
+        )
+    };
+    let own = board(Viewer::Player(0));
+    assert!(
+        own.contains("Ann: 0 VP; improvement 0 (least colour); 2 chits to bid; card 3 face down"),
+        "{own}"
+    );
+    assert!(
+        own.contains("Cid: 0 VP; improvement 0 (least colour); 5 chits less the card face down"),
+        "{own}"
+    );
+    let legend = rules.legend();
+    assert!(
+        legend.contains("r0 puts a tile's edge 0 (its first colour)"),
+        "{legend}"
+    );
+    // Whoever is to bid: a bid on A, then the list of bids names its holder.
+    let Phase::Bidding { seat } = state.phase else {
+        panic!("bidding")
+    };
+    let bidder = usize::from(seat);
+    let after = play(&rules, &state, bidder, "bid 1 on A").expect("a bid");
+    let Phase::Bidding { seat: next } = after.phase else {
+        panic!("bidding")
+    };
+    let listing = rules.moves_text(
+        &after,
+        usize::from(next),
+        &pbem::engine::MoveFilter::default(),
+        &names,
+    );
+    assert!(
+        listing.contains(&format!("{}: 1", names[bidder])),
+        "{listing}"
+    );
+    let error = play(&rules, &after, usize::from(next), "bid 1 on A").expect_err("a tie");
+    assert!(error.contains("holds 1 chit;"), "{error}");
+}
+
+/// Issue 18 (T3): every board of every area size stays within 78 columns, drawing only
+/// the part of an area in use, in bands when it is wider; every area is on every
+/// player's board (the seed's areas are public).
+#[test]
+fn boards_of_every_area_size_stay_within_78_columns() {
+    use pbem::engine::BoardContext;
+    use pbem::games::triangle_auction::Placed;
+    use pbem::grid::triangle::Cell;
+    let areas = (4..=12u8)
+        .map(|side| side.to_string())
+        .chain(["open".to_string()]);
+    for area in areas {
+        let rules = rules_with(&[("area", &area)]);
+        let side = area.parse::<u8>().unwrap_or(61);
+        let mut state = rules
+            .setup(&names(3), &mut DrawStream::for_testing(u64::from(side)))
+            .expect("setup");
+        // Bob's area has a tile on each of its corners and in the middle of the
+        // bottom row: its whole width is in use. In the open area: the furthest
+        // spaces that 40 tiles from its middle (AO41) reach, up, down, left and right.
+        let last = side - 1;
+        let corners = if area == "open" {
+            [
+                Cell::new(21, 1),
+                Cell::new(60, 79),
+                Cell::new(40, 1),
+                Cell::new(40, 79),
+            ]
+        } else {
+            [
+                Cell::new(0, 0),
+                Cell::new(last, 0),
+                Cell::new(last, last),
+                Cell::new(last, 2 * last),
+            ]
+        };
+        state.players[1].area = corners
+            .into_iter()
+            .enumerate()
+            .map(|(k, cell)| Placed {
+                cell,
+                tile: k as u8,
+                rotation: 0,
+            })
+            .collect();
+        state.players[2].area = vec![Placed {
+            cell: Cell::new(last / 2, last / 2),
+            tile: 40,
+            rotation: 1,
+        }];
+        for viewer in [Viewer::Player(0), Viewer::Player(1), Viewer::Public] {
+            let board = rules.board(
+                &state,
+                &BoardContext {
+                    viewer,
+                    names: &names(3),
+                    turn: 4,
+                    last_move: None,
+                },
+            );
+            for line in board.lines() {
+                assert!(line.chars().count() <= 78, "area={area}: {line:?}\n{board}");
+            }
+            for name in ["Ann", "Bob", "Cid"] {
+                assert!(board.contains(&format!("{name}'s area")), "{board}");
+            }
+            // Bob's corners are all drawn: the row letters of his first and last rows.
+            assert!(board.contains("Bob's area (4 tiles placed"), "{board}");
+        }
+    }
 }
 
 /// Complete games through the command line for 3, 4 and 5 players, every move taken
@@ -412,7 +697,10 @@ fn complete_games_by_mail_keep_every_card_face_down_until_its_turn() {
                             sent.to
                         );
                     }
-                    if sent.text.starts_with("card") && sent.mover == owner {
+                    // The mail of a move the referee made at once after it (a forced
+                    // move) is about that move.
+                    let about_another = sent.turn != sent.move_turn;
+                    if sent.text.starts_with("card") && sent.mover == owner && !about_another {
                         // Told that the owner chose, never what (the reader's own line
                         // may show their own card, which can be the same number).
                         assert!(
@@ -458,9 +746,26 @@ const RECORDED: &str = concat!(
     "/tests/fixtures/triangle-auction"
 );
 
+/// The rules data the recorded games were played under: revision 1, as
+/// games/triangle-auction.toml read before revision 2 (the seed's readings of issue 18).
+const REVISION_1_DATA: &str = include_str!("../fixtures/triangle-auction/revision-1.toml");
+
+/// A game recorded in format 2 under revision 1 of the rules, replayed move by move
+/// through the command line.
+fn replay_revision_1(
+    game: &str,
+    players: &[String],
+    seed: &str,
+    moves: &[(String, String)],
+) -> crate::support::Table {
+    crate::support::replay_recorded_under(game, players, seed, moves, Some(REVISION_1_DATA))
+}
+
 /// Plays random games in process until one ends each way, and writes them down:
 /// `cargo test --test it record_triangle_auction_games -- --ignored`. The recorded
 /// files are the regression test below; regenerate them only when a ruling changes.
+/// The files kept are games of revision 1 (`REVISION_1_DATA`), replayed as such: games
+/// recorded now are of this pbem's revision, and the replay must then use its data.
 #[test]
 #[ignore = "writes the fixtures of recorded games"]
 fn record_triangle_auction_games() {
@@ -536,13 +841,14 @@ fn recorded_games_replay_to_their_recorded_results() {
     let mut files: Vec<_> = std::fs::read_dir(RECORDED)
         .expect("recorded games")
         .map(|e| e.expect("entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
         .collect();
     files.sort();
     assert_eq!(files.len(), 3, "one game for each way a game can end");
     for path in files {
         let recorded: Recorded =
             serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
-        let table = crate::support::replay_recorded_in_format_2(
+        let table = replay_revision_1(
             "triangle-auction",
             &recorded.players,
             &recorded.seed,
@@ -618,7 +924,7 @@ fn the_board_mid_game() {
     let path = format!("{RECORDED}/ending-1.json");
     let recorded: Recorded =
         serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
-    let table = crate::support::replay_recorded_in_format_2(
+    let table = replay_revision_1(
         "triangle-auction",
         &recorded.players,
         &recorded.seed,
@@ -662,6 +968,8 @@ impl InProcess {
             seed: Some(seed.clone()),
             // The recorded games were recorded in format 2.
             format: Some(pbem::engine::file::Version::V2),
+            // ... under revision 1 of the rules.
+            rules_data: Some(REVISION_1_DATA.to_string()),
             ..NewGame::default()
         };
         let mut game = Game::<TriangleAuction>::create(request, &keyring).expect("create");
@@ -879,7 +1187,7 @@ fn a_card_is_named_only_to_its_owner_until_it_opens() {
 #[test]
 fn the_command_line_shows_each_turns_report_to_its_readers() {
     let recorded = recorded(1);
-    let table = crate::support::replay_recorded_in_format_2(
+    let table = replay_revision_1(
         "triangle-auction",
         &recorded.players,
         &recorded.seed,
@@ -931,7 +1239,7 @@ fn the_command_line_shows_each_turns_report_to_its_readers() {
     assert!(text.contains("  Unclaimed, discarded: D:RPG\n"), "{text}");
 
     // The log replays with the seed only once it is revealed: at the end.
-    let finished = crate::support::replay_recorded_in_format_2(
+    let finished = replay_revision_1(
         "triangle-auction",
         &recorded.players,
         &recorded.seed,
@@ -969,7 +1277,7 @@ fn readable_moves_are_grouped_by_phase_and_narrowed_by_filters() {
             at: at.map(str::to_string),
             tile: tile.map(str::to_string),
         };
-        let listing = rules.moves_text(&game.state(turn), seat, &filter, &[]);
+        let listing = rules.moves_text(&game.state(turn), seat, &filter, &recorded.players);
         for line in listing.lines() {
             assert!(line.len() <= 78, "too wide: {line:?}");
         }
@@ -1032,7 +1340,7 @@ fn readable_moves_are_grouped_by_phase_and_narrowed_by_filters() {
         "{bids}"
     );
     assert!(
-        bids.contains("  A BG-  held: 1   2 chits   at 1 space\n"),
+        bids.contains("  A BG-  Bob: 1    2 chits   at 1 space\n"),
         "{bids}"
     );
     assert!(
@@ -1063,7 +1371,7 @@ fn readable_moves_are_grouped_by_phase_and_narrowed_by_filters() {
         "{at_g10}"
     );
     assert!(
-        at_g10.contains("  A BG-  held: 1   2 chits   not at G10\n"),
+        at_g10.contains("  A BG-  Bob: 1    2 chits   not at G10\n"),
         "{at_g10}"
     );
     let none = text(44, 0, None, Some("RRR"));
@@ -1229,7 +1537,7 @@ fn the_end_of_each_recorded_game_breaks_every_score_down() {
 #[test]
 fn the_board_marks_the_last_move() {
     let recorded = recorded(1);
-    let table = crate::support::replay_recorded_in_format_2(
+    let table = replay_revision_1(
         "triangle-auction",
         &recorded.players,
         &recorded.seed,
@@ -1268,11 +1576,23 @@ fn the_board_marks_the_last_move() {
     assert_eq!(row_g[0].matches("\\**/").count(), 2, "{}", row_g[0]);
     assert!(area.contains("/11\\"), "{area}");
     insta::assert_snapshot!("the_board_after_a_placement", ann);
+    // Bob's board shows Ann's area too (T19), marked alike; his own is not.
     let bob = board_at("Bob", 49);
-    assert!(bob.contains("\nLast move, turn 49: Ann: place A at G12 r1; place B at G10 r0\n"));
+    assert!(
+        bob.contains(
+            "\nLast move, turn 49: Ann: place A at G12 r1; place B at G10 r0 (** in the area)\n"
+        ),
+        "{bob}"
+    );
     let bobs_area = bob.split("Bob's area").nth(1).expect("Bob's area");
     let bobs_area = bobs_area.split("\n\n").next().unwrap_or_default();
     assert!(!bobs_area.contains("**"), "{bob}");
+    let anns_area = bob
+        .split("Ann's area")
+        .nth(1)
+        .expect("Ann's area on Bob's board");
+    let anns_area = anns_area.split("\n\n").next().unwrap_or_default();
+    assert_eq!(anns_area.matches("**").count(), 2, "{bob}");
     // Turn 45: a bid; its tiles are starred in the offer.
     let bid = board_at("Cid", 45);
     assert!(bid.contains(" *A:BG- (Ann 2) *B:RYP (Ann 3)"), "{bid}");
@@ -1298,17 +1618,22 @@ fn mail_notices_carry_each_turns_report_to_its_readers() {
     let names = ["Ann", "Bob", "Cid", "Dee"];
     let mut told = 0;
     let mut kept = 0;
+    let mut forced = 0;
     crate::support::play_by_mail("triangle-auction", &names, &"5e".repeat(32), 23, |sent| {
         if sent.subject.contains("Reminder") {
             return;
         }
-        let turn = sent.after["turn"].as_u64().expect("turn");
         let reader = names
             .iter()
             .find(|name| sent.to.starts_with(&name.to_ascii_lowercase()))
             .expect("a player's mail");
-        let report = |viewer: &str| sent.report_as(viewer, turn);
         let body = squeezed(sent.body);
+        let turn = sent.turn;
+        if turn > sent.move_turn {
+            // The mail of a move the referee made at once after the player's.
+            forced += 1;
+        }
+        let report = |viewer: &str| sent.report_as(viewer, turn);
         let seen = report(reader);
         assert!(!seen.is_empty(), "turn {turn}: every turn says what it did");
         for line in &seen {
@@ -1334,6 +1659,7 @@ fn mail_notices_carry_each_turns_report_to_its_readers() {
         }
     });
     assert!(told > 0 && kept > 0, "{told} lines told, {kept} kept back");
+    assert!(forced > 0, "the referee made forced moves at once");
 }
 
 // --- One move, one record ----------------------------------------------------------
@@ -1354,7 +1680,7 @@ fn two_orders_of_one_placing_turn_are_recorded_and_drawn_alike() {
     let orders = [text.as_str(), "place G at H10 r2; place E at F9 r2"];
     let mut records = Vec::new();
     for order in orders {
-        let table = crate::support::replay_recorded_in_format_2(
+        let table = replay_revision_1(
             "triangle-auction",
             &recorded.players,
             &recorded.seed,

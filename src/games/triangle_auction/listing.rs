@@ -12,7 +12,7 @@ use super::state::{Phase, State};
 use super::TriangleAuction;
 use crate::engine::rules::{MoveFilter, Rules, Seat};
 use crate::grid::canvas::wrap_words as wrapped;
-use crate::grid::triangle::{rotated, Cell, Outlets};
+use crate::grid::triangle::{rotated, row_name, Cell, Outlets};
 
 /// How many placements the list of one tile shows one per line.
 const PLACEMENTS_SHOWN: usize = 16;
@@ -73,7 +73,7 @@ impl TriangleAuction {
 
     /// What the spaces of the area and the tiles are called, for a filter not read.
     fn what_is_accepted(&self, state: &State) -> String {
-        let last_row = char::from(b'A' + self.side - 1);
+        let last_row = row_name(self.side - 1);
         let last = letter(u8::try_from(state.offer.len().max(1) - 1).unwrap_or(0));
         format!(
             "A space is a row letter and a number, A1 to {last_row}{}; a tile is\n\
@@ -85,7 +85,13 @@ impl TriangleAuction {
     }
 
     /// `Rules::moves_text`.
-    pub(crate) fn moves_listing(&self, state: &State, seat: Seat, filter: &MoveFilter) -> String {
+    pub(crate) fn moves_listing(
+        &self,
+        state: &State,
+        seat: Seat,
+        filter: &MoveFilter,
+        names: &[String],
+    ) -> String {
         if state.phase == Phase::Over {
             return "The game is over: there are no moves.\n".into();
         }
@@ -119,7 +125,7 @@ impl TriangleAuction {
         }
         match state.phase {
             Phase::Cards => self.card_listing(state, seat, &wish),
-            Phase::Bidding { .. } => self.bid_listing(state, seat, &wish),
+            Phase::Bidding { .. } => self.bid_listing(state, seat, &wish, names),
             Phase::Placing => self.place_listing(state, seat, &wish),
             Phase::Over => String::new(),
         }
@@ -184,7 +190,7 @@ impl TriangleAuction {
 
     /// Every tile of the offer with what claiming it takes and where it would fit,
     /// or, for one tile, every bid on it.
-    fn bid_listing(&self, state: &State, seat: Seat, wish: &Wish) -> String {
+    fn bid_listing(&self, state: &State, seat: Seat, wish: &Wish, names: &[String]) -> String {
         let player = &state.players[seat];
         let hand = self.hand_to_bid(state, seat);
         let area = self.area_map(&player.area);
@@ -236,7 +242,11 @@ impl TriangleAuction {
             let holder = match slot.bid {
                 None => "free".to_string(),
                 Some(bid) if usize::from(bid.seat) == seat => format!("yours: {}", bid.chits),
-                Some(bid) => format!("held: {}", bid.chits),
+                Some(bid) => format!(
+                    "{}: {}",
+                    names.get(usize::from(bid.seat)).map_or("?", String::as_str),
+                    bid.chits
+                ),
             };
             let cost = self.claim_cost(state, seat, index);
             let claim = match cost {
@@ -401,10 +411,18 @@ impl TriangleAuction {
         };
         if wish.tiles.is_none() && wish.space.is_none() {
             let _ = writeln!(out, "To place: {}.", and_list(&mine));
-            out.push_str(
+            out.push_str(if self.dead_ends {
                 "Place each where one of its roads meets a road of its colour and every\n\
-                 outlet meets one of its colour; discard only a tile that fits nowhere.\n",
-            );
+                 road that meets another meets one of its colour.\n"
+            } else {
+                "Place each where one of its roads meets a road of its colour and every\n\
+                 outlet meets one of its colour.\n"
+            });
+            out.push_str(if self.discards_in_any_order {
+                "Discard only a tile that fits nowhere, even after your other tiles.\n"
+            } else {
+                "Discard only a tile that fits nowhere.\n"
+            });
             if let Some(example) = self.example(state, seat) {
                 let _ = writeln!(
                     out,
@@ -413,10 +431,22 @@ impl TriangleAuction {
                 );
             }
             if area.is_empty() {
-                out.push_str(
-                    "Your area is empty: the first tile you place goes on any space, any\n\
-                     turn; every later one must join its road.\n",
-                );
+                match self.start {
+                    Some(start) => {
+                        let _ = writeln!(
+                            out,
+                            "Your area is empty: the first tile you place goes on {}, the\n\
+                             middle of an area no road can ever leave, any turn; every later\n\
+                             one must join its road.",
+                            start.name()
+                        );
+                    }
+                    None => out.push_str(
+                        "Your area is empty: the first tile you place goes on any space, any\n\
+                         turn; every later one must join its road. A road that leaves across\n\
+                         the area's border can never go on: the middle leaves the most room.\n",
+                    ),
+                }
             }
         }
         if wish.card.is_some() {
@@ -427,7 +457,13 @@ impl TriangleAuction {
         } else {
             for index in won {
                 let tile = state.offer[usize::from(index)].tile;
-                out.push_str(&self.tile_places(state, &area, index, tile, wish.tiles.is_some()));
+                out.push_str(&self.tile_places(
+                    state,
+                    &area,
+                    (index, tile),
+                    &state.players[seat].won,
+                    wish.tiles.is_some(),
+                ));
             }
         }
         if wish.tiles.is_none() && wish.space.is_none() {
@@ -442,8 +478,8 @@ impl TriangleAuction {
         &self,
         state: &State,
         area: &BTreeMap<Cell, Outlets>,
-        index: u8,
-        tile: u8,
+        (index, tile): (u8, u8),
+        held: &[u8],
         full: bool,
     ) -> String {
         let what = self.offer_tile(&state.offer, index);
@@ -452,11 +488,33 @@ impl TriangleAuction {
             let centre = self
                 .best_placement(area, tile)
                 .map_or_else(|| "G7".to_string(), |(cell, _)| cell.name());
+            if self.start.is_some() {
+                return format!(
+                    "{what}: at {centre}, any turn, e.g. `place {id} at {centre} r0`\n"
+                );
+            }
             return format!("{what}: any space, any turn, e.g. `place {id} at {centre} r0`\n");
         }
         let fits = self.placements(area, tile);
         if fits.is_empty() {
-            return format!("{what} fits nowhere now: `discard {id}`\n");
+            return match self.discard_block(state, area, index, held) {
+                Some(block) => {
+                    let first: Vec<String> = block
+                        .first
+                        .iter()
+                        .map(|&(other, cell, rotation)| {
+                            format!("place {} at {} r{rotation}", letter(other), cell.name())
+                        })
+                        .collect();
+                    format!(
+                        "{what} fits nowhere now, but after `{}` it fits at {} r{}: keep it\n",
+                        first.join("; "),
+                        block.cell.name(),
+                        block.rotation
+                    )
+                }
+                None => format!("{what} fits nowhere now: `discard {id}`\n"),
+            };
         }
         if !full {
             let spaces = self.spaces_text(area, tile);

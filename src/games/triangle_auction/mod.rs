@@ -17,6 +17,8 @@ mod view;
 
 use serde::Deserialize;
 
+use crate::grid::triangle::Cell;
+
 use crate::engine::rules::{
     BoardContext, Chance, Deadline, GameEnd, GameView, LegalMove, MoveFilter, Options, ReportLine,
     RoundLabel, RuleError, Rules, Seat, Viewer,
@@ -26,8 +28,17 @@ pub use moves::{Move, Step};
 pub use state::{Bid, Offer, Phase, Placed, Player, State};
 pub use tiles::{tile_set, Tile};
 
-/// The revision of the rules this pbem plays (games/triangle-auction.toml `revision`).
-const RULES_REVISION: u32 = 1;
+/// The revision of the rules this pbem starts new games under
+/// (games/triangle-auction.toml `revision`). Revision 2 follows the seed where
+/// revision 1 ruled otherwise (docs/rules/triangle-auction.md, issue 18): no cap on a
+/// colour's count, roads may end at a tile's edge, a tile may be discarded only when
+/// no order of the player's other tiles lets it fit. Games of revision 1 still replay
+/// and play on under revision 1's rules: each reading is an option, and an option
+/// missing from a revision-1 genesis takes revision 1's meaning.
+const RULES_REVISION: u32 = 2;
+
+/// The oldest revision this pbem still plays.
+const FIRST_REVISION: u32 = 1;
 
 #[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -44,7 +55,18 @@ struct Data {
     options: Options,
 }
 
-const KNOWN_OPTIONS: [&str; 5] = ["area", "passing", "unclaimed", "dead_ends", "track_cap"];
+const KNOWN_OPTIONS: [&str; 6] = [
+    "area",
+    "passing",
+    "unclaimed",
+    "dead_ends",
+    "track_cap",
+    "discards",
+];
+
+/// What an option that revision 1's data did not have means in a game of revision 1:
+/// what revision 1 did.
+const REVISION_1_MEANINGS: [(&str, &str); 1] = [("discards", "now")];
 
 /// The rules of one game: the data and the options chosen.
 #[derive(Debug, Clone)]
@@ -59,10 +81,18 @@ pub struct TriangleAuction {
     /// The spaces from which a player scores their 4th, 3rd, 2nd and best colour.
     pub(crate) improvement_steps: Vec<u8>,
     pub(crate) side: u8,
+    /// With `area=open`, the space every first tile goes on, the middle of an area
+    /// whose border no placement can reach (T3); None where a first tile goes on any
+    /// space (`area=N`).
+    pub(crate) start: Option<Cell>,
     pub(crate) passing: bool,
     pub(crate) return_unclaimed: bool,
     pub(crate) dead_ends: bool,
     pub(crate) track_cap: Option<u8>,
+    /// Whether a tile may be discarded only when no order of the player's other tiles
+    /// still to place lets it fit (the seed's reading, T12); otherwise when it fits
+    /// nowhere at that point of the turn (revision 1).
+    pub(crate) discards_in_any_order: bool,
     options: Options,
 }
 
@@ -71,6 +101,31 @@ fn data_error(problem: impl Into<String>) -> RuleError {
         problem,
         "rules data as games/triangle-auction.toml writes it",
     )
+}
+
+/// The most steps from a first tile that an open area must hold: the most tiles a
+/// player can place, one per chit in hand each round, are a chain of that many.
+/// Spaces up to 99 in a row keep every number drawn within two columns.
+const OPEN_REACH_LIMIT: u16 = 48;
+
+/// The side of an open area and its first tile's space (T3): an up space with every
+/// space within `reach` steps (tiles won at most: a chain of them from the first,
+/// and the neighbours each is checked against) inside the area, `reach` rows above
+/// it (two steps a row), and half as many below (one step a row) and to each side.
+fn open_area(rounds: u8, chits_in_hand: u8) -> Result<(u8, Cell), RuleError> {
+    let reach = u16::from(rounds) * u16::from(chits_in_hand);
+    if reach > OPEN_REACH_LIMIT {
+        return Err(data_error(format!(
+            "an open area for {reach} tiles is too large to name and draw (at most {OPEN_REACH_LIMIT})"
+        )));
+    }
+    // An up space sits on an even index; its row holds it in the middle.
+    let row = reach + reach % 2;
+    let side = row + reach.div_ceil(2) + 1;
+    let (Ok(row), Ok(side)) = (u8::try_from(row), u8::try_from(side)) else {
+        return Err(data_error("an open area too large"));
+    };
+    Ok((side, Cell::new(row, row)))
 }
 
 fn choice<'a>(options: &'a Options, key: &str, allowed: &[&str]) -> Result<&'a str, RuleError> {
@@ -94,6 +149,39 @@ impl TriangleAuction {
     pub fn offer_size(players: usize) -> usize {
         2 * players + 1
     }
+
+    /// What the tiles of the offer may be called in a move: their letters, and their
+    /// colours for the tiles of `only` (every tile of the offer when None).
+    pub(crate) fn tile_words(&self, state: &State, only: Option<&[u8]>) -> moves::TileWords {
+        let codes = state
+            .offer
+            .iter()
+            .enumerate()
+            .map(|(index, offer)| {
+                let named = only.is_none_or(|only| {
+                    u8::try_from(index).is_ok_and(|index| only.contains(&index))
+                });
+                let Some(design) = self.tiles.get(usize::from(offer.tile)).filter(|_| named) else {
+                    return Vec::new();
+                };
+                (0..3)
+                    .map(|turn| {
+                        Tile {
+                            outlets: crate::grid::triangle::rotated(design.outlets, turn),
+                        }
+                        .code(&self.letters)
+                    })
+                    .collect()
+            })
+            .collect();
+        let colours = self
+            .colour_names
+            .iter()
+            .map(|name| name.to_ascii_lowercase())
+            .zip(self.letters.iter().copied())
+            .collect();
+        moves::TileWords { codes, colours }
+    }
 }
 
 impl Rules for TriangleAuction {
@@ -107,14 +195,16 @@ impl Rules for TriangleAuction {
     fn from_data(data: &str, options: &Options) -> Result<Self, RuleError> {
         let data: Data =
             toml::from_str(data).map_err(|e| data_error(format!("bad rules data: {e}")))?;
-        crate::engine::rules::check_revision(Self::NAME, data.revision, RULES_REVISION)?;
+        if !(FIRST_REVISION..=RULES_REVISION).contains(&data.revision) {
+            crate::engine::rules::check_revision(Self::NAME, data.revision, RULES_REVISION)?;
+        }
         if let Some(unknown) = options
             .keys()
             .find(|k| !KNOWN_OPTIONS.contains(&k.as_str()))
         {
             return Err(RuleError::new(
                 format!("triangle-auction has no option `{unknown}`"),
-                "the options area (4 to 12), passing (no or yes), unclaimed (discard or return), dead_ends (forbidden or allowed) and track_cap (10 or none), e.g. `--option passing=yes`",
+                "the options area (open, or 4 to 12), passing (no or yes), unclaimed (discard or return), dead_ends (allowed or forbidden), track_cap (none or 10) and discards (any_order or now), e.g. `--option passing=yes`",
             ));
         }
         let mut effective = data.options.clone();
@@ -130,11 +220,15 @@ impl Rules for TriangleAuction {
             return Err(data_error("the game has five colours"));
         }
         let area = effective.get("area").map_or("", String::as_str);
-        let side = match area.parse::<u8>() {
-            Ok(side @ 4..=12) => side,
+        let (side, start) = match area.parse::<u8>() {
+            Ok(side @ 4..=12) => (side, None),
+            _ if area == "open" => {
+                let (side, start) = open_area(data.rounds, data.chits_in_hand)?;
+                (side, Some(start))
+            }
             _ => return Err(RuleError::new(
                 format!("area `{area}` is not a size"),
-                "the side of each player's triangular area, 4 to 12 tiles, e.g. `--option area=9`",
+                "`open` (no border ever in the way) or the side of each player's triangular area, 4 to 12 tiles, e.g. `--option area=9`",
             )),
         };
         let passing = choice(&effective, "passing", &["no", "yes"])? == "yes";
@@ -144,6 +238,18 @@ impl Rules for TriangleAuction {
             "10" => Some(10),
             _ => None,
         };
+        // An option revision 1's data lacks means what revision 1 did; it stays out of
+        // the options recorded (genesis, whose hash keys a format-2 game's setup draws).
+        let mut reading = effective.clone();
+        if data.revision == 1 {
+            for (key, meaning) in REVISION_1_MEANINGS {
+                reading
+                    .entry(key.to_string())
+                    .or_insert_with(|| meaning.to_string());
+            }
+        }
+        let discards_in_any_order =
+            choice(&reading, "discards", &["any_order", "now"])? == "any_order";
         if data.improvement_steps.len() != 4 {
             return Err(data_error("improvement_steps lists four spaces"));
         }
@@ -161,10 +267,12 @@ impl Rules for TriangleAuction {
             improvement_track: data.improvement_track,
             improvement_steps: data.improvement_steps,
             side,
+            start,
             passing,
             return_unclaimed,
             dead_ends,
             track_cap,
+            discards_in_any_order,
             options: effective,
         })
     }
@@ -215,10 +323,12 @@ impl Rules for TriangleAuction {
                 .map(Move::Card)
                 .map_err(with_example),
             Phase::Bidding { .. } => {
-                moves::parse_bid(text, state.offer.len()).map_err(with_example)
+                moves::parse_bid(text, &self.tile_words(state, None)).map_err(with_example)
             }
             Phase::Placing => {
-                moves::parse_place(text, state.offer.len(), self.side).map_err(with_example)
+                let won = state.players.get(seat).map_or(&[][..], |p| &p.won[..]);
+                moves::parse_place(text, &self.tile_words(state, Some(won)), self.side)
+                    .map_err(with_example)
             }
             Phase::Over => Err(RuleError::new("the game is over", "no more moves")),
         }
@@ -273,6 +383,10 @@ impl Rules for TriangleAuction {
             Deadline::Skip => self.fallback(state, seat),
             Deadline::Forfeit => None,
         }
+    }
+
+    fn forced_move(&self, state: &State, seat: Seat) -> Option<Move> {
+        self.forced(state, seat)
     }
 
     fn sample_move(&self, state: &State, seat: Seat, rng: &mut dyn Chance) -> Option<Move> {
@@ -358,9 +472,9 @@ impl Rules for TriangleAuction {
         state: &State,
         seat: Seat,
         filter: &MoveFilter,
-        _names: &[String],
+        names: &[String],
     ) -> String {
-        self.moves_listing(state, seat, filter)
+        self.moves_listing(state, seat, filter, names)
     }
 
     fn game_end(&self, state: &State, names: &[String]) -> GameEnd {
@@ -377,6 +491,89 @@ impl Rules for TriangleAuction {
 mod tests {
     use super::*;
     use crate::engine::rules::{page_section, MOVES_HEADING, SUMMARY_HEADING};
+
+    /// A game started under revision 1 keeps revision 1's rules (capped colours, no
+    /// dead ends, a discard whenever the tile fits nowhere at that point), and the
+    /// options its genesis records stay exactly those it recorded then (their hash keys
+    /// a format-2 game's setup draws); a new game gets the seed's readings.
+    #[test]
+    fn each_revision_plays_its_own_rules() {
+        let old = TriangleAuction::from_data(
+            include_str!("../../../tests/fixtures/triangle-auction/revision-1.toml"),
+            &Options::new(),
+        )
+        .expect("revision 1 data");
+        assert_eq!(old.track_cap, Some(10));
+        assert!(!old.dead_ends);
+        assert!(!old.discards_in_any_order);
+        assert_eq!(old.start, None, "revision 1 areas are bounded, side 9");
+        assert_eq!(old.side, 9);
+        assert!(!old.options().contains_key("discards"));
+        let new = TriangleAuction::from_data(TriangleAuction::DEFAULT_DATA, &Options::new())
+            .expect("built-in data");
+        assert_eq!(new.track_cap, None);
+        assert!(new.dead_ends);
+        assert!(new.discards_in_any_order);
+        assert!(new.start.is_some());
+        assert_eq!(
+            new.options().get("discards").map(String::as_str),
+            Some("any_order")
+        );
+        let future = TriangleAuction::DEFAULT_DATA.replace("revision = 2", "revision = 3");
+        assert!(TriangleAuction::from_data(&future, &Options::new()).is_err());
+    }
+
+    /// The open area (T3, the default): every space a chain of the most tiles a
+    /// player can win reaches from its first, on the middle space, has all three
+    /// neighbours, so its border never decides a placement; and a first tile goes
+    /// there only, while `area=9` still takes one anywhere.
+    #[test]
+    fn an_open_area_has_no_border_within_reach() {
+        let rules = TriangleAuction::from_data(TriangleAuction::DEFAULT_DATA, &Options::new())
+            .expect("built-in data");
+        let start = rules.start.expect("the default area is open");
+        assert_eq!(start.name(), "AO41");
+        let reach = usize::from(rules.rounds) * usize::from(rules.chits_in_hand);
+        assert_eq!(reach, 40);
+        // Tiles 1 to 40 lie at most 39 steps from the first: each is checked against
+        // its three neighbours.
+        let mut frontier = vec![start];
+        let mut seen = std::collections::BTreeSet::from([start]);
+        for _ in 0..reach {
+            let mut next = Vec::new();
+            for cell in &frontier {
+                for edge in 0..3 {
+                    let (other, _) = cell
+                        .neighbour(edge, rules.side)
+                        .unwrap_or_else(|| panic!("{} meets the border", cell.name()));
+                    if seen.insert(other) {
+                        next.push(other);
+                    }
+                }
+            }
+            frontier = next;
+        }
+        // Every name drawn within reach fits two columns.
+        assert!(seen.iter().all(|cell| cell.index < 99));
+        let area = std::collections::BTreeMap::new();
+        for tile in [0, 40, 89] {
+            let placements = rules.placements(&area, tile);
+            assert_eq!(placements.len(), 3);
+            assert!(placements.iter().all(|&(cell, _)| cell == start));
+        }
+        let bounded = TriangleAuction::from_data(
+            TriangleAuction::DEFAULT_DATA,
+            &Options::from([("area".to_string(), "9".to_string())]),
+        )
+        .expect("area=9");
+        assert_eq!(bounded.start, None);
+        assert_eq!(bounded.placements(&area, 0).len(), 81 * 3);
+        let unknown = TriangleAuction::from_data(
+            TriangleAuction::DEFAULT_DATA,
+            &Options::from([("area".to_string(), "huge".to_string())]),
+        );
+        assert!(unknown.is_err());
+    }
 
     /// The two sections every welcome quotes read as mail: present, plain (no bold,
     /// no tables), within 78 columns, and the move language gives every action.
@@ -411,8 +608,8 @@ mod tests {
         for example in examples {
             let read = match example.split(' ').next() {
                 Some("card") => moves::parse_card(example, rules.highest_card).map(Move::Card),
-                Some("bid") => moves::parse_bid(example, 7),
-                _ => moves::parse_place(example, 7, rules.side),
+                Some("bid") => moves::parse_bid(example, &moves::TileWords::letters(7)),
+                _ => moves::parse_place(example, &moves::TileWords::letters(7), rules.side),
             };
             assert!(read.is_ok(), "{example}: {read:?}");
         }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::json;
 
 use super::moves::{letter, Move, Step};
+use super::report::plural;
 use super::state::{Bid, Offer, Phase, Placed, Player, State};
 use super::TriangleAuction;
 use crate::engine::rules::{Chance, LegalMove, RuleError, Seat, Visibility};
@@ -24,6 +25,58 @@ pub struct Score {
     /// Areas enclosed by roads.
     pub enclosed: usize,
     pub total: i64,
+}
+
+/// Why a tile may not be discarded: it fits on `cell` turned `rotation`, now (`first`
+/// empty) or once the player's other tiles `first` (offer index, space, turn) are
+/// placed in that order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DiscardBlock {
+    pub first: Vec<(u8, Cell, u8)>,
+    pub cell: Cell,
+    pub rotation: u8,
+}
+
+/// At most how few steps from space to neighbouring space lead from `from` to `to` in
+/// the triangular lattice, as a lower bound: a step along a row changes `index - row`
+/// by one; a step across a bottom or top edge changes the row, and two such steps the
+/// same way need a step along a row between them.
+fn steps_at_least(from: Cell, to: Cell) -> usize {
+    let across = |cell: Cell| i32::from(cell.index) - i32::from(cell.row);
+    let along = (across(from) - across(to)).unsigned_abs() as usize;
+    let rows = (i32::from(from.row) - i32::from(to.row)).unsigned_abs() as usize;
+    along.max((2 * rows).saturating_sub(1))
+}
+
+/// The refusal of a discard of offer tile `index`, which `block` says how to place.
+fn discard_refusal(index: u8, block: &DiscardBlock) -> RuleError {
+    let id = letter(index);
+    let last = format!("place {id} at {} r{}", block.cell.name(), block.rotation);
+    if block.first.is_empty() {
+        return RuleError::new(
+            format!("tile {id} can still be placed, so it may not be discarded"),
+            format!("place it, e.g. `{last}`"),
+        );
+    }
+    let first: Vec<String> = block
+        .first
+        .iter()
+        .map(|&(other, cell, rotation)| {
+            format!("place {} at {} r{rotation}", letter(other), cell.name())
+        })
+        .collect();
+    let names: Vec<String> = block
+        .first
+        .iter()
+        .map(|&(other, _, _)| letter(other).to_string())
+        .collect();
+    RuleError::new(
+        format!(
+            "tile {id} fits once you have placed {}, so it may not be discarded (a tile is discarded only when no order of your tiles lets it fit)",
+            names.join(" and ")
+        ),
+        format!("place them, e.g. `{}; {last}`", first.join("; ")),
+    )
 }
 
 /// The longest example move, so that it fits a mail line with its indent.
@@ -165,6 +218,12 @@ impl TriangleAuction {
         if area.contains_key(&cell) {
             return Some(format!("{} is taken", cell.name()));
         }
+        if let Some(start) = self.start.filter(|&start| area.is_empty() && cell != start) {
+            return Some(format!(
+                "a first tile goes on {}, the middle of your open area",
+                start.name()
+            ));
+        }
         let outlets = rotated(
             self.tiles
                 .get(usize::from(tile))
@@ -212,7 +271,10 @@ impl TriangleAuction {
     /// Every (cell, rotation) where `tile` may go in `area`.
     pub(crate) fn placements(&self, area: &BTreeMap<Cell, Outlets>, tile: u8) -> Vec<(Cell, u8)> {
         let spaces: Vec<Cell> = if area.is_empty() {
-            Cell::all(self.side).collect()
+            match self.start {
+                Some(start) => vec![start],
+                None => Cell::all(self.side).collect(),
+            }
         } else {
             // Only spaces next to a placed tile can join the road.
             let mut next: Vec<Cell> = area
@@ -232,6 +294,178 @@ impl TriangleAuction {
                 self.placement_problem(area, tile, cell, rotation).is_none()
             })
             .collect()
+    }
+
+    /// Why the tile of offer index `index` (tile-set `tile`) may not be discarded from
+    /// `area` while the player still holds the offer tiles `held` (it among them, or
+    /// not): None when it may. "Any tiles that a player cannot place are discarded"
+    /// (T12): with `discards=any_order` a tile may not be discarded while some order of
+    /// the player's other tiles still to place, each placed where it fits, lets it fit;
+    /// with `discards=now` only while it fits now.
+    pub(crate) fn discard_block(
+        &self,
+        state: &State,
+        area: &BTreeMap<Cell, Outlets>,
+        index: u8,
+        held: &[u8],
+    ) -> Option<DiscardBlock> {
+        let tile = state.offer.get(usize::from(index))?.tile;
+        if let Some(&(cell, rotation)) = self.placements(area, tile).first() {
+            return Some(DiscardBlock {
+                first: Vec::new(),
+                cell,
+                rotation,
+            });
+        }
+        if !self.discards_in_any_order {
+            return None;
+        }
+        let others: Vec<(u8, u8)> = held
+            .iter()
+            .filter(|&&other| other != index)
+            .filter_map(|&other| Some((other, state.offer.get(usize::from(other))?.tile)))
+            .collect();
+        // Where the tile could go once a tile of the player's joins it: empty spaces
+        // whose placed neighbours it meets without a clash in some turn. A space where
+        // it also met a road of a placed tile would be a place it fits now.
+        // In an open area only spaces the player's tiles can reach are worth trying
+        // (the rest can never be joined); a bounded area tries them all, as it did.
+        let candidates: Vec<Cell> = match self.start {
+            Some(_) => self.within_steps(area, others.len() + 1),
+            None => Cell::all(self.side).collect(),
+        };
+        let targets: Vec<Cell> = candidates
+            .into_iter()
+            .filter(|cell| !area.contains_key(cell))
+            .filter(|&cell| {
+                (0..3).any(|rotation| self.clash_free(area, tile, cell, rotation))
+                    && (0..3).any(|edge| {
+                        cell.neighbour(edge, self.side)
+                            .is_some_and(|(next, _)| !area.contains_key(&next))
+                    })
+            })
+            .collect();
+        if targets.is_empty() || others.is_empty() {
+            return None;
+        }
+        let mut area = area.clone();
+        let mut chain = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        self.fits_after(&mut area, tile, &others, &targets, &mut chain, &mut seen)
+    }
+
+    /// The empty spaces at most `steps` steps from a placed tile, in order.
+    fn within_steps(&self, area: &BTreeMap<Cell, Outlets>, steps: usize) -> Vec<Cell> {
+        let mut reached: std::collections::BTreeSet<Cell> = std::collections::BTreeSet::new();
+        let mut frontier: Vec<Cell> = area.keys().copied().collect();
+        for _ in 0..steps {
+            let next: Vec<Cell> = frontier
+                .iter()
+                .flat_map(|cell| (0..3).filter_map(|e| cell.neighbour(e, self.side)))
+                .map(|(cell, _)| cell)
+                .filter(|cell| !area.contains_key(cell) && reached.insert(*cell))
+                .collect();
+            frontier = next;
+        }
+        reached.into_iter().collect()
+    }
+
+    /// Whether `tile` on `cell` turned `rotation` meets every placed neighbour without
+    /// a clash (a road meeting another colour, or a dead end where they are
+    /// forbidden), joined to the road or not.
+    fn clash_free(
+        &self,
+        area: &BTreeMap<Cell, Outlets>,
+        tile: u8,
+        cell: Cell,
+        rotation: u8,
+    ) -> bool {
+        let outlets = rotated(
+            self.tiles
+                .get(usize::from(tile))
+                .map_or([None; 3], |t| t.outlets),
+            rotation,
+        );
+        (0..3u8).all(|edge| {
+            let Some((other, across)) = cell.neighbour(edge, self.side) else {
+                return true;
+            };
+            let Some(theirs) = area.get(&other) else {
+                return true;
+            };
+            match (outlets[usize::from(edge)], theirs[usize::from(across)]) {
+                (Some(a), Some(b)) => a == b,
+                (Some(_), None) | (None, Some(_)) => self.dead_ends,
+                (None, None) => true,
+            }
+        })
+    }
+
+    /// Depth first: places the `others` (offer index, tile), one at a time, each where
+    /// it fits, until `tile` fits on one of the `targets`; the placements in order and
+    /// where it then fits, or None when no order of them lets it fit. A tile is placed
+    /// only where a chain of the tiles left could still reach a target (a lower bound
+    /// of the steps between spaces), and a set of placements is tried once whatever
+    /// the order that reached it (`seen`).
+    fn fits_after(
+        &self,
+        area: &mut BTreeMap<Cell, Outlets>,
+        tile: u8,
+        others: &[(u8, u8)],
+        targets: &[Cell],
+        chain: &mut Vec<(u8, Cell, u8)>,
+        seen: &mut std::collections::BTreeSet<Vec<(u8, Cell, u8)>>,
+    ) -> Option<DiscardBlock> {
+        for (position, &(index, other)) in others.iter().enumerate() {
+            let rest: Vec<(u8, u8)> = others
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != position)
+                .map(|(_, &o)| o)
+                .collect();
+            let reach = rest.len() + 1;
+            for (cell, rotation) in self.placements(area, other) {
+                if !targets
+                    .iter()
+                    .any(|&target| steps_at_least(cell, target) <= reach)
+                {
+                    continue;
+                }
+                chain.push((index, cell, rotation));
+                let mut key = chain.clone();
+                key.sort_unstable();
+                if seen.insert(key) {
+                    let placed = Placed {
+                        cell,
+                        tile: other,
+                        rotation,
+                    };
+                    area.insert(cell, self.placed_outlets(&placed));
+                    // Only a space next to the tile just placed can have become one
+                    // where `tile` fits.
+                    let fits = (0..3).find_map(|edge| {
+                        let (next, _) = cell.neighbour(edge, self.side)?;
+                        (0..3)
+                            .find(|&r| self.placement_problem(area, tile, next, r).is_none())
+                            .map(|r| (next, r))
+                    });
+                    let found = match fits {
+                        Some((at, turned)) => Some(DiscardBlock {
+                            first: chain.clone(),
+                            cell: at,
+                            rotation: turned,
+                        }),
+                        None => self.fits_after(area, tile, &rest, targets, chain, seen),
+                    };
+                    area.remove(&cell);
+                    if found.is_some() {
+                        return found;
+                    }
+                }
+                chain.pop();
+            }
+        }
+        None
     }
 
     /// A placing turn as the record keeps it (T18): at most one step per tile won, in
@@ -274,8 +508,12 @@ impl TriangleAuction {
         }
         let area = self.area_map(&player.area);
         let mut written = area.clone();
+        let mut held = won.clone();
         let accepted = steps.iter().all(|step| {
-            won.contains(&step.tile()) && self.try_step(state, &mut written, step).is_some()
+            let known = held.contains(&step.tile())
+                && self.try_step(state, &mut written, &held, step).is_some();
+            held.retain(|&w| w != step.tile());
+            known
         });
         if !accepted {
             // `apply` refuses the turn as written, and says why in its words.
@@ -283,7 +521,8 @@ impl TriangleAuction {
         }
         let alike = self.copies_in_order(state, &steps);
         Ok(Move::Place(
-            self.first_legal_order(state, area, &alike).unwrap_or(steps),
+            self.first_legal_order(state, seat, area, &alike)
+                .unwrap_or(steps),
         ))
     }
 
@@ -294,6 +533,7 @@ impl TriangleAuction {
         &self,
         state: &State,
         area: &mut BTreeMap<Cell, Outlets>,
+        held: &[u8],
         step: &Step,
     ) -> Option<Option<Cell>> {
         let tile = state.offer.get(usize::from(step.tile()))?.tile;
@@ -310,7 +550,10 @@ impl TriangleAuction {
                 area.insert(cell, self.placed_outlets(&placed));
                 Some(Some(cell))
             }
-            Step::Discard { .. } => self.placements(area, tile).is_empty().then_some(None),
+            Step::Discard { tile: index } => self
+                .discard_block(state, area, index, held)
+                .is_none()
+                .then_some(None),
         }
     }
 
@@ -363,6 +606,7 @@ impl TriangleAuction {
     fn first_legal_order(
         &self,
         state: &State,
+        seat: Seat,
         mut area: BTreeMap<Cell, Outlets>,
         steps: &[Step],
     ) -> Option<Vec<Step>> {
@@ -374,16 +618,18 @@ impl TriangleAuction {
         by_letter.sort_by_key(|s| s.tile());
         let mut order = Vec::new();
         let mut dead = std::collections::BTreeSet::new();
-        self.complete_order(state, &mut area, &by_letter, 0, &mut order, &mut dead)
+        self.complete_order(state, seat, &mut area, &by_letter, 0, &mut order, &mut dead)
             .then_some(order)
     }
 
     /// Depth first, letters in order: extends `order` (the steps of `done`, a set of
     /// bits over `steps`) to every step. The area after a set of steps does not depend
     /// on their order, so a set found to lead nowhere (`dead`) is not tried again.
+    #[allow(clippy::too_many_arguments)]
     fn complete_order(
         &self,
         state: &State,
+        seat: Seat,
         area: &mut BTreeMap<Cell, Outlets>,
         steps: &[Step],
         done: u32,
@@ -401,11 +647,23 @@ impl TriangleAuction {
             if done & bit != 0 {
                 continue;
             }
-            let Some(placed) = self.try_step(state, area, step) else {
+            // The tiles still held before this step: those won, less the steps done.
+            let held: Vec<u8> = state.players[seat]
+                .won
+                .iter()
+                .copied()
+                .filter(|&w| {
+                    !steps
+                        .iter()
+                        .enumerate()
+                        .any(|(j, s)| done & (1u32 << j) != 0 && s.tile() == w)
+                })
+                .collect();
+            let Some(placed) = self.try_step(state, area, &held, step) else {
                 continue;
             };
             order.push(*step);
-            if self.complete_order(state, area, steps, done | bit, order, dead) {
+            if self.complete_order(state, seat, area, steps, done | bit, order, dead) {
                 return true;
             }
             order.pop();
@@ -510,8 +768,14 @@ impl TriangleAuction {
                 let total: u32 = bids.iter().map(|(_, chits)| u32::from(*chits)).sum();
                 if total > u32::from(hand) {
                     return Err(RuleError::new(
-                        format!("the bid needs {total} chits and you hold {hand}"),
-                        format!("at most {hand} chits in all"),
+                        format!(
+                            "the bid needs {} and you hold {hand}",
+                            plural(total as usize, "chit", "chits")
+                        ),
+                        format!(
+                            "at most {} in all",
+                            plural(usize::from(hand), "chit", "chits")
+                        ),
                     ));
                 }
                 for &(tile, chits) in bids {
@@ -534,9 +798,9 @@ impl TriangleAuction {
                         Some(bid) if chits <= bid.chits => {
                             return Err(RuleError::new(
                                 format!(
-                                    "tile {} holds {} chits; outbidding takes more",
+                                    "tile {} holds {}; outbidding takes more",
                                     letter(tile),
-                                    bid.chits
+                                    plural(usize::from(bid.chits), "chit", "chits")
                                 ),
                                 format!("at least {} chits on {}", bid.chits + 1, letter(tile)),
                             ))
@@ -649,18 +913,9 @@ impl TriangleAuction {
                 }
                 Step::Discard { .. } => {
                     // "Any tiles that a player cannot place are discarded": only those.
-                    if let Some((cell, rotation)) = self.placements(&area, tile).first() {
-                        return Err(RuleError::new(
-                            format!(
-                                "tile {} can still be placed, so it may not be discarded",
-                                letter(index)
-                            ),
-                            format!(
-                                "place it, e.g. `place {} at {} r{rotation}`",
-                                letter(index),
-                                cell.name()
-                            ),
-                        ));
+                    let held = state.players[seat].won.clone();
+                    if let Some(block) = self.discard_block(state, &area, index, &held) {
+                        return Err(discard_refusal(index, &block));
                     }
                     state.discarded.push(tile);
                 }
@@ -791,9 +1046,12 @@ impl TriangleAuction {
             .count()
     }
 
-    /// The space a first tile is suggested on: the middle of the row two thirds down,
-    /// where the area leaves the most room around it.
+    /// The space a first tile is suggested on: an open area's start; in a bounded
+    /// area the middle of the row two thirds down, where it leaves the most room.
     fn centre(&self) -> Cell {
+        if let Some(start) = self.start {
+            return start;
+        }
         let row = (2 * self.side) / 3;
         Cell::new(row.min(self.side - 1), row.min(self.side - 1))
     }
@@ -836,26 +1094,10 @@ impl TriangleAuction {
     /// Every tile `seat` won, each at its best place given the ones before it, or
     /// discarded where it fits nowhere; as many as an example line holds.
     fn example_steps(&self, state: &State, seat: Seat) -> Vec<Step> {
-        let mut area = self.area_map(&state.players[seat].area);
         let mut steps = Vec::new();
-        for &index in &state.players[seat].won {
-            let tile = state.offer[usize::from(index)].tile;
-            let step = match self.best_placement(&area, tile) {
-                Some((cell, rotation)) => {
-                    let placed = Placed {
-                        cell,
-                        tile,
-                        rotation,
-                    };
-                    area.insert(cell, self.placed_outlets(&placed));
-                    Step::Place {
-                        tile: index,
-                        cell,
-                        rotation,
-                    }
-                }
-                None => Step::Discard { tile: index },
-            };
+        for step in
+            self.every_tile_placed(state, seat, |area, tile| self.best_placement(area, tile))
+        {
             steps.push(step);
             // The rest can follow in another message (T12); an example stays one
             // short line.
@@ -864,6 +1106,45 @@ impl TriangleAuction {
                 break;
             }
         }
+        steps
+    }
+
+    /// A whole placing turn for `seat`: while some tile still held fits, the first
+    /// such (in the order won) goes where `choose` puts it; then the tiles that fit
+    /// nowhere are discarded. A tile is never discarded while another tile's
+    /// placement could still make it fit (T12), so the turn is legal whatever the
+    /// `discards` option.
+    pub(crate) fn every_tile_placed(
+        &self,
+        state: &State,
+        seat: Seat,
+        choose: impl Fn(&BTreeMap<Cell, Outlets>, u8) -> Option<(Cell, u8)>,
+    ) -> Vec<Step> {
+        let mut area = self.area_map(&state.players[seat].area);
+        let mut held = state.players[seat].won.clone();
+        let mut steps = Vec::new();
+        loop {
+            let next = held.iter().enumerate().find_map(|(position, &index)| {
+                let tile = state.offer.get(usize::from(index))?.tile;
+                choose(&area, tile).map(|placement| (position, index, tile, placement))
+            });
+            let Some((position, index, tile, (cell, rotation))) = next else {
+                break;
+            };
+            let placed = Placed {
+                cell,
+                tile,
+                rotation,
+            };
+            area.insert(cell, self.placed_outlets(&placed));
+            held.remove(position);
+            steps.push(Step::Place {
+                tile: index,
+                cell,
+                rotation,
+            });
+        }
+        steps.extend(held.into_iter().map(|index| Step::Discard { tile: index }));
         steps
     }
 
@@ -896,31 +1177,42 @@ impl TriangleAuction {
         match state.phase {
             Phase::Cards => Some(Move::Card(0)),
             Phase::Bidding { .. } => self.cheapest_claim(state, seat).or(Some(Move::Pass)),
-            Phase::Placing => {
-                let mut area = self.area_map(&state.players[seat].area);
-                let mut steps = Vec::new();
-                for &index in &state.players[seat].won {
-                    let tile = state.offer[usize::from(index)].tile;
-                    match self.placements(&area, tile).first() {
-                        Some(&(cell, rotation)) => {
-                            let placed = Placed {
-                                cell,
-                                tile,
-                                rotation,
-                            };
-                            area.insert(cell, self.placed_outlets(&placed));
-                            steps.push(Step::Place {
-                                tile: index,
-                                cell,
-                                rotation,
-                            });
-                        }
-                        None => steps.push(Step::Discard { tile: index }),
-                    }
-                }
-                Some(Move::Place(steps))
-            }
+            Phase::Placing => Some(Move::Place(self.every_tile_placed(
+                state,
+                seat,
+                |area, tile| self.placements(area, tile).first().copied(),
+            ))),
             Phase::Over => None,
+        }
+    }
+
+    /// The move `seat` has no choice about now: a pass when they can claim no tile
+    /// (no chits left, or every tile theirs or dearer than their chits), every tile
+    /// they hold discarded when none fits anywhere (then no order makes one fit).
+    /// None while they have a choice, or are not to move.
+    pub(crate) fn forced(&self, state: &State, seat: Seat) -> Option<Move> {
+        use crate::engine::rules::Rules;
+        if !self.to_move(state).contains(&seat) {
+            return None;
+        }
+        match state.phase {
+            Phase::Bidding { .. } => {
+                let hand = self.hand_to_bid(state, seat);
+                (!self.can_claim(state, seat, hand)).then_some(Move::Pass)
+            }
+            Phase::Placing => {
+                let area = self.area_map(&state.players[seat].area);
+                let won = &state.players[seat].won;
+                let none_fits = won.iter().all(|&index| {
+                    state
+                        .offer
+                        .get(usize::from(index))
+                        .is_some_and(|offer| self.placements(&area, offer.tile).is_empty())
+                });
+                none_fits
+                    .then(|| Move::Place(won.iter().map(|&tile| Step::Discard { tile }).collect()))
+            }
+            Phase::Cards | Phase::Over => None,
         }
     }
 
@@ -980,12 +1272,18 @@ impl TriangleAuction {
                 Some(Move::Bid(bids))
             }
             Phase::Placing => {
+                // The first tile held that fits, at a random place; when none fits,
+                // the first tile discarded (no order of the others can make it fit).
                 let area = self.area_map(&state.players[seat].area);
-                let &index = state.players[seat].won.first()?;
-                let tile = state.offer[usize::from(index)].tile;
-                let fits = self.placements(&area, tile);
-                let step = match u32::try_from(fits.len()) {
-                    Ok(count) if count > 0 => {
+                let won = &state.players[seat].won;
+                let fitting = won.iter().find_map(|&index| {
+                    let tile = state.offer.get(usize::from(index))?.tile;
+                    let fits = self.placements(&area, tile);
+                    (!fits.is_empty()).then_some((index, fits))
+                });
+                let step = match fitting {
+                    Some((index, fits)) => {
+                        let count = u32::try_from(fits.len()).unwrap_or(1);
                         let (cell, rotation) = fits[rng.draw(count, Visibility::Public) as usize];
                         Step::Place {
                             tile: index,
@@ -993,7 +1291,9 @@ impl TriangleAuction {
                             rotation,
                         }
                     }
-                    _ => Step::Discard { tile: index },
+                    None => Step::Discard {
+                        tile: *won.first()?,
+                    },
                 };
                 Some(Move::Place(vec![step]))
             }
@@ -1047,7 +1347,8 @@ impl TriangleAuction {
                 for &index in &state.players[seat].won {
                     let tile = state.offer[usize::from(index)].tile;
                     let fits = self.placements(&area, tile);
-                    if fits.is_empty() {
+                    let won = &state.players[seat].won;
+                    if fits.is_empty() && self.discard_block(state, &area, index, won).is_none() {
                         list.push(entry(
                             Move::Place(vec![Step::Discard { tile: index }]),
                             "discard",

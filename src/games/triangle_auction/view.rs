@@ -10,7 +10,7 @@ use super::report::plural;
 use super::state::{Phase, State};
 use super::TriangleAuction;
 use crate::engine::rules::{BoardContext, GameView, LastMove, Viewer};
-use crate::grid::triangle::{draw_numbered, Cell, CellArt};
+use crate::grid::triangle::{draw_numbered_part, Cell, CellArt};
 
 /// The widest line of a board, as for every board pbem mails.
 const WIDTH: usize = 78;
@@ -44,6 +44,10 @@ impl TriangleAuction {
         fields.insert("phase".into(), json!(Self::phase_name(state)));
         fields.insert("starting_player".into(), json!(name(state.starting)));
         fields.insert("area_side".into(), json!(self.side));
+        fields.insert(
+            "area_start".into(),
+            json!(self.start.map(crate::grid::triangle::Cell::name)),
+        );
         fields.insert("pile".into(), json!(state.pile.len()));
         fields.insert("discarded".into(), json!(state.discarded.len()));
         let offer: Vec<Value> = state
@@ -128,6 +132,9 @@ impl TriangleAuction {
             "bid on. A tile is its roads' colours clockwise from its edge 0, with - where"
                 .to_string(),
             format!("no road leaves: {}.", colours.join(", ")),
+            "Turns: r0 puts a tile's edge 0 (its first colour) on the left side of an".to_string(),
+            "up space (points up) or the top of a down space; r1 and r2 turn it 1 or 2".to_string(),
+            "steps clockwise from there: RG- r1 on an up space has R right, G bottom.".to_string(),
             "Area: every space shows its number in its row (G7: row G, 7th from the".to_string(),
             "left); a placed tile also shows its roads' colours at its edges. ** is a".to_string(),
             "tile the last move placed: its space is named on the Last move line.".to_string(),
@@ -145,13 +152,15 @@ impl TriangleAuction {
         };
         // A bid's letters name this round's offer only while the round lasts.
         if matches!(state.phase, Phase::Bidding { .. } | Phase::Placing) {
-            if let Ok(Move::Bid(bids)) = super::moves::parse_bid(text, state.offer.len()) {
+            if let Ok(Move::Bid(bids)) =
+                super::moves::parse_bid(text, &super::moves::TileWords::letters(state.offer.len()))
+            {
                 return (bids.iter().map(|(tile, _)| *tile).collect(), Vec::new());
             }
         }
         // A placing turn that ended the round left a new offer: its letters still
         // read, as any letter of the alphabet does here.
-        match super::moves::parse_place(text, 26, self.side) {
+        match super::moves::parse_place(text, &super::moves::TileWords::letters(26), self.side) {
             Ok(Move::Place(steps)) => {
                 let cells = steps
                     .iter()
@@ -183,18 +192,77 @@ impl TriangleAuction {
                 context.turn
             ),
         };
-        let mut line = String::new();
-        for word in text.split(' ') {
-            if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > WIDTH {
+        Self::push_wrapped(out, &text, "   ");
+    }
+
+    /// A line wrapped at spaces to the board's width, the lines after the first
+    /// indented by `indent`: never cut.
+    fn push_wrapped(out: &mut String, text: &str, indent: &str) {
+        let body = text.trim_start();
+        let mut line = text[..text.len() - body.len()].to_string();
+        let mut empty = true;
+        for word in body.split(' ').filter(|w| !w.is_empty()) {
+            if !empty && line.chars().count() + 1 + word.chars().count() > WIDTH {
                 Self::push_line(out, &line);
-                line = String::from("   ");
+                line = String::from(indent);
+                empty = true;
             }
-            if !line.trim().is_empty() {
+            if !empty {
                 line.push(' ');
             }
             line.push_str(word);
+            empty = false;
         }
         Self::push_line(out, &line);
+    }
+
+    /// One player's area drawn in full with its heading; the tiles on `marked` show
+    /// `**` (the last move placed them) instead of their space's number.
+    pub(crate) fn area_text(
+        &self,
+        state: &State,
+        seat: usize,
+        who: &str,
+        marked: &[Cell],
+    ) -> String {
+        let mut out = String::new();
+        let Some(player) = state.players.get(seat) else {
+            return out;
+        };
+        let cells: BTreeMap<_, _> = player
+            .area
+            .iter()
+            .map(|placed| {
+                let outlets = self.placed_outlets(placed);
+                // A placed tile keeps its space's number, so that every space can be
+                // named off the board; the last move's tiles are marked instead (the
+                // Last move line names their spaces).
+                let label = if marked.contains(&placed.cell) {
+                    "**".to_string()
+                } else {
+                    (u32::from(placed.cell.index) + 1).to_string()
+                };
+                let art = CellArt {
+                    label,
+                    outlets: outlets
+                        .map(|o| o.and_then(|c| self.letters.get(usize::from(c)).copied())),
+                };
+                (placed.cell, art)
+            })
+            .collect();
+        let placed = plural(player.area.len(), "tile", "tiles");
+        let heading = if self.start.is_some() {
+            format!("{who}'s area ({placed} placed, open all round):")
+        } else {
+            let free = Cell::all(self.side).count() - player.area.len();
+            format!(
+                "{who}'s area ({placed} placed, {} free):",
+                plural(free, "space", "spaces")
+            )
+        };
+        Self::push_line(&mut out, &heading);
+        out.push_str(&draw_numbered_part(self.side, &cells, self.start, WIDTH));
+        out
     }
 
     pub(crate) fn ascii(&self, state: &State, context: &BoardContext<'_>) -> String {
@@ -247,14 +315,9 @@ impl TriangleAuction {
             row.push_str(&item);
         }
         Self::push_line(&mut out, &row);
-        let area_shown = match (viewer, mover) {
-            (Viewer::Referee, _) => true,
-            (Viewer::Player(reader), Some(mover)) => reader == mover,
-            _ => false,
-        };
         let mark = if !bid_on.is_empty() {
             " (* in the offer)"
-        } else if !placed_on.is_empty() && area_shown {
+        } else if !placed_on.is_empty() {
             " (** in the area)"
         } else {
             ""
@@ -263,36 +326,45 @@ impl TriangleAuction {
         let _ = writeln!(out);
         for (seat, player) in state.players.iter().enumerate() {
             let score = self.score(state, seat);
-            let card = match (player.revealed, player.chosen) {
-                (Some(card), _) => format!("card {card}"),
-                (None, true) if Self::sees_card(viewer, seat) => {
-                    format!("card {} face down", player.card.unwrap_or(0))
-                }
-                (None, true) => "card face down".to_string(),
-                (None, false) => "no card yet".to_string(),
-            };
             let colours: Vec<String> = self
                 .letters
                 .iter()
                 .zip(score.counts)
                 .map(|(l, c)| format!("{l}{c}"))
                 .collect();
-            Self::push_line(
+            // Until the card opens, its chits are still in hand but cannot be bid: its
+            // owner reads what they can bid, the others that the card's are to come off.
+            let hand = usize::from(player.hand);
+            let chits_and_card = match (player.revealed, player.chosen) {
+                (Some(card), _) => format!("{}; card {card}", plural(hand, "chit", "chits")),
+                (None, true) if Self::sees_card(viewer, seat) => {
+                    let card = player.card.unwrap_or(0);
+                    format!(
+                        "{} to bid; card {card} face down",
+                        plural(hand.saturating_sub(usize::from(card)), "chit", "chits")
+                    )
+                }
+                (None, true) => {
+                    format!("{} less the card face down", plural(hand, "chit", "chits"))
+                }
+                (None, false) => format!("{}; no card yet", plural(hand, "chit", "chits")),
+            };
+            Self::push_wrapped(
                 &mut out,
                 &format!(
-                    "{}: {} VP; {}; improvement {} (scores {} colour); {card}",
+                    "{}: {} VP; improvement {} ({} colour); {chits_and_card}",
                     name(seat),
                     score.total,
-                    plural(usize::from(player.hand), "chit", "chits"),
                     player.improvement,
                     ["best", "2nd", "3rd", "4th", "least"]
                         .get(score.rank)
                         .copied()
                         .unwrap_or("least")
                 ),
+                "    ",
             );
             let won: Vec<String> = player.won.iter().map(|&w| letter(w).to_string()).collect();
-            Self::push_line(
+            Self::push_wrapped(
                 &mut out,
                 &format!(
                     "  {}; {}, {} enclosed{}",
@@ -305,50 +377,29 @@ impl TriangleAuction {
                         format!("; to place: {}", won.join(", "))
                     }
                 ),
+                "    ",
             );
         }
-        // The reader's own area in full; the referee's view draws every area.
+        // Every area is public ("all players know how many symbols of each color a
+        // player has without having to look at his board"): the reader's own first,
+        // each drawn as far as it is in use.
+        let everyone = 0..state.players.len();
         let shown: Vec<usize> = match viewer {
-            Viewer::Player(seat) => vec![seat],
-            Viewer::Referee => (0..state.players.len()).collect(),
-            Viewer::Public => Vec::new(),
+            // The reader's own first, then the others'.
+            Viewer::Player(seat) => std::iter::once(seat)
+                .chain(everyone.filter(|&other| other != seat))
+                .collect(),
+            Viewer::Referee | Viewer::Public => everyone.collect(),
         };
         for seat in shown {
-            let Some(player) = state.players.get(seat) else {
-                continue;
-            };
-            let cells: BTreeMap<_, _> = player
-                .area
-                .iter()
-                .map(|placed| {
-                    let outlets = self.placed_outlets(placed);
-                    // A placed tile keeps its space's number, so that every space can
-                    // be named off the board; the last move's tiles are marked instead
-                    // (the Last move line names their spaces).
-                    let label = if mover == Some(seat) && placed_on.contains(&placed.cell) {
-                        "**".to_string()
-                    } else {
-                        (u32::from(placed.cell.index) + 1).to_string()
-                    };
-                    let art = CellArt {
-                        label,
-                        outlets: outlets
-                            .map(|o| o.and_then(|c| self.letters.get(usize::from(c)).copied())),
-                    };
-                    (placed.cell, art)
-                })
-                .collect();
             let _ = writeln!(out);
-            Self::push_line(
-                &mut out,
-                &format!(
-                    "{}'s area ({} placed, {} spaces free):",
-                    name(seat),
-                    plural(player.area.len(), "tile", "tiles"),
-                    Cell::all(self.side).count() - player.area.len()
-                ),
-            );
-            out.push_str(&draw_numbered(self.side, &cells));
+            // Another player's empty area would be the whole grid for nothing.
+            if state.players[seat].area.is_empty() && viewer != Viewer::Player(seat) {
+                Self::push_line(&mut out, &format!("{}'s area: no tile yet.", name(seat)));
+                continue;
+            }
+            let marked: &[Cell] = if mover == Some(seat) { &placed_on } else { &[] };
+            out.push_str(&self.area_text(state, seat, name(seat), marked));
         }
         out
     }
