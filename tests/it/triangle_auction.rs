@@ -1258,9 +1258,17 @@ fn the_command_line_shows_each_turns_report_to_its_readers() {
     );
     assert!(log.contains("\n          Cid bid 2 chits on A (BP-), outbidding Ann's 1\n"));
     assert!(log.contains("\n          The game is over after round 8; winner: Ann\n"));
+    // The seed is in the file: a line kept for one player is shown, marked as theirs.
+    let private: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains("card, face down:"))
+        .collect();
+    assert!(!private.is_empty(), "{log}");
     assert!(
-        !log.contains("'s card, face down:"),
-        "private lines stay out"
+        private
+            .iter()
+            .all(|line| line.trim_start().starts_with("(to ")),
+        "private lines are marked: {private:#?}"
     );
 }
 
