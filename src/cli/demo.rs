@@ -53,7 +53,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Event::Started(path) => {
             outln!("A demo game of {} in {}\n", demo.game, path.display());
             if let Ok(board) = ops::board(path, None, None, None) {
-                out!("{board}");
+                // Every line ends, whether or not a game's board ends in a newline.
+                outln!("{}", board.trim_end_matches('\n'));
             }
             file = Some(path.to_path_buf());
         }
@@ -71,7 +72,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     .and_then(|f| ops::board(f, None, None, None).ok())
                 {
                     outln!();
-                    out!("{board}");
+                    outln!("{}", board.trim_end_matches('\n'));
                     outln!();
                 }
             }
@@ -79,7 +80,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })?;
     if let Some(file) = &file {
         outln!("\nThe final position:\n");
-        out!("{}", ops::board(file, None, None, None)?);
+        outln!(
+            "{}",
+            ops::board(file, None, None, None)?.trim_end_matches('\n')
+        );
         let view = ops::view(file, None, None, None)?;
         outln!("\nwinners: {}\n", super::new::names(&view["winners"]));
     }

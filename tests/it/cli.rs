@@ -800,6 +800,33 @@ fn new_and_demo_help_name_every_registered_game() {
     }
 }
 
+/// `pbem demo` prints each board whole, and every turn on a line of its own, for every
+/// game: a board that does not end in a newline does not run into the next line.
+#[test]
+fn a_demo_prints_each_turn_on_a_line_of_its_own() {
+    for (game, players) in [
+        ("right-of-way", "2"),
+        ("triangle-auction", "3"),
+        ("desert-kingdom", "2"),
+    ] {
+        let dir = tempfile::tempdir().expect("dir");
+        let output = Table::new()
+            .pbem()
+            .args(["demo", "--game", game, "--players", players, "--dir"])
+            .arg(dir.path())
+            .output()
+            .expect("runs");
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{game}: {text}");
+        for line in text.lines() {
+            if let Some(at) = line.find("turn   1:") {
+                assert_eq!(at, 0, "{game}: {line}");
+            }
+        }
+        assert!(text.contains("\nturn   1:"), "{game}: {text}");
+    }
+}
+
 /// A game file in the first format (`pbem.game/1`, draws `pbem-draw/1`), written by the
 /// pbem before sealed moves: it still shows, audits (for anyone, and for its referee
 /// with the draws re-derived) and takes moves, and stays in its own format.
