@@ -33,7 +33,7 @@ use serde_json::Value;
 
 use super::postfix::{account, free_port, set_mode, Snapshot};
 use super::replies;
-use super::support::{quiet_move, read_mail, test_key, to_move, Smtp};
+use super::support::{quiet_move, read_mail, test_key, to_move, KillOnDrop, Smtp};
 
 const SEED: &str = "5151515151515151515151515151515151515151515151515151515151515151";
 const DOVECOT: &str = "/usr/sbin/dovecot";
@@ -415,7 +415,7 @@ impl Dovecot {
     }
 
     /// `pbem watch` on the games folder, its standard error to `watch.log`.
-    fn watch(&self) -> Child {
+    fn watch(&self) -> KillOnDrop {
         let log = std::fs::File::create(self.dir.path().join("watch.log")).expect("log");
         self.pbem()
             .args(["watch", "--games"])
@@ -424,6 +424,7 @@ impl Dovecot {
             .stderr(log)
             .process_group(0)
             .spawn()
+            .map(KillOnDrop)
             .expect("pbem watch runs")
     }
 
@@ -523,6 +524,7 @@ fn whole_game(dovecot: &Dovecot, reader: Reader) {
                             .stdout(Stdio::null())
                             .stderr(Stdio::null())
                             .spawn()
+                            .map(KillOnDrop)
                             .expect("pbem runs")
                     } else {
                         dovecot.watch()
@@ -739,6 +741,7 @@ fn watch_waits_out_a_full_disk_and_loses_nothing() {
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(dovecot.dir.path().join("watch.log")).expect("log"))
         .spawn()
+        .map(KillOnDrop)
         .expect("unshare runs");
     let inside = PathBuf::from(format!("/proc/{}/root", watch.id()))
         .join(small.strip_prefix("/").expect("absolute"));

@@ -3070,6 +3070,7 @@ fn watch_on_a_maildir_does_what_the_cron_lines_do() {
         .arg(&maildir)
         .stderr(std::fs::File::create(&log).expect("log"))
         .spawn()
+        .map(super::support::KillOnDrop)
         .expect("runs");
     // The watch holds its folder once it says it is watching.
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
