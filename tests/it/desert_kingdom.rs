@@ -402,8 +402,13 @@ fn attack_with(
 }
 
 fn ruined(state: &State) -> Vec<String> {
+    squares_where(state, |t| t.ruined)
+}
+
+/// The names of the squares whose tile `wanted` accepts, in board order.
+fn squares_where(state: &State, wanted: impl Fn(&Tile) -> bool) -> Vec<String> {
     Square::all()
-        .filter(|s| state.squares[s.index()].is_some_and(|t| t.ruined))
+        .filter(|s| state.squares[s.index()].as_ref().is_some_and(&wanted))
         .map(|s| s.name())
         .collect()
 }
@@ -1924,10 +1929,7 @@ fn apply_with(rules: &DesertKingdom, state: &State, text: &str, draws: &[u32]) -
 }
 
 fn face_down_on(state: &State) -> Vec<String> {
-    Square::all()
-        .filter(|s| state.squares[s.index()].is_some_and(|t| t.face_down))
-        .map(|s| s.name())
-        .collect()
+    squares_where(state, |t| t.face_down)
 }
 
 /// D4: "A face-down tile goes on the first empty square of that path", the extra tile
