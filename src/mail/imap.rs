@@ -32,6 +32,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use imap::extensions::idle::SetReadTimeout;
+use imap::types::UnsolicitedResponse;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
 
@@ -90,11 +91,25 @@ pub struct Opened {
 }
 
 impl Opened {
-    /// Waits in IDLE until the mailbox changes or `wait` has passed.
+    /// Waits in IDLE until the mailbox changes or `wait` has passed; returns at once
+    /// when the server already said the mailbox changed.
     ///
     /// # Errors
     /// The connection failed (or was shut down to stop the wait).
     pub fn idle_for(&mut self, wait: Duration) -> Result<(), MailError> {
+        // A server tells of new mail once, at the end of whatever command runs when
+        // it arrives (a FETCH or STORE of the pass before); the client keeps that
+        // aside. IDLE reports only what comes later, so mail that arrived during
+        // the pass would wait for the poll interval.
+        let told_of_news = self.session.take_all_unsolicited().any(|response| {
+            matches!(
+                response,
+                UnsolicitedResponse::Exists(_) | UnsolicitedResponse::Recent(_)
+            )
+        });
+        if told_of_news {
+            return Ok(());
+        }
         let mut idle = self.session.idle();
         idle.timeout(wait).keepalive(false);
         idle.wait_while(imap::extensions::idle::stop_on_any)

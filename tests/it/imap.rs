@@ -654,6 +654,49 @@ fn watch_takes_mail_as_it_arrives_through_a_dropped_connection_and_an_outage_and
     assert!(!dovecot.watch_log().contains(PASSWORD));
 }
 
+/// A server tells of new mail once, at the end of whatever command runs when it
+/// arrives. Mail that came while `watch` handled the message before is therefore
+/// known before IDLE starts, and IDLE must not wait for news it already has.
+#[test]
+fn mail_told_of_before_idle_ends_the_wait_at_once() {
+    let Some(dovecot) = dovecot_or_skip("imap news before idle") else {
+        return;
+    };
+    let mut settings = pbem::mail::transport::MailSettings::load(&dovecot.home(), None)
+        .expect("the referee's settings");
+    let password_file = dovecot.dir.path().join("imap-password");
+    std::fs::write(&password_file, format!("{PASSWORD}\n")).expect("password file");
+    settings.password_file = Some(password_file);
+    let mailbox = pbem::mail::imap::ImapMailbox::from_settings(&settings).expect("the mailbox");
+    let mut opened = mailbox.connect().expect("connects");
+    assert!(opened.idle, "dovecot has IDLE");
+
+    // Nothing new: IDLE waits its time.
+    let started = Instant::now();
+    opened.idle_for(Duration::from_secs(2)).expect("idles");
+    assert!(
+        started.elapsed() >= Duration::from_millis(1900),
+        "{:?}",
+        started.elapsed()
+    );
+
+    dovecot.deliver(
+        "ann@pbem.test",
+        "From: Ann <ann@pbem.test>\r\nTo: ref@pbem.test\r\nSubject: hello\r\n\
+         Message-ID: <news-before-idle@pbem.test>\r\nDate: Thu, 26 Nov 2026 12:00:00 +0000\r\n\r\nhello\r\n",
+    );
+    // Any command now (here NOOP) carries the server's word of the new message.
+    opened.session.noop().expect("noop");
+    let started = Instant::now();
+    opened.idle_for(WAIT).expect("idles");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "IDLE waited {:?} for mail the server had already told of",
+        started.elapsed()
+    );
+    let _ = opened.session.logout();
+}
+
 #[test]
 fn starttls_a_wrong_password_and_an_unknown_ca_are_answered_clearly() {
     let Some(dovecot) = dovecot_or_skip("imap errors") else {
