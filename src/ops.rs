@@ -21,6 +21,8 @@ pub enum OpsError {
     Store(#[from] StoreError),
     #[error("there is no game called {name:?}; pbem plays {known}")]
     UnknownGame { name: String, known: String },
+    #[error("{0}")]
+    Picture(String),
 }
 
 pub type Result<T, E = OpsError> = std::result::Result<T, E>;
@@ -397,6 +399,32 @@ pub fn board(
         }
     }
     Ok(text)
+}
+
+/// The kinds of board picture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PictureFormat {
+    Svg,
+    Png,
+}
+
+/// `pbem show --format svg` or `png`: the board `viewer` may see at `turn`, as a
+/// picture.
+///
+/// # Errors
+/// As for [`view`], and a picture that cannot be drawn.
+pub fn picture(
+    path: &Path,
+    viewer: Option<&str>,
+    turn: Option<u64>,
+    keyring: Option<&Keyring>,
+    format: PictureFormat,
+) -> Result<Vec<u8>> {
+    let svg = open(path, keyring)?.board_svg(viewer, turn)?;
+    match format {
+        PictureFormat::Svg => Ok(svg.into_bytes()),
+        PictureFormat::Png => crate::grid::raster::png_of_svg(&svg).map_err(OpsError::Picture),
+    }
 }
 
 /// `pbem legal`.

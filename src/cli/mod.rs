@@ -88,6 +88,10 @@ enum ShowFormat {
     Bbcode,
     /// The board in a fenced block, for forums that take Markdown
     Markdown,
+    /// The board as an SVG picture
+    Svg,
+    /// The board as a PNG picture (to a file or a pipe, never a terminal)
+    Png,
 }
 
 /// Output formats of `legal`.
@@ -215,9 +219,14 @@ fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
 /// Writes to standard output. A reader that stopped listening (`pbem legal | head`) is
 /// not an error: the output was only ever for it.
 fn emit(text: &str) -> anyhow::Result<()> {
+    emit_bytes(text.as_bytes())
+}
+
+/// [`emit`] for bytes that need not be text (a PNG).
+fn emit_bytes(bytes: &[u8]) -> anyhow::Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    match out.write_all(bytes).and_then(|()| out.flush()) {
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         result => Ok(result?),
     }

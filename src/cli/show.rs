@@ -1,3 +1,4 @@
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use crate::ops;
@@ -6,7 +7,8 @@ use crate::ops;
 pub struct Args {
     #[command(flatten)]
     file: super::FileArg,
-    /// ascii: the board for people; json: the exact record of the position
+    /// ascii: the board for people; json: the exact record of the position; svg or
+    /// png: the board as a picture
     #[arg(long, value_enum, default_value = "ascii")]
     format: super::ShowFormat,
     /// Show what this player may see (`referee`: everything, hidden material included;
@@ -30,7 +32,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.legend
         && matches!(
             args.format,
-            super::ShowFormat::Ascii | super::ShowFormat::Json
+            super::ShowFormat::Ascii
+                | super::ShowFormat::Json
+                | super::ShowFormat::Svg
+                | super::ShowFormat::Png
         )
     {
         anyhow::bail!(
@@ -60,6 +65,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 options,
             )?;
             super::emit(&post)?;
+        }
+        super::ShowFormat::Svg | super::ShowFormat::Png => {
+            let format = if args.format == super::ShowFormat::Svg {
+                ops::PictureFormat::Svg
+            } else {
+                ops::PictureFormat::Png
+            };
+            if format == ops::PictureFormat::Png && std::io::stdout().is_terminal() {
+                anyhow::bail!(
+                    "a PNG is not for a terminal: send it to a file (pbem show FILE --format png > board.png)"
+                );
+            }
+            let picture = ops::picture(
+                path,
+                args.viewer.as_deref(),
+                args.turn,
+                keyring.as_ref(),
+                format,
+            )?;
+            super::emit_bytes(&picture)?;
         }
         super::ShowFormat::Ascii => {
             let board = ops::board(path, args.viewer.as_deref(), args.turn, keyring.as_ref())?;

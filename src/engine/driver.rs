@@ -166,6 +166,11 @@ pub trait OpenGame {
     /// # Errors
     /// As for [`OpenGame::view`].
     fn board(&self, viewer: Option<&str>, turn: Option<u64>) -> Result<String>;
+    /// The board of [`OpenGame::board`] as an SVG picture.
+    ///
+    /// # Errors
+    /// As for [`OpenGame::view`].
+    fn board_svg(&self, viewer: Option<&str>, turn: Option<u64>) -> Result<String>;
     /// What the board's marks mean.
     fn legend(&self) -> String;
     /// The report of turn `turn` (the last when `None`) as `viewer` may read it: the
@@ -572,6 +577,39 @@ impl<R: Rules> Opened<R> {
     }
 }
 
+impl<R: Rules> Opened<R> {
+    /// Draws the board of `turn` (the last when `None`) for `viewer` with `draw`: the
+    /// one place that decides what a board of either kind may show.
+    fn with_board_context<T>(
+        &self,
+        viewer: Option<&str>,
+        turn: Option<u64>,
+        draw: impl FnOnce(&R::State, &BoardContext<'_>) -> T,
+    ) -> Result<T> {
+        let viewer = self.viewer(viewer)?;
+        let (state, turn) = self.position(viewer, turn)?;
+        let mut last_move = self.last_move(turn)?;
+        if let Some(last) = last_move.as_mut().filter(|last| last.text.is_none()) {
+            // A sealed move not yet opened is its maker's to see (and the referee's).
+            let may_see = matches!(viewer, Viewer::Referee)
+                || matches!(viewer, Viewer::Player(seat) if seat == last.seat);
+            if let (true, Some(seed)) = (may_see, self.seed()?) {
+                let whole = self.whole()?;
+                if let Some(record) = whole.file.records.get(turn as usize - 1) {
+                    last.text = whole.move_of(Some(seed), record)?;
+                }
+            }
+        }
+        let context = BoardContext {
+            viewer,
+            names: &self.game.names,
+            turn,
+            last_move,
+        };
+        Ok(draw(&state, &context))
+    }
+}
+
 impl<R: Rules + 'static> GameDriver for Driver<R> {
     fn name(&self) -> &'static str {
         R::NAME
@@ -767,27 +805,15 @@ impl<R: Rules> OpenGame for Opened<R> {
     }
 
     fn board(&self, viewer: Option<&str>, turn: Option<u64>) -> Result<String> {
-        let viewer = self.viewer(viewer)?;
-        let (state, turn) = self.position(viewer, turn)?;
-        let mut last_move = self.last_move(turn)?;
-        if let Some(last) = last_move.as_mut().filter(|last| last.text.is_none()) {
-            // A sealed move not yet opened is its maker's to see (and the referee's).
-            let may_see = matches!(viewer, Viewer::Referee)
-                || matches!(viewer, Viewer::Player(seat) if seat == last.seat);
-            if let (true, Some(seed)) = (may_see, self.seed()?) {
-                let whole = self.whole()?;
-                if let Some(record) = whole.file.records.get(turn as usize - 1) {
-                    last.text = whole.move_of(Some(seed), record)?;
-                }
-            }
-        }
-        let context = BoardContext {
-            viewer,
-            names: &self.game.names,
-            turn,
-            last_move,
-        };
-        Ok(self.game.rules.board(&state, &context))
+        self.with_board_context(viewer, turn, |state, context| {
+            self.game.rules.board(state, context)
+        })
+    }
+
+    fn board_svg(&self, viewer: Option<&str>, turn: Option<u64>) -> Result<String> {
+        self.with_board_context(viewer, turn, |state, context| {
+            self.game.rules.board_svg(state, context)
+        })
     }
 
     fn legend(&self) -> String {

@@ -645,6 +645,16 @@ pub trait Rules: Sized {
     fn legend(&self) -> String {
         String::new()
     }
+
+    /// The board as an SVG picture for the same viewer, telling all that
+    /// [`Rules::board`] tells and nothing more. A game drawn on `grid::svg`'s pieces
+    /// overrides it; by default the picture is the ASCII board itself, set in type.
+    fn board_svg(&self, state: &Self::State, context: &BoardContext<'_>) -> String {
+        crate::grid::svg::text_picture(
+            &format!("The board after turn {}", context.turn),
+            &self.board(state, context),
+        )
+    }
 }
 
 /// The default [`Rules::moves_text`]: the legal moves that pass `filter`, grouped by
