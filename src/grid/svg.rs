@@ -240,6 +240,31 @@ impl Svg {
         );
     }
 
+    /// Several lines of one stroke as one path with round ends: a tile's roads.
+    pub fn lines(&mut self, segments: &[(Point, Point)], stroke: &str, width: f64) {
+        if segments.is_empty() {
+            return;
+        }
+        let path: Vec<String> = segments
+            .iter()
+            .map(|(from, to)| {
+                format!(
+                    "M{} {}L{} {}",
+                    num(from.0),
+                    num(from.1),
+                    num(to.0),
+                    num(to.1)
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            self.body,
+            r#"<path d="{}" stroke="{stroke}" stroke-width="{}" stroke-linecap="round" fill="none"/>"#,
+            path.concat(),
+            num(width)
+        );
+    }
+
     /// A dashed outline around `points`: what the last move changed.
     pub fn marked(&mut self, points: &[Point], width: f64) {
         let _ = writeln!(
@@ -257,10 +282,11 @@ impl Svg {
         if text.trim().is_empty() {
             return;
         }
+        // The document's defaults (see `finish`) are the sans family and middle.
         let anchor = match font.anchor {
-            Anchor::Start => "start",
-            Anchor::Middle => "middle",
-            Anchor::End => "end",
+            Anchor::Start => r#" text-anchor="start""#,
+            Anchor::Middle => "",
+            Anchor::End => r#" text-anchor="end""#,
         };
         // Centred text sits on its point's middle; others on their baseline.
         let y = if font.anchor == Anchor::Middle {
@@ -268,7 +294,11 @@ impl Svg {
         } else {
             at.1
         };
-        let family = if font.mono { MONO_FAMILY } else { FONT_FAMILY };
+        let family = if font.mono {
+            format!(r#" font-family="{MONO_FAMILY}""#)
+        } else {
+            String::new()
+        };
         let weight = if font.bold {
             r#" font-weight="bold""#
         } else {
@@ -282,7 +312,7 @@ impl Svg {
         };
         let _ = writeln!(
             self.body,
-            r#"<text x="{}" y="{}" font-family="{family}" font-size="{}" text-anchor="{anchor}" fill="{}"{weight}{space}>{}</text>"#,
+            r#"<text x="{}" y="{}" font-size="{}" fill="{}"{family}{anchor}{weight}{space}>{}</text>"#,
             num(at.0),
             num(y),
             num(font.size),
@@ -315,7 +345,7 @@ impl Svg {
     pub fn finish(self) -> String {
         format!(
             concat!(
-                r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img">"#,
+                r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" font-family="{family}" text-anchor="middle">"#,
                 "\n<title>{title}</title>\n",
                 r#"<rect width="{w}" height="{h}" fill="{paper}"/>"#,
                 "\n{body}</svg>\n"
@@ -324,6 +354,7 @@ impl Svg {
             h = num(self.height),
             title = self.title,
             paper = PAPER,
+            family = FONT_FAMILY,
             body = self.body
         )
     }
@@ -352,14 +383,23 @@ pub fn pointy_hex_edge(centre: Point, size: f64, edge: usize) -> Point {
     )
 }
 
+/// How wide `lines` of monospace text of `size` are (DejaVu Sans Mono's advance is
+/// 0.602 em; a little more covers the fonts a viewer may use instead).
+pub fn mono_width(lines: &[String], size: f64) -> f64 {
+    let columns = lines
+        .iter()
+        .map(|line| line.trim_end().chars().count())
+        .max()
+        .unwrap_or(0);
+    columns as f64 * size * 0.61
+}
+
 /// A picture that only shows `text` (a board without a drawing of its own): every
 /// line in monospace, so a game always has a picture that tells all its board does.
 pub fn text_picture(title: &str, text: &str) -> String {
     let lines: Vec<String> = text.lines().map(str::to_string).collect();
     let size = 13.0;
-    let columns = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
-    // DejaVu Sans Mono's advance is 0.602 em.
-    let width = 24.0 + columns as f64 * size * 0.61;
+    let width = 24.0 + mono_width(&lines, size);
     let mut svg = Svg::new(width.max(120.0), 24.0, title);
     let height = svg.text_block(12.0, 6.0, &lines, size);
     svg.grow_to(height + 18.0);

@@ -8,6 +8,8 @@ use pbem::games::right_of_way::{Cell, City, FaceDown, Highway, Move, RightOfWay,
 use pbem::grid::hex::{opposite, rotate_mask, Hex, DIRS};
 use proptest::prelude::*;
 
+use super::support::picture_texts;
+
 fn names() -> Vec<String> {
     vec!["red".to_string(), "blue".to_string()]
 }
@@ -1335,6 +1337,20 @@ fn board_mid_game_with_right_of_way() {
     assert_fits(&board);
     assert!(board.contains("[1A]") && board.contains("[2A]"), "{board}");
     insta::assert_snapshot!(board);
+    let context = BoardContext {
+        viewer: Viewer::Public,
+        names: &names(),
+        turn: 0,
+        last_move: None,
+    };
+    let picture = r.board_svg(&s, &context);
+    let texts = picture_texts(&picture);
+    // The stacks' badges: height first, then the top tile's letter, as in the text.
+    assert!(
+        texts.iter().any(|t| t == "1A") && texts.iter().any(|t| t == "2A"),
+        "{texts:?}"
+    );
+    insta::assert_snapshot!("board_picture_mid_game_with_right_of_way", picture);
     let view = r.view(&s, Viewer::Public, &names());
     let cells = view.fields["board"].as_array().unwrap();
     assert_eq!(cells.len(), 61);
@@ -1368,6 +1384,91 @@ fn board_draft_in_progress() {
     );
     assert_fits(&board);
     insta::assert_snapshot!(board);
+    let picture = r.board_svg(
+        &s,
+        &BoardContext {
+            viewer: Viewer::Public,
+            names: &names(),
+            turn: 0,
+            last_move: None,
+        },
+    );
+    // The cells where a city tile may go are marked, as the text marks them with +.
+    let spots: usize = board
+        .lines()
+        .filter(|line| !line.contains("+ cell"))
+        .map(|line| line.matches('+').count())
+        .sum();
+    assert!(spots > 0);
+    assert_eq!(
+        picture_texts(&picture).iter().filter(|t| *t == "+").count(),
+        spots
+    );
+    insta::assert_snapshot!("board_picture_draft_in_progress", picture);
+}
+
+/// Every position of random games, for every viewer: the picture tells the lines
+/// under the ASCII board word for word, draws a highway (its owner's letter) on
+/// every cell that has one and a badge on every stack, and marks the last move.
+#[test]
+fn the_picture_tells_what_the_ascii_board_tells() {
+    let r = rules();
+    let mut chance = DrawStream::for_testing(41);
+    let mut s = r.setup(&names(), &mut chance).unwrap();
+    let mut last_move = None;
+    for turn in 0..40u64 {
+        for viewer in [Viewer::Public, Viewer::Player(0), Viewer::Player(1)] {
+            let context = BoardContext {
+                viewer,
+                names: &names(),
+                turn,
+                last_move: last_move.clone(),
+            };
+            let board = r.board(&s, &context);
+            let picture = r.board_svg(&s, &context);
+            let texts = picture_texts(&picture);
+            let footer = board
+                .lines()
+                .skip_while(|line| !line.trim_start().starts_with("1 "))
+                .skip(1)
+                .skip_while(|line| !line.trim_start().starts_with("1 "))
+                .skip(1)
+                .filter(|line| !line.trim().is_empty());
+            for line in footer {
+                assert!(texts.iter().any(|t| t == line), "{line:?} not in {texts:?}");
+            }
+            let highways = s.cells.iter().filter(|c| c.highway.is_some()).count();
+            let letters = texts.iter().filter(|t| *t == "A" || *t == "B").count();
+            // Row letters A and B stand on both sides of the board besides.
+            assert_eq!(letters, highways + 4, "turn {turn}");
+            let stacks = s.cells.iter().filter(|c| !c.row.is_empty()).count();
+            let badges = texts
+                .iter()
+                .filter(|t| {
+                    t.len() >= 2
+                        && t.ends_with(['A', 'B'])
+                        && t[..t.len() - 1].parse::<u32>().is_ok()
+                })
+                .count();
+            assert_eq!(badges, stacks, "turn {turn}");
+            assert_eq!(
+                picture.contains("stroke-dasharray"),
+                board.contains("(*)"),
+                "turn {turn}"
+            );
+        }
+        if s.over {
+            break;
+        }
+        let seat = s.to_move as usize;
+        let mv = r.sample_move(&s, seat, &mut chance).unwrap();
+        let text = r.move_text(&mv);
+        s = r.apply(&s, seat, &mv, &mut chance).unwrap();
+        last_move = Some(pbem::engine::LastMove {
+            seat,
+            text: Some(text),
+        });
+    }
 }
 
 #[test]

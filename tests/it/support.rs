@@ -765,3 +765,41 @@ impl std::ops::DerefMut for KillOnDrop {
         &mut self.0
     }
 }
+
+/// The texts of a board picture's `<text>` elements, unescaped, in document order.
+pub fn picture_texts(svg: &str) -> Vec<String> {
+    svg.split("<text ")
+        .skip(1)
+        .filter_map(|element| {
+            let start = element.find('>')? + 1;
+            let end = element.find("</text>")?;
+            Some(
+                element[start..end]
+                    .replace("&lt;", "<")
+                    .replace("&gt;", ">")
+                    .replace("&quot;", "\"")
+                    .replace("&apos;", "'")
+                    .replace("&amp;", "&"),
+            )
+        })
+        .collect()
+}
+
+/// A picture's size in its own units (the root element's width and height).
+pub fn picture_size(svg: &str) -> (f64, f64) {
+    let root = &svg[..svg.find('>').expect("a root element")];
+    let attribute = |name: &str| -> f64 {
+        let from = root.find(&format!(" {name}=\"")).expect(name) + name.len() + 3;
+        let to = from + root[from..].find('"').expect("a closing quote");
+        root[from..to].parse().expect("a number")
+    };
+    (attribute("width"), attribute("height"))
+}
+
+/// A PNG's width and height in pixels, from its IHDR chunk.
+pub fn png_size(png: &[u8]) -> (u32, u32) {
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "a PNG signature");
+    assert_eq!(&png[12..16], b"IHDR");
+    let number = |at: usize| u32::from_be_bytes([png[at], png[at + 1], png[at + 2], png[at + 3]]);
+    (number(16), number(20))
+}

@@ -18,7 +18,7 @@ use crate::grid::canvas::Canvas;
 const LEFT: usize = 3;
 const TOP: usize = 2;
 
-fn letter(seat: u8) -> char {
+pub(super) fn letter(seat: u8) -> char {
     char::from(b'A' + seat)
 }
 
@@ -31,7 +31,7 @@ impl RightOfWay {
     }
 
     /// The cell the last move placed a highway on, read from its canonical text.
-    fn placed_by(&self, state: &State, last: &LastMove) -> Option<u16> {
+    pub(super) fn placed_by(&self, state: &State, last: &LastMove) -> Option<u16> {
         let text = last.text.as_deref()?;
         match self.parse_text(state, last.seat, text).ok()? {
             Move::Turn(actions) => actions.iter().find_map(|a| match a {
@@ -74,8 +74,6 @@ impl RightOfWay {
     }
 
     pub(crate) fn draw_board(&self, state: &State, context: &BoardContext<'_>) -> String {
-        let viewer = context.viewer;
-        let names = context.names;
         let marked = context
             .last_move
             .as_ref()
@@ -156,14 +154,30 @@ impl RightOfWay {
                 }
             }
         }
+        for (y, text) in self
+            .footer_lines(state, context, marked.is_some())
+            .iter()
+            .enumerate()
+        {
+            cv.put(0, bottom + 2 + y, text);
+        }
+        cv.render()
+    }
+
+    /// The lines under the board: each player's score, stack, discards and hand, the
+    /// last move (with ` (*)` when it is `marked` on the board) and the state of play,
+    /// each within 78 columns. The ASCII board and the picture both end with them.
+    pub(crate) fn footer_lines(
+        &self,
+        state: &State,
+        context: &BoardContext<'_>,
+        marked: bool,
+    ) -> Vec<String> {
+        let viewer = context.viewer;
+        let names = context.names;
         let scores = self.victory_points(state);
-        let mut y = bottom + 2;
-        let mut line = |cv: &mut Canvas, text: &str| {
-            for part in fitted(text) {
-                cv.put(0, y, &part);
-                y += 1;
-            }
-        };
+        let mut lines: Vec<String> = Vec::new();
+        let mut line = |text: &str| lines.extend(fitted(text));
         for (seat, p) in state.players.iter().enumerate() {
             let s = seat as u8;
             let name = names
@@ -191,9 +205,9 @@ impl RightOfWay {
                 state.on_board(s),
                 mover
             );
-            line(&mut cv, &head);
+            line(&head);
             let hand = format!("  hand ({}): {}", p.hand.len(), self.hand_text(&p.hand));
-            line(&mut cv, &hand);
+            line(&hand);
         }
         let who = |s: u8| name_of(names, s as usize);
         if let Some(last) = &context.last_move {
@@ -203,11 +217,11 @@ impl RightOfWay {
             };
             let head = format!(
                 "Last move{}: {}: ",
-                if marked.is_some() { " (*)" } else { "" },
+                if marked { " (*)" } else { "" },
                 who(last.seat as u8)
             );
             for part in wrap_move(&head, &text) {
-                line(&mut cv, &part);
+                line(&part);
             }
         }
         let turn = context.turn;
@@ -223,14 +237,14 @@ impl RightOfWay {
                 tile,
                 state.city_stack.len()
             );
-            line(&mut cv, &status);
+            line(&status);
         } else if let (true, Some(quitter)) = (state.over, state.resigned) {
-            line(
-                &mut cv,
-                &format!("Game over after turn {turn}: {} gave up.", who(quitter)),
-            );
+            line(&format!(
+                "Game over after turn {turn}: {} gave up.",
+                who(quitter)
+            ));
         } else if state.over {
-            line(&mut cv, &format!("Game over after turn {turn}."));
+            line(&format!("Game over after turn {turn}."));
         } else {
             let mut status = format!("After turn {turn}: {} to move.", who(state.to_move));
             if state.turn == 0 {
@@ -240,14 +254,14 @@ impl RightOfWay {
                 );
             }
             if let Some(e) = state.ended_by {
-                line(
-                    &mut cv,
-                    &format!("{} used up all tiles: these are the final turns.", who(e)),
-                );
+                line(&format!(
+                    "{} used up all tiles: these are the final turns.",
+                    who(e)
+                ));
             }
-            line(&mut cv, &status);
+            line(&status);
         }
-        cv.render()
+        lines
     }
 }
 

@@ -8,6 +8,7 @@ mod board;
 mod legal;
 mod listing;
 mod moves;
+mod picture;
 mod play;
 mod report;
 mod state;
@@ -548,6 +549,10 @@ impl Rules for RightOfWay {
 
     fn board(&self, state: &State, context: &BoardContext<'_>) -> String {
         self.draw_board(state, context)
+    }
+
+    fn board_svg(&self, state: &State, context: &BoardContext<'_>) -> String {
+        self.board_picture(state, context)
     }
 
     fn legend(&self) -> String {
