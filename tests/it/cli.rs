@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::support::{to_move, Table};
+use super::support::{picture_size, picture_texts, png_size, to_move, Table};
 
 const SEED: &str = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
 
@@ -938,4 +938,108 @@ fn the_setup_waits_for_every_player_to_join_and_depends_on_their_words() {
         first, other,
         "other words make another setup from the same seed"
     );
+}
+
+/// `pbem show --format svg` and `png` for every game, every kind of viewer and an
+/// earlier turn: a picture of the same size either way, naming the viewer's own
+/// player as the text does, and the same errors as the other formats.
+#[test]
+fn every_game_shows_its_board_as_svg_and_png_for_every_viewer() {
+    for (game, players) in [
+        ("right-of-way", "2"),
+        ("triangle-auction", "3"),
+        ("desert-kingdom", "2"),
+    ] {
+        let table = Table::new();
+        let output = table
+            .pbem()
+            .args([
+                "demo",
+                "--game",
+                game,
+                "--players",
+                players,
+                "--every",
+                "0",
+                "--dir",
+            ])
+            .arg(table.dir.path())
+            .output()
+            .expect("runs");
+        assert!(
+            output.status.success(),
+            "{game}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let file = table.dir.path().join(format!("{game}.json"));
+        let show = |args: &[&str]| {
+            let output = table
+                .pbem()
+                .arg("show")
+                .arg(&file)
+                .args(args)
+                .output()
+                .expect("runs");
+            assert!(
+                output.status.success(),
+                "{game} {args:?}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            output.stdout
+        };
+        let view: Value = serde_json::from_slice(&show(&["--format", "json"])).expect("json");
+        let first = view["players"][0]["name"]
+            .as_str()
+            .expect("a name")
+            .to_string();
+        for viewer in [None, Some(first.as_str()), Some("referee")] {
+            for turn in [None, Some("1")] {
+                let mut args = vec![];
+                if let Some(viewer) = viewer {
+                    args.extend(["--as", viewer]);
+                }
+                if let Some(turn) = turn {
+                    args.extend(["--turn", turn]);
+                }
+                let svg = String::from_utf8(show(&[&args[..], &["--format", "svg"]].concat()))
+                    .expect("an SVG is text");
+                assert!(
+                    svg.starts_with("<svg ") && svg.trim_end().ends_with("</svg>"),
+                    "{game}"
+                );
+                let texts = picture_texts(&svg);
+                assert!(
+                    texts.iter().any(|t| t.contains(&first)),
+                    "{game} {args:?}: {first} not in {texts:?}"
+                );
+                let (width, height) = picture_size(&svg);
+                let png = show(&[&args[..], &["--format", "png"]].concat());
+                let (png_width, png_height) = png_size(&png);
+                assert!(
+                    (f64::from(png_width) - width * 1.5).abs() <= 2.0,
+                    "{game}: {width} {png_width}"
+                );
+                assert!(
+                    (f64::from(png_height) - height * 1.5).abs() <= 2.0,
+                    "{game}: {height} {png_height}"
+                );
+            }
+        }
+        for bad in [
+            &["--format", "svg", "--as", "Nobody"][..],
+            &["--format", "png", "--turn", "100000"],
+            &["--format", "svg", "--legend"],
+        ] {
+            let output = table
+                .pbem()
+                .arg("show")
+                .arg(&file)
+                .args(bad)
+                .output()
+                .expect("runs");
+            assert!(!output.status.success(), "{game} {bad:?}");
+            assert!(output.stdout.is_empty(), "{game} {bad:?}");
+            assert!(!output.stderr.is_empty(), "{game} {bad:?}");
+        }
+    }
 }
