@@ -9,3 +9,4 @@ pub mod games;
 pub mod grid;
 pub mod mail;
 pub mod ops;
+pub mod replay;

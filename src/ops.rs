@@ -427,6 +427,28 @@ pub fn picture(
     }
 }
 
+/// `pbem export FILE --html OUT`: the replay page of the game for `viewer`, written
+/// to `out` (replaced whole, never left half written).
+///
+/// # Errors
+/// As for [`view`]; the referee's view of a game not over; `out` cannot be written.
+pub fn export_html(
+    path: &Path,
+    viewer: Option<&str>,
+    keyring: Option<&Keyring>,
+    out: &Path,
+) -> Result<usize> {
+    let game = open(path, keyring)?;
+    let page = crate::replay::page(game.as_ref(), viewer)?;
+    // A player's page shows what only they may see: theirs alone on this machine.
+    let access = match viewer {
+        Some(name) if name != crate::engine::driver::REFEREE => store::Access::Private,
+        _ => store::Access::Public,
+    };
+    store::write_atomic(out, page.as_bytes(), access)?;
+    Ok(page.len())
+}
+
 /// `pbem legal`.
 ///
 /// # Errors

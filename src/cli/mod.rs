@@ -7,6 +7,7 @@ mod output;
 mod apply;
 mod audit;
 mod demo;
+mod export;
 mod generate;
 mod inbox;
 mod join;
@@ -62,6 +63,8 @@ enum Command {
     Undo(undo::Args),
     /// Reveal the game's seed in the file (the end of a game does this by itself)
     Reveal(reveal::Args),
+    /// Write a replay page: the whole game, turn by turn, in one HTML file
+    Export(export::Args),
     /// Play a complete demo game between two built-in players, then audit it
     Demo(demo::Args),
     /// Take players' moves from mail: one raw message on standard input, or a Maildir
@@ -152,6 +155,7 @@ where
         Command::Log(args) => log::run(args),
         Command::Audit(args) => audit::run(args),
         Command::Reveal(args) => reveal::run(args),
+        Command::Export(args) => export::run(args),
         Command::Undo(args) => undo::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Inbox(args) => inbox::run(args),

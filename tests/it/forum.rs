@@ -11,17 +11,13 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use pbem::ops::ForumMarkup;
 use serde_json::Value;
 
-use super::support::{to_move, Table};
+use super::support::{self, to_move, Table, CHROMIUM};
 
 const SEED: &str = "5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed";
-const CHROMIUM: &str = "/usr/bin/chromium";
-/// Chromium's longest run for one page.
-const BROWSER_WAIT: Duration = Duration::from_secs(90);
 /// Turns played before the mid-game posts: by then a right-of-way stack is on the
 /// board.
 const MID_GAME: usize = 9;
@@ -356,50 +352,7 @@ fn browser_required() -> bool {
 
 /// Runs headless Chromium on a page with a fresh profile; its standard output.
 fn chromium(page: &Path, dir: &Path, extra: &[String]) -> String {
-    let profile = tempfile::tempdir_in(dir).expect("a profile folder");
-    let mut child = Command::new(CHROMIUM)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-            "--window-size=800,600",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .args(extra)
-        .arg(format!("file://{}", page.display()))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("chromium starts");
-    let started = Instant::now();
-    loop {
-        if child.try_wait().expect("chromium's status").is_some() {
-            break;
-        }
-        if started.elapsed() > BROWSER_WAIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "chromium did not finish {} within {BROWSER_WAIT:?}",
-                page.display()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let output = child.wait_with_output().expect("chromium's output");
-    assert!(
-        output.status.success(),
-        "chromium failed on {}: {}",
-        page.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    String::from_utf8_lossy(&support::chromium(page, dir, extra).stdout).into_owned()
 }
 
 /// Checks asked of a rendered post.

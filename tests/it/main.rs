@@ -4,6 +4,7 @@ mod cli;
 mod client_replies;
 mod desert_kingdom;
 mod engine;
+mod export;
 mod fairness;
 mod forum;
 mod hostile;

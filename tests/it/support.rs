@@ -803,3 +803,61 @@ pub fn png_size(png: &[u8]) -> (u32, u32) {
     let number = |at: usize| u32::from_be_bytes([png[at], png[at + 1], png[at + 2], png[at + 3]]);
     (number(16), number(20))
 }
+
+/// Debian's Chromium, for the tests of pages in a browser.
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+/// Chromium's longest run for one page.
+const BROWSER_WAIT: Duration = Duration::from_secs(90);
+
+/// Runs headless Chromium on `page` with a fresh profile in `dir` and `extra`
+/// arguments, and waits for it (at most [`BROWSER_WAIT`]); what it printed.
+pub fn chromium(page: &Path, dir: &Path, extra: &[String]) -> std::process::Output {
+    let profile = tempfile::tempdir_in(dir).expect("a profile folder");
+    let child = Process::new(CHROMIUM)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--window-size=800,600",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(extra)
+        .arg(format!("file://{}", page.display()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("chromium starts");
+    // Its output is read while it runs: a page's whole DOM fills a pipe, and Chromium
+    // would wait for a reader that waits for it to end.
+    let pid = child.id();
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait_with_output());
+    });
+    let output = match finished.recv_timeout(BROWSER_WAIT) {
+        Ok(output) => output.expect("chromium's output"),
+        Err(_) => {
+            // SAFETY: kill has no preconditions; the process is ours.
+            unsafe {
+                libc::kill(pid as i32, libc::SIGKILL);
+            }
+            panic!(
+                "chromium did not finish {} within {BROWSER_WAIT:?}",
+                page.display()
+            );
+        }
+    };
+    assert!(
+        output.status.success(),
+        "chromium failed on {}: {}",
+        page.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
