@@ -169,7 +169,7 @@ impl TriangleAuction {
         svg.finish()
     }
 
-    /// The areas' box for `seat`: its placed tiles, the empty spaces around them (or
+    /// The box of `seat`'s area: its placed tiles, the empty spaces around them (or
     /// the start and its neighbours, or the whole of a bounded area, while it is
     /// empty), as the ASCII board draws them.
     fn area_box(&self, state: &State, seat: usize, heading: String, marked: Vec<Cell>) -> AreaBox {
