@@ -187,6 +187,45 @@ pub fn rotated(outlets: Outlets, rotation: u8) -> Outlets {
     out
 }
 
+/// A point of a board picture: x to the right, y down.
+pub type PicturePoint = (f64, f64);
+
+/// Where the area's vertex `(line, position)` (as [`Cell::corner`] gives it) stands in
+/// a picture whose cells are equilateral triangles of side `size`: the apex at (0, 0),
+/// line `v` from x = -v * size / 2 to x = v * size / 2, `size * sqrt(3) / 2` below the
+/// line above it. Cells that share a vertex share its point, so neighbours meet edge
+/// to edge.
+pub fn vertex_point(vertex: (u8, u8), size: f64) -> PicturePoint {
+    let (line, position) = (f64::from(vertex.0), f64::from(vertex.1));
+    (
+        (position - line / 2.0) * size,
+        line * size * 3f64.sqrt() / 2.0,
+    )
+}
+
+/// A cell's three corners in a picture ([`vertex_point`]), in the order of
+/// [`Cell::corner`]: corner `k` between the cell's edges `k` and `k + 1`.
+pub fn cell_corners(cell: Cell, size: f64) -> [PicturePoint; 3] {
+    [0, 1, 2].map(|k| vertex_point(cell.corner(k), size))
+}
+
+/// The middle of a cell's edge `edge` (0..3, the cell's clockwise numbering), where
+/// a tile's road leaves it: the edge runs from corner `edge - 1` to corner `edge`.
+pub fn edge_midpoint(cell: Cell, edge: u8, size: f64) -> PicturePoint {
+    let corners = cell_corners(cell, size);
+    let (a, b) = (
+        corners[usize::from((edge + 2) % 3)],
+        corners[usize::from(edge % 3)],
+    );
+    ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0)
+}
+
+/// The centre of a cell in a picture, where a tile's roads meet.
+pub fn cell_centre(cell: Cell, size: f64) -> PicturePoint {
+    let [a, b, c] = cell_corners(cell, size);
+    ((a.0 + b.0 + c.0) / 3.0, (a.1 + b.1 + c.1) / 3.0)
+}
+
 /// Which of a tile's regions (0..3) each half-edge (edge, half) belongs to, by the
 /// module's model.
 fn regions(outlets: &Outlets) -> [[usize; 2]; 3] {
@@ -572,6 +611,37 @@ mod tests {
                     if let Some((n, f)) = cell.neighbour(e, side) {
                         assert_eq!(cell.corner((e + 2) % 3), n.corner(f));
                         assert_eq!(cell.corner(e), n.corner((f + 2) % 3));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pictured_neighbours_meet_edge_to_edge() {
+        let size = 10.0;
+        let close =
+            |a: PicturePoint, b: PicturePoint| (a.0 - b.0).abs() < 1e-9 && (a.1 - b.1).abs() < 1e-9;
+        // The apex cell points up: its corner 0 on top, 1 bottom right, 2 bottom left.
+        let [apex, right, left] = cell_corners(Cell::new(0, 0), size);
+        assert!(close(apex, (0.0, 0.0)));
+        assert!(right.1 > 0.0 && right.0 > 0.0 && close((-left.0, left.1), right));
+        assert!((right.0 - left.0 - size).abs() < 1e-9, "equilateral");
+        // A down cell's corner 1 is its bottom, below its centre.
+        let down = Cell::new(2, 3);
+        assert!(cell_corners(down, size)[1].1 > cell_centre(down, size).1);
+        // Its left edge (2) faces left of its centre; an up cell's bottom (2) below.
+        assert!(edge_midpoint(down, 2, size).0 < cell_centre(down, size).0);
+        let up = Cell::new(2, 2);
+        assert!(edge_midpoint(up, 2, size).1 > cell_centre(up, size).1);
+        for side in 1..=6 {
+            for cell in Cell::all(side) {
+                for e in 0..3 {
+                    if let Some((n, f)) = cell.neighbour(e, side) {
+                        assert!(close(
+                            edge_midpoint(cell, e, size),
+                            edge_midpoint(n, f, size)
+                        ));
                     }
                 }
             }

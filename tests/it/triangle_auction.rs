@@ -69,8 +69,8 @@ fn check_invariants(rules: &TriangleAuction, state: &State) {
     assert_eq!(rules.scores(&public), rules.scores(state));
 }
 
-/// A random complete game in process; returns the number of moves.
-fn random_game(players: usize, seed: u64, options: &[(&str, &str)]) -> usize {
+/// A random complete game in process; returns its rules and final state.
+fn random_game(players: usize, seed: u64, options: &[(&str, &str)]) -> (TriangleAuction, State) {
     let rules = rules_with(options);
     let mut chance = DrawStream::for_testing(seed);
     let mut picker = DrawStream::for_testing(seed ^ 0x5eed);
@@ -99,7 +99,7 @@ fn random_game(players: usize, seed: u64, options: &[(&str, &str)]) -> usize {
     }
     assert_eq!(state.round, 8);
     assert!(!rules.winners(&state).is_empty());
-    moves
+    (rules, state)
 }
 
 #[test]
@@ -1712,4 +1712,249 @@ fn two_orders_of_one_placing_turn_are_recorded_and_drawn_alike() {
     assert_eq!(records[1]["move"], records[0]["move"]);
     assert!(!records[0]["draws"].as_array().expect("draws").is_empty());
     assert_eq!(records[1]["draws"], records[0]["draws"]);
+}
+
+// --- The board as a picture -----------------------------------------------------------
+
+/// `pbem show --format svg|png`, as `viewer` (None: the public view), at `turn`.
+fn picture(table: &Table, format: &str, viewer: Option<&str>, turn: Option<u64>) -> Vec<u8> {
+    let mut command = table.pbem();
+    command
+        .arg("show")
+        .arg(table.file())
+        .args(["--format", format]);
+    if let Some(viewer) = viewer {
+        command.args(["--as", viewer]);
+    }
+    if let Some(turn) = turn {
+        command.args(["--turn", &turn.to_string()]);
+    }
+    let output = command.output().expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    output.stdout
+}
+
+fn svg_of(table: &Table, viewer: Option<&str>, turn: Option<u64>) -> String {
+    String::from_utf8(picture(table, "svg", viewer, turn)).expect("utf-8")
+}
+
+/// `pbem show` as text, as `viewer` at `turn`: the board, its legend and the turn's
+/// report.
+fn text_of(table: &Table, viewer: Option<&str>, turn: Option<u64>) -> String {
+    let mut command = table.pbem();
+    command.arg("show").arg(table.file());
+    if let Some(viewer) = viewer {
+        command.args(["--as", viewer]);
+    }
+    if let Some(turn) = turn {
+        command.args(["--turn", &turn.to_string()]);
+    }
+    let output = command.output().expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout).expect("utf-8")
+}
+
+/// Every text the picture sets, markup undone.
+fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("<text ")
+        .skip(1)
+        .map(|part| {
+            let body = part.split_once('>').map_or("", |(_, rest)| rest);
+            let body = body.split("</text>").next().unwrap_or_default();
+            body.replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&apos;", "'")
+                .replace("&amp;", "&")
+        })
+        .collect()
+}
+
+/// The picture's size in its own units: the root element's width and height.
+fn svg_size(svg: &str) -> (f64, f64) {
+    let root = svg.split('>').next().expect("a root element");
+    let attribute = |name: &str| -> f64 {
+        root.split(&format!(" {name}=\""))
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .and_then(|value| value.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in {root}"))
+    };
+    (attribute("width"), attribute("height"))
+}
+
+/// The opening's picture: Ann's empty area drawn around its middle space, the
+/// others' said to be empty, the offer drawn, every line of the text's panels.
+#[test]
+fn the_picture_of_the_opening() {
+    let table = Table::new();
+    table.start("triangle-auction", &["Ann", "Bob", "Cid"], &"5a".repeat(32));
+    let svg = svg_of(&table, Some("Ann"), None);
+    let text = table.board_as("Ann");
+    let texts = svg_texts(&svg);
+    // Every line of the board but the area drawings is set in the picture.
+    let panel = text.split("\nAnn's area").next().expect("a panel");
+    for line in panel.lines().filter(|l| !l.trim().is_empty()) {
+        assert!(texts.iter().any(|t| t == line), "missing {line:?}");
+    }
+    assert!(texts
+        .iter()
+        .any(|t| t.starts_with("Ann's area (0 tiles placed")));
+    assert!(texts.contains(&"Bob's area: no tile yet.".to_string()));
+    // The middle space AO41 and its neighbours, empty, with their numbers and the
+    // rows' names at both ends.
+    assert!(texts.contains(&"41".to_string()), "{texts:?}");
+    assert_eq!(texts.iter().filter(|t| *t == "AO").count(), 2, "{texts:?}");
+    // Seven tiles on offer, drawn: each letter and code.
+    for letter in ["A", "B", "C", "D", "E", "F", "G"] {
+        assert!(texts.contains(&letter.to_string()), "{letter}");
+    }
+    assert_eq!(texts.iter().filter(|t| *t == "no bid").count(), 7);
+    // The same position gives the same bytes.
+    assert_eq!(svg, svg_of(&table, Some("Ann"), None));
+    insta::assert_snapshot!("the_picture_of_the_opening", svg);
+}
+
+/// A picture mid-game (turn 49 of a recorded game, Ann has just placed two tiles):
+/// every player's area with its tiles, the two tiles marked, the bids on the offer in
+/// their holders' colours, and every line of the text's panels.
+#[test]
+fn the_picture_mid_game() {
+    let recorded = recorded(1);
+    let table = replay_revision_1(
+        "triangle-auction",
+        &recorded.players,
+        &recorded.seed,
+        &recorded.moves[..53],
+    );
+    let svg = svg_of(&table, Some("Ann"), Some(49));
+    let text = text_of(&table, Some("Ann"), Some(49));
+    let texts = svg_texts(&svg);
+    let panel = text.split("\nAnn's area").next().expect("a panel");
+    for line in panel.lines().filter(|l| !l.trim().is_empty()) {
+        assert!(texts.iter().any(|t| t == line), "missing {line:?}");
+    }
+    for heading in [
+        "Ann's area (8 tiles placed, 73 spaces free):",
+        "Bob's area (3 tiles placed, 78 spaces free):",
+        "Cid's area (1 tile placed, 80 spaces free):",
+    ] {
+        assert!(texts.iter().any(|t| t == heading), "missing {heading:?}");
+    }
+    // The two tiles Ann placed are marked, and nothing else.
+    assert_eq!(svg.matches("stroke-dasharray").count(), 2, "{svg}");
+    // The holders of the offer, as the text names them.
+    for holder in ["Ann 2", "Ann 3", "Bob 1", "Cid 1", "Bob 2", "Cid 2"] {
+        assert!(text.contains(&format!("({holder})")), "{holder}");
+        assert!(texts.iter().any(|t| t == holder), "{holder}: {texts:?}");
+    }
+    // 12 placed tiles: 12 roads, each a polygon with no fill (offer tiles too: 7).
+    assert_eq!(
+        svg.matches(r##"fill="none" stroke="#5b5346""##).count(),
+        12 + 7
+    );
+    let size = svg.len();
+    assert!(size < 100_000, "{size} bytes");
+    insta::assert_snapshot!("the_picture_mid_game", svg);
+}
+
+/// A player's picture tells only what their text board tells: another player's card
+/// chosen face down is in the referee's picture and its owner's, never in another
+/// player's or the public one; and every text the player's picture sets is one their
+/// text shows.
+#[test]
+fn a_players_picture_holds_no_card_they_may_not_see() {
+    let recorded = recorded(1);
+    let table = replay_revision_1(
+        "triangle-auction",
+        &recorded.players,
+        &recorded.seed,
+        &recorded.moves[..3],
+    );
+    // Turn 2: Bob chose card 5, face down.
+    assert_eq!(recorded.moves[1], ("Bob".to_string(), "card 5".to_string()));
+    let secret = "card 5 face down";
+    for (viewer, sees) in [
+        (Some("referee"), true),
+        (Some("Bob"), true),
+        (Some("Ann"), false),
+        (Some("Cid"), false),
+        (None, false),
+    ] {
+        let svg = svg_of(&table, viewer, Some(2));
+        assert_eq!(svg.contains(secret), sees, "{viewer:?}");
+        let text = text_of(&table, viewer, Some(2));
+        assert_eq!(text.contains(secret), sees, "{viewer:?}");
+        // Every text in the picture is in the text board, or names a road colour
+        // (the legend's) or an offer tile nobody bid on.
+        for shown in svg_texts(&svg) {
+            let known = text.contains(&shown)
+                || ["red", "yellow", "green", "blue", "purple", "no bid"].contains(&shown.as_str());
+            assert!(known, "{viewer:?}: {shown:?} is not in\n{text}");
+        }
+    }
+}
+
+/// `pbem show --format png` draws the picture 1.5 times its size, for a player and at
+/// an earlier turn.
+#[test]
+fn the_picture_as_png_is_the_svg_drawn() {
+    let recorded = recorded(1);
+    let table = replay_revision_1(
+        "triangle-auction",
+        &recorded.players,
+        &recorded.seed,
+        &recorded.moves[..53],
+    );
+    for (viewer, turn) in [(Some("Bob"), Some(49)), (Some("Cid"), None)] {
+        let svg = svg_of(&table, viewer, turn);
+        let png = picture(&table, "png", viewer, turn);
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{viewer:?}");
+        assert_eq!(&png[12..16], b"IHDR");
+        let width = u32::from_be_bytes([png[16], png[17], png[18], png[19]]);
+        let height = u32::from_be_bytes([png[20], png[21], png[22], png[23]]);
+        let (w, h) = svg_size(&svg);
+        assert_eq!(
+            (f64::from(width), f64::from(height)),
+            ((w * 1.5).round(), (h * 1.5).round()),
+            "{viewer:?} {turn:?}"
+        );
+    }
+    // --turn 49 and the latest turn are different pictures.
+    assert_ne!(
+        picture(&table, "png", Some("Bob"), Some(49)),
+        picture(&table, "png", Some("Bob"), None)
+    );
+}
+
+/// The final boards stay small: a recorded game's (a bounded area) and a random
+/// five-player game's (open areas), for the referee.
+#[test]
+fn final_pictures_stay_small() {
+    let recorded = recorded(1);
+    let table = replay_revision_1(
+        "triangle-auction",
+        &recorded.players,
+        &recorded.seed,
+        &recorded.moves,
+    );
+    let svg = svg_of(&table, None, None);
+    assert!(svg.len() < 100_000, "{} bytes", svg.len());
+    let (rules, state) = random_game(5, 11, &[]);
+    let names = names(5);
+    let context = pbem::engine::BoardContext {
+        viewer: Viewer::Referee,
+        names: &names,
+        turn: 400,
+        last_move: None,
+    };
+    let svg = rules.board_svg(&state, &context);
+    let placed: usize = state.players.iter().map(|p| p.area.len()).sum();
+    assert!(placed > 40, "{placed} tiles");
+    assert!(
+        svg.len() < 150_000,
+        "{} bytes for {placed} tiles",
+        svg.len()
+    );
+    assert!(svg.ends_with("</svg>\n"));
 }

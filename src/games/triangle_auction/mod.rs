@@ -9,6 +9,7 @@
 
 mod listing;
 mod moves;
+mod picture;
 mod play;
 mod report;
 mod state;
@@ -454,6 +455,10 @@ impl Rules for TriangleAuction {
 
     fn legend(&self) -> String {
         self.board_legend()
+    }
+
+    fn board_svg(&self, state: &State, context: &BoardContext<'_>) -> String {
+        self.picture(state, context)
     }
 
     fn report(

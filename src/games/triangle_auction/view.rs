@@ -146,7 +146,7 @@ impl TriangleAuction {
 
     /// What the last move marks: the offer tiles it bid on and the spaces it placed
     /// tiles on, read from its canonical text.
-    fn marks(&self, state: &State, last: Option<&LastMove>) -> (Vec<u8>, Vec<Cell>) {
+    pub(crate) fn marks(&self, state: &State, last: Option<&LastMove>) -> (Vec<u8>, Vec<Cell>) {
         let Some(text) = last.and_then(|l| l.text.as_deref()) else {
             return (Vec::new(), Vec::new());
         };
@@ -216,6 +216,22 @@ impl TriangleAuction {
         Self::push_line(out, &line);
     }
 
+    /// The heading of one player's area: how many tiles are placed and how much room
+    /// is left.
+    pub(crate) fn area_heading(&self, state: &State, seat: usize, who: &str) -> String {
+        let count = state.players.get(seat).map_or(0, |p| p.area.len());
+        let placed = plural(count, "tile", "tiles");
+        if self.start.is_some() {
+            format!("{who}'s area ({placed} placed, open all round):")
+        } else {
+            let free = Cell::all(self.side).count() - count;
+            format!(
+                "{who}'s area ({placed} placed, {} free):",
+                plural(free, "space", "spaces")
+            )
+        }
+    }
+
     /// One player's area drawn in full with its heading; the tiles on `marked` show
     /// `**` (the last move placed them) instead of their space's number.
     pub(crate) fn area_text(
@@ -250,27 +266,61 @@ impl TriangleAuction {
                 (placed.cell, art)
             })
             .collect();
-        let placed = plural(player.area.len(), "tile", "tiles");
-        let heading = if self.start.is_some() {
-            format!("{who}'s area ({placed} placed, open all round):")
-        } else {
-            let free = Cell::all(self.side).count() - player.area.len();
-            format!(
-                "{who}'s area ({placed} placed, {} free):",
-                plural(free, "space", "spaces")
-            )
-        };
-        Self::push_line(&mut out, &heading);
+        Self::push_line(&mut out, &self.area_heading(state, seat, who));
         out.push_str(&draw_numbered_part(self.side, &cells, self.start, WIDTH));
         out
     }
 
+    /// The areas a board shows, in order: the reader's own first, then the others'.
+    /// Every area is public ("all players know how many symbols of each color a
+    /// player has without having to look at his board").
+    pub(crate) fn shown_areas(state: &State, viewer: Viewer) -> Vec<usize> {
+        let everyone = 0..state.players.len();
+        match viewer {
+            Viewer::Player(seat) => std::iter::once(seat)
+                .chain(everyone.filter(|&other| other != seat))
+                .collect(),
+            Viewer::Referee | Viewer::Public => everyone.collect(),
+        }
+    }
+
+    /// Whether a board draws `seat`'s area for `viewer`: another player's empty area
+    /// would be the whole grid for nothing, so it is only said to be empty.
+    pub(crate) fn draws_area(state: &State, viewer: Viewer, seat: usize) -> bool {
+        state.players.get(seat).is_some_and(|p| !p.area.is_empty())
+            || viewer == Viewer::Player(seat)
+    }
+
+    /// The line that stands for an area the board does not draw.
+    pub(crate) fn no_area_line(who: &str) -> String {
+        format!("{who}'s area: no tile yet.")
+    }
+
     pub(crate) fn ascii(&self, state: &State, context: &BoardContext<'_>) -> String {
+        let viewer = context.viewer;
+        let name = |seat: usize| context.names.get(seat).map_or("?", String::as_str);
+        let (_, placed_on) = self.marks(state, context.last_move.as_ref());
+        let mover = context.last_move.as_ref().map(|l| l.seat);
+        let mut out = self.panel(state, context);
+        for seat in Self::shown_areas(state, viewer) {
+            let _ = writeln!(out);
+            if !Self::draws_area(state, viewer, seat) {
+                Self::push_line(&mut out, &Self::no_area_line(name(seat)));
+                continue;
+            }
+            let marked: &[Cell] = if mover == Some(seat) { &placed_on } else { &[] };
+            out.push_str(&self.area_text(state, seat, name(seat), marked));
+        }
+        out
+    }
+
+    /// Everything the board tells but the areas: the round, the offer, the last move
+    /// and each player's tracks, chits and card, as the reader may see them.
+    pub(crate) fn panel(&self, state: &State, context: &BoardContext<'_>) -> String {
         let viewer = context.viewer;
         let names = context.names;
         let name = |seat: usize| names.get(seat).map_or("?", String::as_str);
         let (bid_on, placed_on) = self.marks(state, context.last_move.as_ref());
-        let mover = context.last_move.as_ref().map(|l| l.seat);
         let mut out = String::new();
         let doing = match state.phase {
             Phase::Cards => "every player chooses a card face down".to_string(),
@@ -379,27 +429,6 @@ impl TriangleAuction {
                 ),
                 "    ",
             );
-        }
-        // Every area is public ("all players know how many symbols of each color a
-        // player has without having to look at his board"): the reader's own first,
-        // each drawn as far as it is in use.
-        let everyone = 0..state.players.len();
-        let shown: Vec<usize> = match viewer {
-            // The reader's own first, then the others'.
-            Viewer::Player(seat) => std::iter::once(seat)
-                .chain(everyone.filter(|&other| other != seat))
-                .collect(),
-            Viewer::Referee | Viewer::Public => everyone.collect(),
-        };
-        for seat in shown {
-            let _ = writeln!(out);
-            // Another player's empty area would be the whole grid for nothing.
-            if state.players[seat].area.is_empty() && viewer != Viewer::Player(seat) {
-                Self::push_line(&mut out, &format!("{}'s area: no tile yet.", name(seat)));
-                continue;
-            }
-            let marked: &[Cell] = if mover == Some(seat) { &placed_on } else { &[] };
-            out.push_str(&self.area_text(state, seat, name(seat), marked));
         }
         out
     }
