@@ -8,6 +8,7 @@
 mod board;
 mod listing;
 mod moves;
+mod picture;
 mod play;
 mod report;
 mod state;
@@ -459,6 +460,10 @@ impl Rules for DesertKingdom {
 
     fn legend(&self) -> String {
         self.board_legend()
+    }
+
+    fn board_svg(&self, state: &State, context: &BoardContext<'_>) -> String {
+        self.picture(state, context)
     }
 
     fn report(

@@ -7,9 +7,26 @@ use serde_json::{json, Map, Value};
 use super::board::{Square, SIDE};
 use super::moves;
 use super::report::plural;
-use super::state::{Event, Phase, State};
+use super::state::{Event, Kind, Phase, State};
 use super::DesertKingdom;
 use crate::engine::rules::{BoardContext, GameView, Viewer};
+
+/// What one square of the board shows its viewer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cell {
+    Empty,
+    /// Empty, where the barbarians enter (until a tile lies face down).
+    Entry,
+    /// A face-down tile: its kind only where the viewer may see it.
+    FaceDown(Option<Kind>),
+    /// A city the barbarians destroyed.
+    Ruined,
+    Tile {
+        kind: Option<Kind>,
+        owner: Option<u8>,
+        road: bool,
+    },
+}
 
 /// The width every board keeps to.
 pub(crate) const BOARD_WIDTH: usize = 78;
@@ -174,14 +191,12 @@ impl DesertKingdom {
         wrap(&text, BOARD_WIDTH, "").trim_end().to_string()
     }
 
-    pub(crate) fn ascii(&self, state: &State, context: &BoardContext<'_>) -> String {
-        let viewer = context.viewer;
-        let names = context.names;
-        let name = |seat: usize| names.get(seat).map_or("?", String::as_str);
-        // The squares the last move named: its text is canonical, so every square in
-        // it is one the move acted on (`activate C3 to C4` both). A `take` names none:
-        // the square it was for is in the last move's events, which only the full
-        // state holds (a player's board; the public one goes without the mark).
+    /// The squares the last move acted on, to be marked. Its text is canonical, so
+    /// every square in it is one the move acted on (`activate C3 to C4` both). A
+    /// `take` names none: the square it was for is in the last move's events, which
+    /// only the full state holds (a player's board; the public one goes without the
+    /// mark).
+    pub(crate) fn marked_squares(&self, state: &State, context: &BoardContext<'_>) -> Vec<Square> {
         let mut marked: Vec<Square> = context
             .last_move
             .as_ref()
@@ -194,58 +209,63 @@ impl DesertKingdom {
                 _ => None,
             }));
         }
-        let mut out = String::new();
-        let columns = "     A     B     C     D     E     F     G     H";
-        let _ = writeln!(out, "{columns}");
-        for row in 0..SIDE {
-            let mut line = format!("{:>2} ", row + 1);
-            for col in 0..SIDE {
-                let at = Square::new(col, row);
-                let cell = match state.squares.get(at.index()).and_then(Option::as_ref) {
-                    None if state.last_face_down.is_none() && at == self.entry => {
-                        "  >  ".to_string()
-                    }
-                    None => "  .  ".to_string(),
-                    Some(tile) if tile.face_down => {
-                        match tile
-                            .kind
-                            .filter(|_| viewer == Viewer::Referee || state.phase == Phase::Over)
-                        {
-                            Some(kind) => format!(" [{}] ", kind.letter()),
-                            None => " [?] ".to_string(),
-                        }
-                    }
-                    Some(tile) if tile.ruined => "  x  ".to_string(),
-                    Some(tile) => {
-                        let letter = tile.kind.map_or('?', |k| k.letter());
-                        let owner = tile.owner.map_or(' ', |o| char::from(b'1' + o));
-                        let road = if tile.road { '=' } else { ' ' };
-                        format!(" {letter}{owner}{road} ")
-                    }
-                };
-                let cell = if marked.contains(&at) {
-                    // The padding of a cell is blank: stars there keep its content.
-                    format!("*{}*", &cell[1..4])
-                } else {
-                    cell
-                };
-                line.push_str(&format!(" {cell}"));
-            }
-            let _ = writeln!(out, "{line}  {}", row + 1);
+        marked
+    }
+
+    /// What square `at` shows `viewer`: the one decision the ASCII board and the
+    /// picture both draw from, so neither tells what the other hides.
+    pub(crate) fn cell(&self, state: &State, viewer: Viewer, at: Square) -> Cell {
+        match state.squares.get(at.index()).and_then(Option::as_ref) {
+            None if state.last_face_down.is_none() && at == self.entry => Cell::Entry,
+            None => Cell::Empty,
+            // A face-down tile shows its kind only to the referee and at the end (when
+            // the public state itself holds it).
+            Some(tile) if tile.face_down => Cell::FaceDown(
+                tile.kind
+                    .filter(|_| viewer == Viewer::Referee || state.phase == Phase::Over),
+            ),
+            Some(tile) if tile.ruined => Cell::Ruined,
+            Some(tile) => Cell::Tile {
+                kind: tile.kind,
+                owner: tile.owner,
+                road: tile.road,
+            },
         }
-        let _ = writeln!(out, "{columns}");
-        let next = self
-            .spiral
+    }
+
+    /// The first empty square of the barbarians' spiral: where the next face-down
+    /// tile goes.
+    pub(crate) fn next_face_down(&self, state: &State) -> Option<Square> {
+        self.spiral
             .iter()
-            .find(|s| state.squares.get(s.index()).is_some_and(Option::is_none));
+            .copied()
+            .find(|s| state.squares.get(s.index()).is_some_and(Option::is_none))
+    }
+
+    /// The lines under the board's grid, unwrapped: the bag, each player (with their
+    /// seat, so a picture can key the line to the seat's colour), the last move and
+    /// who is to do what.
+    pub(crate) fn panel(
+        &self,
+        state: &State,
+        context: &BoardContext<'_>,
+        marked: &[Square],
+    ) -> Vec<(Option<usize>, String)> {
+        let viewer = context.viewer;
+        let names = context.names;
+        let name = |seat: usize| names.get(seat).map_or("?", String::as_str);
+        let mut lines: Vec<(Option<usize>, String)> = Vec::new();
         let start = state.last_face_down.unwrap_or(self.entry);
-        let _ = writeln!(
-            out,
-            "Bag: {} tiles. Next face-down square: {}. Barbarians start at {}.",
-            state.bag_count,
-            next.map_or("none".to_string(), |s| s.name()),
-            start.name()
-        );
+        lines.push((
+            None,
+            format!(
+                "Bag: {} tiles. Next face-down square: {}. Barbarians start at {}.",
+                state.bag_count,
+                self.next_face_down(state)
+                    .map_or("none".to_string(), Square::name),
+                start.name()
+            ),
+        ));
         for (seat, player) in state.players.iter().enumerate() {
             let you = if viewer == Viewer::Player(seat) {
                 " (you)"
@@ -272,21 +292,20 @@ impl DesertKingdom {
             if let Some(score) = player.final_score {
                 let _ = write!(line, "; final score {score}");
             }
-            let _ = writeln!(out, "{line}");
+            lines.push((Some(seat), line));
         }
         if let Some(last) = &context.last_move {
             let text = last.text.as_deref().unwrap_or("(sealed)");
             let star = if marked.is_empty() { "" } else { " (*)" };
-            let _ = writeln!(out, "Last move{star}: {}: {text}", name(last.seat));
+            lines.push((
+                None,
+                format!("Last move{star}: {}: {text}", name(last.seat)),
+            ));
         }
         let turn = context.turn;
-        match &state.phase {
+        let status = match &state.phase {
             Phase::Turn { seat } => {
-                let _ = writeln!(
-                    out,
-                    "After turn {turn}: {} to move.",
-                    name(usize::from(*seat))
-                );
+                format!("After turn {turn}: {} to move.", name(usize::from(*seat)))
             }
             Phase::Choosing { seat, square } => {
                 let target = if state
@@ -300,39 +319,72 @@ impl DesertKingdom {
                     format!("for {}", square.name())
                 };
                 // No colon before the tiles: only the chooser's board lists them.
-                let _ = write!(
-                    out,
+                let mut line = format!(
                     "After turn {turn}, {} chooses a tile {target} from {} drawn",
                     name(usize::from(*seat)),
                     state.drawn_count
                 );
                 if Self::sees_drawn(state, viewer) {
                     let drawn: Vec<&str> = state.drawn.iter().map(|k| k.name()).collect();
-                    let _ = write!(out, ": {}", drawn.join(", "));
+                    let _ = write!(line, ": {}", drawn.join(", "));
                 }
-                let _ = writeln!(out, ".");
+                line.push('.');
+                line
             }
             Phase::Defending { seat, city } => {
                 let band = state.attack.as_ref().map_or(1, |a| a.bands.len() + 1);
                 let who = name(usize::from(*seat));
-                let _ = writeln!(
-                    out,
+                format!(
                     "After turn {turn}, the barbarians attack: band {band} is at {who}'s city on {}. {who} turns in a treasure (`pay`, the city stays) or keeps it (`keep`, the city falls).",
                     city.name()
-                );
+                )
             }
             Phase::Over if state.nobody_wins => {
-                let _ = writeln!(
-                    out,
-                    "After turn {turn}, the barbarians destroyed every city: nobody wins."
-                );
+                format!("After turn {turn}, the barbarians destroyed every city: nobody wins.")
             }
             Phase::Over => {
-                let _ = writeln!(
-                    out,
-                    "After turn {turn}, the barbarians have attacked; the game is over."
-                );
+                format!("After turn {turn}, the barbarians have attacked; the game is over.")
             }
+        };
+        lines.push((None, status));
+        lines
+    }
+
+    pub(crate) fn ascii(&self, state: &State, context: &BoardContext<'_>) -> String {
+        let marked = self.marked_squares(state, context);
+        let mut out = String::new();
+        let columns = "     A     B     C     D     E     F     G     H";
+        let _ = writeln!(out, "{columns}");
+        for row in 0..SIDE {
+            let mut line = format!("{:>2} ", row + 1);
+            for col in 0..SIDE {
+                let at = Square::new(col, row);
+                let cell = match self.cell(state, context.viewer, at) {
+                    Cell::Entry => "  >  ".to_string(),
+                    Cell::Empty => "  .  ".to_string(),
+                    Cell::FaceDown(Some(kind)) => format!(" [{}] ", kind.letter()),
+                    Cell::FaceDown(None) => " [?] ".to_string(),
+                    Cell::Ruined => "  x  ".to_string(),
+                    Cell::Tile { kind, owner, road } => {
+                        let letter = kind.map_or('?', Kind::letter);
+                        let owner = owner.map_or(' ', |o| char::from(b'1' + o));
+                        let road = if road { '=' } else { ' ' };
+                        format!(" {letter}{owner}{road} ")
+                    }
+                };
+                let cell = if marked.contains(&at) {
+                    // The padding of a cell is blank: stars there keep its content.
+                    format!("*{}*", &cell[1..4])
+                } else {
+                    cell
+                };
+                line.push_str(&format!(" {cell}"));
+            }
+            let _ = writeln!(out, "{line}  {}", row + 1);
+        }
+        let _ = writeln!(out, "{columns}");
+        for (_, line) in self.panel(state, context, &marked) {
+            let _ = writeln!(out, "{line}");
         }
         // Long names and long lists of tiles could push a line past the width every
         // board keeps to: wrapped, never cut, so nothing is lost.
