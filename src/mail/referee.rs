@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use serde_json::{json, Value};
 
 use super::archive::{Archive, Notes, Waiting};
-use super::capability::{thread_root, MailSecret, NoticeId};
+use super::capability::{thread_root, MailSecret, NoticeId, WELCOME};
 use super::compose::{self, Draft, Templates};
 use super::outbox::{self, Flushed, Listed, Outbox, Outgoing, SetAside};
 use super::transport::{address_of, MailSettings};
@@ -23,7 +23,7 @@ use crate::engine::invitation::Invitation;
 use crate::engine::keyring::Keyring;
 use crate::engine::session::{EngineError, NewGame};
 use crate::engine::store;
-use crate::engine::{page_section, Viewer, MOVES_HEADING, SUMMARY_HEADING};
+use crate::engine::{page_section, Deadline, Viewer, MOVES_HEADING, SUMMARY_HEADING};
 use crate::ops::{self, JoinDone};
 
 /// The most characters of a player's note relayed to the others ("Name: text").
@@ -96,6 +96,33 @@ fn records_in(bytes: &[u8]) -> Result<u64, MailError> {
         Ok(text) => Ok(text.records.len() as u64),
         Err(_) if crate::engine::invitation::is_invitation(bytes) => Ok(0),
         Err(error) => Err(error.into()),
+    }
+}
+
+/// Who entered a move, for the words its notices use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Origin<'a> {
+    /// The player's own mail; its Message-ID, when it has one, is what their
+    /// confirmation answers.
+    Mail(Option<&'a str>),
+    /// The referee typed it in (`pbem apply --mail`): the player did not send it.
+    Referee,
+    /// Past the deadline, the referee's choice made for the player.
+    Deadline(Deadline),
+    /// The rules left the player no choice, so it was made for them.
+    Forced,
+}
+
+impl Origin<'_> {
+    /// The word templates test (`entered`): mail, referee, skip, forfeit or forced.
+    fn word(self) -> &'static str {
+        match self {
+            Origin::Mail(_) => "mail",
+            Origin::Referee => "referee",
+            Origin::Deadline(Deadline::Skip) => "skip",
+            Origin::Deadline(Deadline::Forfeit) => "forfeit",
+            Origin::Forced => "forced",
+        }
     }
 }
 
@@ -212,16 +239,22 @@ impl Referee {
         game: &dyn OpenGame,
         name: &str,
     ) -> Result<(String, String), MailError> {
-        let mut board = game.board(Some(name), None)?;
-        let legend = game.legend();
-        if !legend.trim().is_empty() {
-            board = format!("{}\n\n{}", board.trim_end(), legend.trim_end());
-        }
+        let board = self.with_legend(game, &game.board(Some(name), None)?);
         let example = match game.example(name)? {
             Some(example) => example,
             None => game.example_any(name)?.unwrap_or_default(),
         };
         Ok((board, example))
+    }
+
+    /// A board followed by the game's legend.
+    pub(super) fn with_legend(&self, game: &dyn OpenGame, board: &str) -> String {
+        let legend = game.legend();
+        if legend.trim().is_empty() {
+            board.to_string()
+        } else {
+            format!("{}\n\n{}", board.trim_end(), legend.trim_end())
+        }
     }
 
     pub(super) fn draft(
@@ -237,7 +270,10 @@ impl Referee {
             return Ok(None);
         };
         let (subject, body) = self.templates.render_mail(template, context)?;
-        let root = thread_root(&id.game_id, &self.domain());
+        // The welcome is the thread's root, and mail before it (the invitation, the
+        // confirmation of a join) comes before any thread.
+        let root = (id.turn > 0 && id.kind != WELCOME)
+            .then(|| thread_root(&self.secret, &id.game_id, id.seat, &self.domain()));
         let message_id = id.render(&self.domain());
         compose::build(
             &self.settings,
@@ -275,7 +311,7 @@ impl Referee {
         &self,
         path: &Path,
         game: &dyn OpenGame,
-        last: Option<(&MoveOutcome, &str, &[String])>,
+        last: Option<(&MoveOutcome, &str, &[String], Origin<'_>)>,
         occasion: Occasion,
     ) -> Result<(Vec<Outgoing>, Waiting), MailError> {
         let welcome = occasion == Occasion::Welcome;
@@ -286,7 +322,7 @@ impl Referee {
         let records = roster.records.len() as u64;
         let to_move = seats_to_move(&view, &roster);
         let over = view["over"] == true;
-        let mover = last.and_then(|(outcome, _, _)| {
+        let mover = last.and_then(|(outcome, _, _, _)| {
             roster
                 .players
                 .iter()
@@ -341,7 +377,13 @@ impl Referee {
                 .map(|note| compose::inert(note, NOTE_LINE_CHARS))
                 .collect();
             context["notes"] = json!(notes);
-            if let Some((outcome, sent, ignored)) = last {
+            // The mover's confirmation answers the mail their move came in.
+            let mut answering = None;
+            if let Some((outcome, sent, ignored, origin)) = last {
+                context["entered"] = json!(origin.word());
+                if let (Origin::Mail(Some(id)), true) = (origin, player.name == outcome.player) {
+                    answering = Some(id);
+                }
                 let reader = Viewer::Player(seat);
                 let report: Vec<&str> = outcome
                     .report
@@ -408,7 +450,7 @@ impl Referee {
                     "welcome.txt",
                     &context,
                     player,
-                    notice("welcome"),
+                    notice(WELCOME),
                     None,
                     None,
                 )?);
@@ -431,7 +473,7 @@ impl Referee {
                     &context,
                     player,
                     notice("over"),
-                    None,
+                    answering,
                     attachment,
                 )?);
             } else if notify.contains(&seat) {
@@ -442,7 +484,7 @@ impl Referee {
                     &context,
                     player,
                     notice("turn"),
-                    None,
+                    answering,
                     attachment,
                 )?);
             } else if last.is_some() {
@@ -452,7 +494,7 @@ impl Referee {
                     &context,
                     player,
                     notice("made"),
-                    None,
+                    answering,
                     None,
                 )?);
             }
@@ -652,25 +694,14 @@ impl Referee {
     ) -> Result<MoveOutcome, MailError> {
         let path = &store::resolve(path);
         let _lock = store::lock(path)?;
-        self.apply_locked(path, player, move_text, &[])
-    }
-
-    /// [`Referee::apply`] under the lock the caller holds; `ignored` lists the lines of
-    /// the player's message that were left out as not part of the move, for their
-    /// confirmation.
-    pub(super) fn apply_locked(
-        &self,
-        path: &Path,
-        player: &str,
-        move_text: &str,
-        ignored: &[String],
-    ) -> Result<MoveOutcome, MailError> {
         let mut game = ops::open_bytes(&store::read(path)?, Some(&self.keyring), true)?;
-        self.apply_opened(path, game.as_mut(), player, move_text, ignored)
+        self.apply_opened(path, game.as_mut(), player, move_text, &[], Origin::Referee)
     }
 
-    /// [`Referee::apply_locked`] on the game file at `path` as the caller opened it
-    /// (with this referee's keyring, under the lock it holds).
+    /// [`Referee::apply`] on the game file at `path` as the caller opened it (with this
+    /// referee's keyring, under the lock it holds); `ignored` lists the lines of the
+    /// player's message that were left out as not part of the move, and `origin` says
+    /// who entered it, for its notices.
     pub(super) fn apply_opened(
         &self,
         path: &Path,
@@ -678,6 +709,7 @@ impl Referee {
         player: &str,
         move_text: &str,
         ignored: &[String],
+        origin: Origin<'_>,
     ) -> Result<MoveOutcome, MailError> {
         let outbox = Outbox::beside(path);
         let archive = Archive::beside(path);
@@ -686,7 +718,7 @@ impl Referee {
         let (mail, waiting) = self.notices(
             path,
             game,
-            Some((&outcome, move_text, ignored)),
+            Some((&outcome, move_text, ignored, origin)),
             Occasion::Move,
         )?;
         let staged = outbox.stage(outcome.turn, &mail)?;
@@ -701,7 +733,7 @@ impl Referee {
         // theirs and mailed like any move, rather than waited for. Should the game
         // refuse it (say, while an undo is asked), the player is waited for as usual.
         if let Some((forced, text)) = game.forced_move()? {
-            match self.apply_opened(path, game, &forced, &text, &[]) {
+            match self.apply_opened(path, game, &forced, &text, &[], Origin::Forced) {
                 Ok(_) | Err(MailError::Ops(_)) => {}
                 Err(error) => return Err(error),
             }
@@ -950,7 +982,8 @@ impl Referee {
                 subject,
                 body,
                 message_id,
-                thread_root: thread_root(&game_id, &domain),
+                // To the referee, who has no welcome: a thread of its own.
+                thread_root: None,
                 answers: None,
                 attachment: None,
             },
