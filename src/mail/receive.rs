@@ -800,7 +800,10 @@ impl Referee {
             // is the player's turn, else wait for the notice): one instruction only.
             let accepted = "";
             return if resent {
-                let problem = format!("your move for turn {done} was already applied");
+                let problem = format!(
+                    "your move for turn {} was already applied",
+                    roster.move_number(*done)
+                );
                 refuse(
                     game.as_ref(),
                     "Already applied",
@@ -811,7 +814,8 @@ impl Referee {
                 )
             } else {
                 let problem = format!(
-                    "you already moved for turn {done}; this message answers an old notice"
+                    "you already moved for turn {}; this message answers an old notice",
+                    roster.move_number(*done)
                 );
                 refuse(
                     game.as_ref(),

@@ -47,6 +47,26 @@ pub(super) struct Roster {
     pub(super) referee_key: String,
 }
 
+impl Roster {
+    /// The moves standing: records less the steps of taking back and the moves they
+    /// took back. Players number turns by it, so an undo never makes turns jump (the
+    /// records, and the reply codes keyed on them, go on counting).
+    pub(super) fn standing(&self) -> u64 {
+        self.records
+            .iter()
+            .filter(|(turn, _, _)| !self.not_moves.contains(turn))
+            .count() as u64
+    }
+
+    /// The turn players know record `record` by: the moves standing up to it.
+    pub(super) fn move_number(&self, record: u64) -> u64 {
+        self.records
+            .iter()
+            .filter(|(turn, _, _)| *turn <= record && !self.not_moves.contains(turn))
+            .count() as u64
+    }
+}
+
 /// The seats a view says are to move.
 pub(super) fn seats_to_move(view: &Value, roster: &Roster) -> Vec<usize> {
     view["to_move"]
@@ -124,6 +144,13 @@ impl Origin<'_> {
             Origin::Forced => "forced",
         }
     }
+}
+
+/// The turn notices a step of taking back may make void: the seats to move before
+/// it, and the turn their notices named.
+struct Void {
+    seats: Vec<usize>,
+    turn: u64,
 }
 
 /// Why notices go out.
@@ -219,7 +246,9 @@ impl Referee {
             "tag": format!("[pbem {}]", roster.id),
             "id": roster.id,
             "game": roster.game,
-            "turn": view["turn"].as_u64().unwrap_or(0) + u64::from(view["over"] != true),
+            // The turn as players number it (see `Roster::standing`); `head_turn` is
+            // the record the signed head belongs to.
+            "turn": roster.standing() + u64::from(view["over"] != true),
             "to_move": ops::joined_names(&view["to_move"]),
             "over": view["over"],
             "winners": ops::joined_names(&view["winners"]),
@@ -392,7 +421,7 @@ impl Referee {
                     .map(|line| line.text.as_str())
                     .collect();
                 context["report"] = json!(report);
-                context["made_turn"] = json!(outcome.turn);
+                context["made_turn"] = json!(roster.move_number(outcome.turn));
                 context["mover"] = json!(outcome.player);
                 context["sealed"] = json!(outcome.sealed);
                 // The move as sent and the lines left out of it are the player's
@@ -456,7 +485,7 @@ impl Referee {
                 )?);
             }
             if over {
-                context["turn"] = json!(records);
+                context["turn"] = json!(roster.standing());
                 if let Some(end) = &game_end {
                     context["reason"] = json!(end.reason);
                     if let Some(list) = context["players"].as_array_mut() {
@@ -488,7 +517,7 @@ impl Referee {
                     attachment,
                 )?);
             } else if last.is_some() {
-                context["turn"] = json!(records);
+                context["turn"] = json!(roster.standing());
                 out.extend(self.draft(
                     "move-made.txt",
                     &context,
@@ -776,8 +805,15 @@ impl Referee {
         let outbox = Outbox::beside(path);
         let archive = Archive::beside(path);
         self.repair(path, game.turns())?;
+        // Who is to move before the word, and the turn their notice named: should the
+        // word take moves back, those notices are void, and their readers are told.
+        let before = roster(game)?;
+        let void = Void {
+            seats: seats_to_move(&game.view(None, None)?, &before),
+            turn: before.standing() + 1,
+        };
         let outcome = game.take_back(&self.keyring, player, word)?;
-        let mut mail = self.undo_mail(game, &outcome, answers, ignored)?;
+        let mut mail = self.undo_mail(game, &outcome, answers, ignored, &void)?;
         let waiting = if outcome.done {
             let (notices, waiting) = self.notices(path, game, None, Occasion::TakenBack)?;
             mail.extend(notices);
@@ -799,13 +835,15 @@ impl Referee {
     }
 
     /// The mail of a step of taking back, one to every player; the one who gave the
-    /// word is told which lines of their mail were left out (`ignored`).
+    /// word is told which lines of their mail were left out (`ignored`), and, once
+    /// moves are taken back, those whose turn notice it made void are told so.
     fn undo_mail(
         &self,
         game: &dyn OpenGame,
         outcome: &UndoOutcome,
         answers: Option<&str>,
         ignored: &[String],
+        void: &Void,
     ) -> Result<Vec<Outgoing>, MailError> {
         let roster = roster(game)?;
         let base = self.context(&game.view(None, None)?, &roster);
@@ -821,10 +859,19 @@ impl Referee {
             (UndoStep::Decline, _) => "declined",
             (UndoStep::Undo, _) => "done",
         };
+        // The moves taken back are the last ones standing: players know them by the
+        // turns after the moves that stay.
+        let taken: Vec<u64> = outcome.moves.iter().map(|(turn, _, _)| *turn).collect();
+        let stays = roster
+            .records
+            .iter()
+            .filter(|(turn, _, _)| !roster.not_moves.contains(turn) && !taken.contains(turn))
+            .count() as u64;
         let moves: Vec<Value> = outcome
             .moves
             .iter()
-            .map(|(turn, player, text)| json!({"turn": turn, "player": player, "text": text}))
+            .zip(stays + 1..)
+            .map(|((_, player, text), turn)| json!({"turn": turn, "player": player, "text": text}))
             .collect();
         let mut out = Vec::new();
         for (seat, player) in roster.players.iter().enumerate() {
@@ -833,7 +880,14 @@ impl Referee {
             context["step"] = json!(step);
             context["by"] = json!(by);
             context["asked_by"] = json!(outcome.asked_by);
-            context["takes_back"] = json!(outcome.from);
+            context["takes_back"] = json!(if taken.is_empty() {
+                roster.move_number(outcome.from)
+            } else {
+                stays + 1
+            });
+            if outcome.done && void.seats.contains(&seat) {
+                context["void_turn"] = json!(void.turn);
+            }
             context["moves"] = json!(moves);
             context["agreed"] = json!(outcome.agreed.join(", "));
             context["waiting_for"] = json!(outcome.waiting_for.join(", "));

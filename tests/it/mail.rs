@@ -2206,8 +2206,34 @@ fn a_move_is_taken_back_by_reply_once_the_other_player_agrees() {
         view["turn"], 5,
         "two moves, the request, the answer, the undo"
     );
+    // Turns do not jump: with both moves taken back the game is at turn 1 again
+    // (the file's records go on counting; players count the moves standing).
+    let again = done
+        .iter()
+        .find(|m| m.to == first_address && m.subject.contains("your move"))
+        .expect("the first player's notice");
+    assert!(
+        again.subject.contains("Turn 1: your move"),
+        "{}",
+        again.subject
+    );
+    // The first player's notice of turn 3 is void, and their undo mail says so; the
+    // other player had no notice to void.
+    let void = |to: &str| {
+        done.iter()
+            .find(|m| m.to == to && m.subject.contains("was taken back"))
+            .map(|m| squeezed(&m.text))
+            .expect("the undo mail")
+    };
+    assert!(
+        void(&first_address).contains("your turn notice of turn 3 is void"),
+        "{}",
+        void(&first_address)
+    );
+    assert!(!void(&second_address).contains("is void"));
 
     // The first player's move by reply to that notice is taken, not "already moved".
+    let sent = host.mails().len();
     let report = host.inbox(&gmail_reply(
         &host.notice_for(&first_address),
         &first_address,
@@ -2215,6 +2241,16 @@ fn a_move_is_taken_back_by_reply_once_the_other_player_agrees() {
         "undo-m3",
     ));
     assert!(report.starts_with("applied"), "{report}");
+    let next = host
+        .mails_since(sent)
+        .into_iter()
+        .find(|m| m.to == second_address && m.subject.contains("your move"))
+        .expect("the other player's notice");
+    assert!(
+        next.subject.contains("Turn 2: your move"),
+        "{}",
+        next.subject
+    );
     let (ok, out) = host.run(host.pbem().args(["audit", "--public"]).arg(host.file()));
     assert!(ok, "{out}");
 }
