@@ -2031,6 +2031,36 @@ fn squeezed(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The mail each player gets over a whole game of each game, played by mail: how many
+/// messages and how many bytes (as delivered), printed for the record (run with
+/// `--nocapture`), with what a daily digest of everything but "your move" could save
+/// at best (one message for each run of other mail between two turn notices).
+#[test]
+fn mail_per_player_per_game_is_measured() {
+    for (game, names, seed) in [
+        ("right-of-way", &["Ann", "Bob"][..], SEED),
+        ("triangle-auction", &["Ann", "Bob", "Cat"][..], SEED),
+        ("desert-kingdom", &["Ann", "Bob"][..], SEED),
+    ] {
+        let (moves, figures) = super::support::play_by_mail_measured(game, names, seed, 11, |_| {});
+        assert_eq!(figures.len(), names.len(), "{figures:?}");
+        for (to, mail) in &figures {
+            let digest = mail.turn_notices + mail.runs_between_notices;
+            println!(
+                "{game}, {moves} moves by mail: {to} got {} messages, {} bytes ({} KiB, {} bytes each); {} turn notices; with a daily digest at best {digest} messages",
+                mail.count,
+                mail.bytes,
+                mail.bytes / 1024,
+                mail.bytes / mail.count,
+                mail.turn_notices,
+            );
+            assert!(mail.turn_notices > 0 && digest <= mail.count, "{mail:?}");
+            // A message is a board and some words, twice (text and HTML): never more.
+            assert!(mail.bytes / mail.count < 64 * 1024, "{mail:?}");
+        }
+    }
+}
+
 #[test]
 fn every_turn_report_reaches_exactly_the_players_who_may_see_it() {
     for (game, names, seed) in [
