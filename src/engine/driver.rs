@@ -854,7 +854,8 @@ impl<R: Rules> OpenGame for Opened<R> {
             "a preview of {}'s move in a game with hidden information",
             self.game.names[seat]
         );
-        self.game.preview(self.full(&what)?, player, move_text)
+        self.game
+            .preview(self.full(&what)?, player, move_text, self.turns() + 1)
     }
 
     fn moves_text(&self, player: &str, filter: &MoveFilter) -> Result<Option<String>> {

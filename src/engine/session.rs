@@ -85,6 +85,9 @@ pub struct Preview {
     pub draws: u32,
     /// Why the move would be sent back for confirmation, if it would.
     pub confirm: Option<String>,
+    /// The board as its maker would see it after the move; `None` when the move
+    /// draws, since the preview's stand-in draws are no outcome to show.
+    pub board_after: Option<String>,
 }
 
 /// The chance of a preview: every draw gives the first item, and is counted. Nothing of
@@ -1047,7 +1050,15 @@ impl<R: Rules> Game<R> {
     ///
     /// # Errors
     /// As for [`Game::apply`]: not their turn, a move the rules refuse.
-    pub fn preview(&self, state: &R::State, player: &str, move_text: &str) -> Result<Preview> {
+    /// `turn` is the number the move would get (records so far, plus one), for the
+    /// board drawn after it.
+    pub fn preview(
+        &self,
+        state: &R::State,
+        player: &str,
+        move_text: &str,
+        turn: u64,
+    ) -> Result<Preview> {
         let seat = self.seat_of(player)?;
         if self.rules.is_over(state) {
             return Err(EngineError::GameOver);
@@ -1083,12 +1094,25 @@ impl<R: Rules> Game<R> {
             .filter(|line| line.seen_by(viewer) && !line.tells_draw)
             .map(|line| line.text)
             .collect();
+        let board_after = (chance.draws == 0).then(|| {
+            let context = super::rules::BoardContext {
+                viewer,
+                names: &self.names,
+                turn,
+                last_move: Some(super::rules::LastMove {
+                    seat,
+                    text: Some(understood.clone()),
+                }),
+            };
+            self.rules.board(&next, &context)
+        });
         Ok(Preview {
             understood,
             sealed: self.rules.is_sealed(state, seat),
             report,
             draws: chance.draws,
             confirm,
+            board_after,
         })
     }
 

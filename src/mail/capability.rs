@@ -134,10 +134,23 @@ impl NoticeId {
     }
 }
 
-/// The id every message of a game refers to, so mail clients show one thread.
-pub fn thread_root(game_id: &str, domain: &str) -> String {
-    format!("pbem.{game_id}@{domain}")
+/// The Message-ID of `seat`'s welcome to a game: the root every later message of the
+/// game to that player refers to, so a mail client shows one thread hanging from a
+/// message the player has (an id no message carries would leave the thread hanging
+/// from nothing). The welcome is the notice of the first turn (records 0, so turn 1).
+pub fn thread_root(secret: &MailSecret, game_id: &str, seat: Seat, domain: &str) -> String {
+    NoticeId {
+        game_id: game_id.to_string(),
+        turn: 1,
+        seat,
+        kind: WELCOME.to_string(),
+        code: secret.reply_code(game_id, seat, 1),
+    }
+    .render(domain)
 }
+
+/// The kind of a welcome's notice id.
+pub const WELCOME: &str = "welcome";
 
 #[cfg(test)]
 mod tests {

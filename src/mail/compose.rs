@@ -13,6 +13,9 @@ use super::MailError;
 
 /// The widest line a mail or forum post may have.
 pub const WIDTH: usize = 78;
+/// The longest subject: its header line, `Subject: ` and all, fits [`WIDTH`], so a
+/// mail client's list on a narrow screen still shows it whole.
+pub const SUBJECT_CHARS: usize = WIDTH - "Subject: ".len();
 
 const BUILT_IN: &[(&str, &str)] = &[
     ("welcome.txt", include_str!("../../templates/welcome.txt")),
@@ -141,8 +144,8 @@ impl Templates {
         name: &str,
         context: &serde_json::Value,
     ) -> Result<(String, String), MailError> {
-        // The subject is a header, folded by the mail library, never cut: only the
-        // body is wrapped to the width of a mail.
+        // The subject is a header: never wrapped, but fitted to SUBJECT_CHARS by
+        // cutting its end, which is why templates put the reply code early.
         let text = self.render_unwrapped(name, context)?;
         let (first, body) = text.split_once('\n').unwrap_or((&text, ""));
         let subject = first
@@ -152,10 +155,38 @@ impl Templates {
                 error: "the first line must be `Subject: ...`".into(),
             })?;
         Ok((
-            subject.trim().to_string(),
+            fit_subject(subject.trim(), SUBJECT_CHARS),
             wrap(body.trim_start_matches('\n'), WIDTH),
         ))
     }
+}
+
+/// A subject cut to at most `max` characters, at a space where one is near, with an
+/// ellipsis; never inside its reply code (`(ref CODE)`), which proves a reply and must
+/// reach the player whole even when a long game id pushes it past `max`.
+pub fn fit_subject(subject: &str, max: usize) -> String {
+    if subject.chars().count() <= max {
+        return subject.to_string();
+    }
+    // Characters that must stay: up to the end of the reply code.
+    let keep = subject
+        .find("(ref ")
+        .and_then(|start| subject[start..].find(')').map(|end| start + end + 1))
+        .map_or(0, |end| subject[..end].chars().count());
+    let limit = max.saturating_sub(1).max(keep);
+    let cut: String = subject.chars().take(limit).collect();
+    // Back to the last space past what must stay, if it is not far back.
+    let at_space = cut
+        .char_indices()
+        .filter(|(i, c)| *c == ' ' && cut[..*i].chars().count() >= keep)
+        .map(|(i, _)| i)
+        .next_back()
+        .filter(|&i| cut[..i].chars().count() + 12 >= limit);
+    let cut = match at_space {
+        Some(i) => &cut[..i],
+        None => cut.as_str(),
+    };
+    format!("{}…", cut.trim_end_matches([' ', ',', ';', ':']))
 }
 
 /// The most characters of a stranger's line (a subject, an address) a mail shows.
@@ -291,8 +322,9 @@ pub struct Draft<'a> {
     pub body: String,
     /// Our Message-ID, without brackets.
     pub message_id: String,
-    /// The thread root every message of the game refers to.
-    pub thread_root: String,
+    /// The message this one's thread hangs from, one the recipient has (their
+    /// welcome to the game); `None` for a message that is itself a root.
+    pub thread_root: Option<String>,
     /// The incoming message this answers, if any.
     pub answers: Option<&'a str>,
     /// A file to attach (name, bytes): the signed game file, for audits.
@@ -316,27 +348,27 @@ pub fn build(settings: &MailSettings, draft: Draft<'_>) -> Result<Outgoing, Mail
         .parse()
         .map_err(|_| bad(draft.to_address))?;
     let to = Mailbox::new(Some(draft.to_name.to_string()), to_address);
-    let mut references = format!("<{}>", draft.thread_root);
-    let in_reply_to = match draft.answers {
-        Some(incoming) => {
-            references.push_str(&format!(" <{incoming}>"));
-            format!("<{incoming}>")
-        }
-        None => format!("<{}>", draft.thread_root),
-    };
+    let root = draft.thread_root.map(|root| format!("<{root}>"));
+    let answers = draft.answers.map(|incoming| format!("<{incoming}>"));
+    // An answer replies to the message it answers, anything else to the root.
+    let in_reply_to = answers.clone().or_else(|| root.clone());
+    let references: Vec<String> = root.into_iter().chain(answers).collect();
     let html = format!(
         "<html><body><pre style=\"font-family: monospace\">{}</pre></body></html>\n",
         escape_html(&draft.body)
     );
     let alternative = MultiPart::alternative_plain_html(draft.body.clone(), html);
-    let builder = Message::builder()
+    let mut builder = Message::builder()
         .from(from)
         .to(to)
         .subject(draft.subject)
         .message_id(Some(format!("<{}>", draft.message_id)))
-        .in_reply_to(in_reply_to)
-        .references(references)
         .date_now();
+    if let Some(in_reply_to) = in_reply_to {
+        builder = builder
+            .in_reply_to(in_reply_to)
+            .references(references.join(" "));
+    }
     let message = match draft.attachment {
         Some((name, bytes)) => {
             let json = ContentType::parse("application/json")
@@ -416,7 +448,7 @@ mod tests {
     }
 
     #[test]
-    fn a_long_subject_is_kept_whole() {
+    fn a_long_subject_fits_with_its_reply_code_early() {
         let templates = Templates::default();
         let context = serde_json::json!({
             "tag": "[pbem dk-4abe350c]", "turn": 14, "player": "Bartholomew",
@@ -426,12 +458,23 @@ mod tests {
         let (subject, body) = templates
             .render_mail("your-turn.txt", &context)
             .expect("renders");
-        assert!(subject.chars().count() > 78);
+        assert!(subject.chars().count() <= SUBJECT_CHARS, "{subject}");
         assert!(
-            subject.ends_with("your move, Bartholomew (ref aaj3fbyd82)"),
+            subject.starts_with("[pbem dk-4abe350c] (ref aaj3fbyd82) Turn 14: your move"),
             "{subject}"
         );
+        assert!(subject.ends_with('…'), "the status cut: {subject}");
         assert!(body.lines().all(|l| l.chars().count() <= WIDTH));
+    }
+
+    #[test]
+    fn a_subject_is_cut_at_a_space_and_never_inside_its_reply_code() {
+        assert_eq!(fit_subject("short", 10), "short");
+        assert_eq!(fit_subject("one two three four", 12), "one two…");
+        let long_id = format!("[pbem {}] (ref abcdefghjk) Turn 3", "x".repeat(70));
+        let fitted = fit_subject(&long_id, 69);
+        assert!(fitted.contains("(ref abcdefghjk)"), "{fitted}");
+        assert!(fitted.ends_with('…'), "{fitted}");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde_json::json;
 use super::archive::{self, Archive, Waiting};
 use super::capability::NoticeId;
 use super::outbox::Outbox;
-use super::referee::{roster, seats_to_move, Referee};
+use super::referee::{roster, seats_to_move, Origin, Referee};
 use super::MailError;
 use crate::engine::store;
 use crate::engine::Deadline;
@@ -91,7 +91,9 @@ impl Referee {
                 if let Some(text) = game.deadline_move(&name, choice)? {
                     // The referee's move for the player: recorded as theirs, mailed
                     // to everyone like any move.
-                    let outcome = self.apply_opened(path, game.as_mut(), &name, &text, &[])?;
+                    let origin = Origin::Deadline(choice);
+                    let outcome =
+                        self.apply_opened(path, game.as_mut(), &name, &text, &[], origin)?;
                     reminded.push(format!(
                         "{name}: past the deadline, played `{}`",
                         outcome.understood
@@ -126,6 +128,19 @@ impl Referee {
             context["example"] = json!(example);
             context["code"] = json!(self.secret.reply_code(&roster.id, seat, wait.turn));
             context["waiting_for"] = json!(how_long(now.saturating_sub(wait.since)));
+            // The deadline and what the referee does past it, so a reminder is never
+            // a threat without a date: the clock runs from the notice or the end of an
+            // absence, as the deadline pass above reckons it.
+            if let Some((limit, choice)) = deadline {
+                let start = wait.since.max(back);
+                context["deadline"] = json!(super::outbox::utc_text(start.saturating_add(limit)));
+                let allowed = game.deadline_move(&player.name, choice)?.is_some();
+                context["after_deadline"] = json!(match (choice, allowed) {
+                    (Deadline::Skip, true) => "skip",
+                    (Deadline::Forfeit, true) => "forfeit",
+                    (_, false) => "remind",
+                });
+            }
             let id = NoticeId {
                 game_id: roster.id.clone(),
                 turn: wait.turn,

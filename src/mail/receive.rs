@@ -29,7 +29,7 @@ use super::commands::{self, Request};
 use super::for_referee::{self, UNMATCHED};
 use super::intake::{self, Incoming};
 use super::outbox::{Outbox, Outgoing};
-use super::referee::{game_id_of, roster, Referee, Roster};
+use super::referee::{game_id_of, roster, Origin, Referee, Roster};
 use super::sent::SentNotices;
 use super::transport::address_of;
 use super::{compose, MailError};
@@ -98,17 +98,48 @@ fn is_about_the_move(error: &EngineError) -> bool {
     )
 }
 
-/// What was wrong with a move and what would be accepted, in a player's words.
+/// What was wrong with a move and what would be accepted, in a player's words: a
+/// player reads mail and runs no program, so where the rules' words (written for the
+/// command line too) point to a pbem command, the mail says what to reply instead.
 fn problem_and_remedy(error: &EngineError) -> (String, String) {
-    match error {
+    let (problem, accepted) = match error {
         EngineError::Refused(rule) => (rule.problem.clone(), rule.accepted.clone()),
         EngineError::Undo(refused) => (refused.problem.clone(), capitalised(&refused.accepted)),
         EngineError::NeedsConfirmation { reason, understood } => (
             reason.clone(),
             format!("To make the move as it stands, reply with:\n\n    confirm {understood}"),
         ),
+        EngineError::GameOver => (
+            "the game is over; no more moves are accepted".to_string(),
+            "The game-over mail has the result.".to_string(),
+        ),
+        EngineError::Closed => (
+            "the game's seed has been revealed, so it is closed to moves".to_string(),
+            String::new(),
+        ),
         other => (other.to_string(), String::new()),
-    }
+    };
+    (for_players(&problem), for_players(&accepted))
+}
+
+/// The words of the command line a refusal may carry, and what a player reads in
+/// their place.
+const COMMAND_WORDS: &[(&str, &str)] = &[
+    ("see `pbem legal`", "reply `moves` for the list"),
+    (
+        "`pbem show` has the final scores",
+        "the game-over mail has the final scores",
+    ),
+    ("`pbem show` has the result", "the game-over mail has it"),
+];
+
+/// Rules' words made mail's: no pbem command named (see [`COMMAND_WORDS`]).
+fn for_players(text: &str) -> String {
+    COMMAND_WORDS
+        .iter()
+        .fold(text.to_string(), |text, (cli, mail)| {
+            text.replace(cli, mail)
+        })
 }
 
 /// A sentence's first letter in capitals, and a full stop at its end.
@@ -287,9 +318,10 @@ impl Referee {
         }
     }
 
-    /// An answer to `incoming`. With `reply_to` (the seat and the turn a reply would
-    /// answer), the answer carries that seat's reply code in its subject and id, so
-    /// the player can answer it with a move (a refusal, a preview, a list of moves).
+    /// An answer to `incoming`. With `reply_to`, the answer is to a player's seat and
+    /// hangs in their thread; with the turn a reply would answer, it carries that
+    /// seat's reply code in its subject and id, so the player can answer it with a
+    /// move (a refusal, a preview, a list of moves).
     fn reply_mail(
         &self,
         template: &str,
@@ -297,7 +329,7 @@ impl Referee {
         address: &str,
         incoming: &Incoming,
         kind: &str,
-        reply_to: Option<(usize, u64)>,
+        reply_to: Option<(usize, Option<u64>)>,
     ) -> Result<Outgoing, MailError> {
         let game_id = context["id"].as_str().unwrap_or("none");
         // A reply's id is unique per incoming message: derived from its id (or hash).
@@ -308,7 +340,7 @@ impl Referee {
         let tag = crate::engine::digest::to_hex(&crate::engine::digest::sha256(seed.as_bytes()));
         let mut context = context.clone();
         let message_id = match reply_to {
-            Some((seat, turn)) => {
+            Some((seat, Some(turn))) => {
                 let code = self.secret.reply_code(game_id, seat, turn);
                 context["code"] = json!(code);
                 NoticeId {
@@ -320,7 +352,7 @@ impl Referee {
                 }
                 .render(&self.domain())
             }
-            None => format!("pbem.{game_id}.re.{kind}.{}@{}", &tag[..16], self.domain()),
+            _ => format!("pbem.{game_id}.re.{kind}.{}@{}", &tag[..16], self.domain()),
         };
         let (subject, body) = self.templates.render_mail(template, &context)?;
         compose::build(
@@ -331,7 +363,10 @@ impl Referee {
                 subject,
                 body,
                 message_id,
-                thread_root: super::capability::thread_root(game_id, &self.domain()),
+                // A player's answer hangs in their thread; a stranger has none.
+                thread_root: reply_to.map(|(seat, _)| {
+                    super::capability::thread_root(&self.secret, game_id, seat, &self.domain())
+                }),
                 answers: incoming.message_id.as_deref(),
                 attachment: None,
             },
@@ -426,7 +461,7 @@ impl Referee {
             context["accepted"] = json!(accepted);
             context["example"] = json!(example);
             context["sent"] = json!(quoted(&incoming.move_text));
-            let reply_to = seat.map(|seat| (seat, records + 1));
+            let reply_to = seat.map(|seat| (seat, Some(records + 1)));
             self.reply_mail(
                 "move-refused.txt",
                 &context,
@@ -471,7 +506,7 @@ impl Referee {
                             address,
                             incoming,
                             "tried",
-                            None,
+                            Some((seat, None)),
                         )?);
                         throttle.save(&archive)?;
                     }
@@ -604,7 +639,7 @@ impl Referee {
                 &address,
                 incoming,
                 kind,
-                Some((seat, records + 1)),
+                Some((seat, Some(records + 1))),
             )
         };
         let mut context = base.clone();
@@ -639,8 +674,14 @@ impl Referee {
                     Ok(preview) => {
                         context["understood"] = json!(preview.understood);
                         context["preview"] = json!(crate::ops::preview_text(&preview).trim_end());
-                        let (board, _) = self.personal(game.as_ref(), &player.name)?;
+                        // The board as it would stand after the move; a move that
+                        // draws has no outcome to show yet, so it gets the board now.
+                        let board = match &preview.board_after {
+                            Some(after) => self.with_legend(game.as_ref(), after),
+                            None => self.personal(game.as_ref(), &player.name)?.0,
+                        };
                         context["board"] = json!(board.trim_end());
+                        context["board_after"] = json!(preview.board_after.is_some());
                         let reply = answer("preview.txt", "preview", context)?;
                         if preview.sealed {
                             let mut kept =
@@ -755,10 +796,14 @@ impl Referee {
                                 tag == self.secret.sealed_move_tag(&roster.id, &words(text))
                             }))
                 });
-            let accepted =
-                "Reply to your latest turn notice; when it is not your turn, wait for it.";
+            // What to do next is the refusal's own closing words (reply to it when it
+            // is the player's turn, else wait for the notice): one instruction only.
+            let accepted = "";
             return if resent {
-                let problem = format!("your move for turn {done} was already applied");
+                let problem = format!(
+                    "your move for turn {} was already applied",
+                    roster.move_number(*done)
+                );
                 refuse(
                     game.as_ref(),
                     "Already applied",
@@ -769,7 +814,8 @@ impl Referee {
                 )
             } else {
                 let problem = format!(
-                    "you already moved for turn {done}; this message answers an old notice"
+                    "you already moved for turn {}; this message answers an old notice",
+                    roster.move_number(*done)
                 );
                 refuse(
                     game.as_ref(),
@@ -798,7 +844,15 @@ impl Referee {
         }
 
         // The whole turn as written, or nothing: never a part of it.
-        match self.apply_opened(path, game.as_mut(), &player.name, text, &incoming.dropped) {
+        let origin = Origin::Mail(incoming.message_id.as_deref());
+        match self.apply_opened(
+            path,
+            game.as_mut(),
+            &player.name,
+            text,
+            &incoming.dropped,
+            origin,
+        ) {
             Ok(outcome) => {
                 let shown = if outcome.sealed {
                     SEALED
@@ -1062,7 +1116,10 @@ impl Referee {
             .chain(&incoming.references)
             .filter_map(|id| NoticeId::parse(id))
             .filter(|id| id.game_id.eq_ignore_ascii_case(&roster.id))
-            .find(|id| ours(id.seat, id.turn, &id.code))
+            .filter(|id| ours(id.seat, id.turn, &id.code))
+            // Every reply cites the player's welcome (the thread's root) as well as
+            // the notice it answers: the newest notice cited is the one answered.
+            .max_by_key(|id| id.turn)
             .map(|id| (id.seat, id.turn));
         if cited.is_some() {
             return cited;

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use serde_json::{json, Value};
 
 use super::archive::{Archive, Notes, Waiting};
-use super::capability::{thread_root, MailSecret, NoticeId};
+use super::capability::{thread_root, MailSecret, NoticeId, WELCOME};
 use super::compose::{self, Draft, Templates};
 use super::outbox::{self, Flushed, Listed, Outbox, Outgoing, SetAside};
 use super::transport::{address_of, MailSettings};
@@ -23,7 +23,7 @@ use crate::engine::invitation::Invitation;
 use crate::engine::keyring::Keyring;
 use crate::engine::session::{EngineError, NewGame};
 use crate::engine::store;
-use crate::engine::{page_section, Viewer, MOVES_HEADING, SUMMARY_HEADING};
+use crate::engine::{page_section, Deadline, Viewer, MOVES_HEADING, SUMMARY_HEADING};
 use crate::ops::{self, JoinDone};
 
 /// The most characters of a player's note relayed to the others ("Name: text").
@@ -45,6 +45,26 @@ pub(super) struct Roster {
     pub(super) seed: Option<String>,
     /// The public key that signed the game, as in the file.
     pub(super) referee_key: String,
+}
+
+impl Roster {
+    /// The moves standing: records less the steps of taking back and the moves they
+    /// took back. Players number turns by it, so an undo never makes turns jump (the
+    /// records, and the reply codes keyed on them, go on counting).
+    pub(super) fn standing(&self) -> u64 {
+        self.records
+            .iter()
+            .filter(|(turn, _, _)| !self.not_moves.contains(turn))
+            .count() as u64
+    }
+
+    /// The turn players know record `record` by: the moves standing up to it.
+    pub(super) fn move_number(&self, record: u64) -> u64 {
+        self.records
+            .iter()
+            .filter(|(turn, _, _)| *turn <= record && !self.not_moves.contains(turn))
+            .count() as u64
+    }
 }
 
 /// The seats a view says are to move.
@@ -97,6 +117,40 @@ fn records_in(bytes: &[u8]) -> Result<u64, MailError> {
         Err(_) if crate::engine::invitation::is_invitation(bytes) => Ok(0),
         Err(error) => Err(error.into()),
     }
+}
+
+/// Who entered a move, for the words its notices use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Origin<'a> {
+    /// The player's own mail; its Message-ID, when it has one, is what their
+    /// confirmation answers.
+    Mail(Option<&'a str>),
+    /// The referee typed it in (`pbem apply --mail`): the player did not send it.
+    Referee,
+    /// Past the deadline, the referee's choice made for the player.
+    Deadline(Deadline),
+    /// The rules left the player no choice, so it was made for them.
+    Forced,
+}
+
+impl Origin<'_> {
+    /// The word templates test (`entered`): mail, referee, skip, forfeit or forced.
+    fn word(self) -> &'static str {
+        match self {
+            Origin::Mail(_) => "mail",
+            Origin::Referee => "referee",
+            Origin::Deadline(Deadline::Skip) => "skip",
+            Origin::Deadline(Deadline::Forfeit) => "forfeit",
+            Origin::Forced => "forced",
+        }
+    }
+}
+
+/// The turn notices a step of taking back may make void: the seats to move before
+/// it, and the turn their notices named.
+struct Void {
+    seats: Vec<usize>,
+    turn: u64,
 }
 
 /// Why notices go out.
@@ -192,7 +246,9 @@ impl Referee {
             "tag": format!("[pbem {}]", roster.id),
             "id": roster.id,
             "game": roster.game,
-            "turn": view["turn"].as_u64().unwrap_or(0) + u64::from(view["over"] != true),
+            // The turn as players number it (see `Roster::standing`); `head_turn` is
+            // the record the signed head belongs to.
+            "turn": roster.standing() + u64::from(view["over"] != true),
             "to_move": ops::joined_names(&view["to_move"]),
             "over": view["over"],
             "winners": ops::joined_names(&view["winners"]),
@@ -212,16 +268,22 @@ impl Referee {
         game: &dyn OpenGame,
         name: &str,
     ) -> Result<(String, String), MailError> {
-        let mut board = game.board(Some(name), None)?;
-        let legend = game.legend();
-        if !legend.trim().is_empty() {
-            board = format!("{}\n\n{}", board.trim_end(), legend.trim_end());
-        }
+        let board = self.with_legend(game, &game.board(Some(name), None)?);
         let example = match game.example(name)? {
             Some(example) => example,
             None => game.example_any(name)?.unwrap_or_default(),
         };
         Ok((board, example))
+    }
+
+    /// A board followed by the game's legend.
+    pub(super) fn with_legend(&self, game: &dyn OpenGame, board: &str) -> String {
+        let legend = game.legend();
+        if legend.trim().is_empty() {
+            board.to_string()
+        } else {
+            format!("{}\n\n{}", board.trim_end(), legend.trim_end())
+        }
     }
 
     pub(super) fn draft(
@@ -237,7 +299,10 @@ impl Referee {
             return Ok(None);
         };
         let (subject, body) = self.templates.render_mail(template, context)?;
-        let root = thread_root(&id.game_id, &self.domain());
+        // The welcome is the thread's root, and mail before it (the invitation, the
+        // confirmation of a join) comes before any thread.
+        let root = (id.turn > 0 && id.kind != WELCOME)
+            .then(|| thread_root(&self.secret, &id.game_id, id.seat, &self.domain()));
         let message_id = id.render(&self.domain());
         compose::build(
             &self.settings,
@@ -275,7 +340,7 @@ impl Referee {
         &self,
         path: &Path,
         game: &dyn OpenGame,
-        last: Option<(&MoveOutcome, &str, &[String])>,
+        last: Option<(&MoveOutcome, &str, &[String], Origin<'_>)>,
         occasion: Occasion,
     ) -> Result<(Vec<Outgoing>, Waiting), MailError> {
         let welcome = occasion == Occasion::Welcome;
@@ -286,7 +351,7 @@ impl Referee {
         let records = roster.records.len() as u64;
         let to_move = seats_to_move(&view, &roster);
         let over = view["over"] == true;
-        let mover = last.and_then(|(outcome, _, _)| {
+        let mover = last.and_then(|(outcome, _, _, _)| {
             roster
                 .players
                 .iter()
@@ -341,7 +406,13 @@ impl Referee {
                 .map(|note| compose::inert(note, NOTE_LINE_CHARS))
                 .collect();
             context["notes"] = json!(notes);
-            if let Some((outcome, sent, ignored)) = last {
+            // The mover's confirmation answers the mail their move came in.
+            let mut answering = None;
+            if let Some((outcome, sent, ignored, origin)) = last {
+                context["entered"] = json!(origin.word());
+                if let (Origin::Mail(Some(id)), true) = (origin, player.name == outcome.player) {
+                    answering = Some(id);
+                }
                 let reader = Viewer::Player(seat);
                 let report: Vec<&str> = outcome
                     .report
@@ -350,7 +421,7 @@ impl Referee {
                     .map(|line| line.text.as_str())
                     .collect();
                 context["report"] = json!(report);
-                context["made_turn"] = json!(outcome.turn);
+                context["made_turn"] = json!(roster.move_number(outcome.turn));
                 context["mover"] = json!(outcome.player);
                 context["sealed"] = json!(outcome.sealed);
                 // The move as sent and the lines left out of it are the player's
@@ -408,13 +479,13 @@ impl Referee {
                     "welcome.txt",
                     &context,
                     player,
-                    notice("welcome"),
+                    notice(WELCOME),
                     None,
                     None,
                 )?);
             }
             if over {
-                context["turn"] = json!(records);
+                context["turn"] = json!(roster.standing());
                 if let Some(end) = &game_end {
                     context["reason"] = json!(end.reason);
                     if let Some(list) = context["players"].as_array_mut() {
@@ -431,7 +502,7 @@ impl Referee {
                     &context,
                     player,
                     notice("over"),
-                    None,
+                    answering,
                     attachment,
                 )?);
             } else if notify.contains(&seat) {
@@ -442,17 +513,17 @@ impl Referee {
                     &context,
                     player,
                     notice("turn"),
-                    None,
+                    answering,
                     attachment,
                 )?);
             } else if last.is_some() {
-                context["turn"] = json!(records);
+                context["turn"] = json!(roster.standing());
                 out.extend(self.draft(
                     "move-made.txt",
                     &context,
                     player,
                     notice("made"),
-                    None,
+                    answering,
                     None,
                 )?);
             }
@@ -652,25 +723,14 @@ impl Referee {
     ) -> Result<MoveOutcome, MailError> {
         let path = &store::resolve(path);
         let _lock = store::lock(path)?;
-        self.apply_locked(path, player, move_text, &[])
-    }
-
-    /// [`Referee::apply`] under the lock the caller holds; `ignored` lists the lines of
-    /// the player's message that were left out as not part of the move, for their
-    /// confirmation.
-    pub(super) fn apply_locked(
-        &self,
-        path: &Path,
-        player: &str,
-        move_text: &str,
-        ignored: &[String],
-    ) -> Result<MoveOutcome, MailError> {
         let mut game = ops::open_bytes(&store::read(path)?, Some(&self.keyring), true)?;
-        self.apply_opened(path, game.as_mut(), player, move_text, ignored)
+        self.apply_opened(path, game.as_mut(), player, move_text, &[], Origin::Referee)
     }
 
-    /// [`Referee::apply_locked`] on the game file at `path` as the caller opened it
-    /// (with this referee's keyring, under the lock it holds).
+    /// [`Referee::apply`] on the game file at `path` as the caller opened it (with this
+    /// referee's keyring, under the lock it holds); `ignored` lists the lines of the
+    /// player's message that were left out as not part of the move, and `origin` says
+    /// who entered it, for its notices.
     pub(super) fn apply_opened(
         &self,
         path: &Path,
@@ -678,6 +738,7 @@ impl Referee {
         player: &str,
         move_text: &str,
         ignored: &[String],
+        origin: Origin<'_>,
     ) -> Result<MoveOutcome, MailError> {
         let outbox = Outbox::beside(path);
         let archive = Archive::beside(path);
@@ -686,7 +747,7 @@ impl Referee {
         let (mail, waiting) = self.notices(
             path,
             game,
-            Some((&outcome, move_text, ignored)),
+            Some((&outcome, move_text, ignored, origin)),
             Occasion::Move,
         )?;
         let staged = outbox.stage(outcome.turn, &mail)?;
@@ -701,7 +762,7 @@ impl Referee {
         // theirs and mailed like any move, rather than waited for. Should the game
         // refuse it (say, while an undo is asked), the player is waited for as usual.
         if let Some((forced, text)) = game.forced_move()? {
-            match self.apply_opened(path, game, &forced, &text, &[]) {
+            match self.apply_opened(path, game, &forced, &text, &[], Origin::Forced) {
                 Ok(_) | Err(MailError::Ops(_)) => {}
                 Err(error) => return Err(error),
             }
@@ -744,8 +805,15 @@ impl Referee {
         let outbox = Outbox::beside(path);
         let archive = Archive::beside(path);
         self.repair(path, game.turns())?;
+        // Who is to move before the word, and the turn their notice named: should the
+        // word take moves back, those notices are void, and their readers are told.
+        let before = roster(game)?;
+        let void = Void {
+            seats: seats_to_move(&game.view(None, None)?, &before),
+            turn: before.standing() + 1,
+        };
         let outcome = game.take_back(&self.keyring, player, word)?;
-        let mut mail = self.undo_mail(game, &outcome, answers, ignored)?;
+        let mut mail = self.undo_mail(game, &outcome, answers, ignored, &void)?;
         let waiting = if outcome.done {
             let (notices, waiting) = self.notices(path, game, None, Occasion::TakenBack)?;
             mail.extend(notices);
@@ -767,13 +835,15 @@ impl Referee {
     }
 
     /// The mail of a step of taking back, one to every player; the one who gave the
-    /// word is told which lines of their mail were left out (`ignored`).
+    /// word is told which lines of their mail were left out (`ignored`), and, once
+    /// moves are taken back, those whose turn notice it made void are told so.
     fn undo_mail(
         &self,
         game: &dyn OpenGame,
         outcome: &UndoOutcome,
         answers: Option<&str>,
         ignored: &[String],
+        void: &Void,
     ) -> Result<Vec<Outgoing>, MailError> {
         let roster = roster(game)?;
         let base = self.context(&game.view(None, None)?, &roster);
@@ -789,10 +859,19 @@ impl Referee {
             (UndoStep::Decline, _) => "declined",
             (UndoStep::Undo, _) => "done",
         };
+        // The moves taken back are the last ones standing: players know them by the
+        // turns after the moves that stay.
+        let taken: Vec<u64> = outcome.moves.iter().map(|(turn, _, _)| *turn).collect();
+        let stays = roster
+            .records
+            .iter()
+            .filter(|(turn, _, _)| !roster.not_moves.contains(turn) && !taken.contains(turn))
+            .count() as u64;
         let moves: Vec<Value> = outcome
             .moves
             .iter()
-            .map(|(turn, player, text)| json!({"turn": turn, "player": player, "text": text}))
+            .zip(stays + 1..)
+            .map(|((_, player, text), turn)| json!({"turn": turn, "player": player, "text": text}))
             .collect();
         let mut out = Vec::new();
         for (seat, player) in roster.players.iter().enumerate() {
@@ -801,7 +880,14 @@ impl Referee {
             context["step"] = json!(step);
             context["by"] = json!(by);
             context["asked_by"] = json!(outcome.asked_by);
-            context["takes_back"] = json!(outcome.from);
+            context["takes_back"] = json!(if taken.is_empty() {
+                roster.move_number(outcome.from)
+            } else {
+                stays + 1
+            });
+            if outcome.done && void.seats.contains(&seat) {
+                context["void_turn"] = json!(void.turn);
+            }
             context["moves"] = json!(moves);
             context["agreed"] = json!(outcome.agreed.join(", "));
             context["waiting_for"] = json!(outcome.waiting_for.join(", "));
@@ -950,7 +1036,8 @@ impl Referee {
                 subject,
                 body,
                 message_id,
-                thread_root: thread_root(&game_id, &domain),
+                // To the referee, who has no welcome: a thread of its own.
+                thread_root: None,
                 answers: None,
                 attachment: None,
             },

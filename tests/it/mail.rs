@@ -351,13 +351,52 @@ fn check_outgoing(mail: &Mail, tag: &str) {
         "stable subject tag: {}",
         mail.subject
     );
-    let root = format!("<pbem.{}@pbem.example>", &tag[6..tag.len() - 1]);
+    // The subject's header line fits 78 columns, the reply code right after the tag.
     assert!(
-        mail.references.contains(&root),
-        "threaded: {}",
-        mail.references
+        format!("Subject: {}", mail.subject).chars().count() <= 78,
+        "too long: {}",
+        mail.subject
     );
-    assert!(!mail.in_reply_to.is_empty());
+    if let Some(at) = mail.subject.find("(ref ") {
+        assert_eq!(at, tag.len() + 1, "the reply code early: {}", mail.subject);
+    }
+    // Threaded from the player's welcome, a message they have; the welcome is the root.
+    // The invitation (and what comes before the game starts) and mail to a stranger
+    // (who has no welcome) begin no thread of the game.
+    let before_the_game = mail.subject.contains("invited") || mail.subject.contains("You joined");
+    if before_the_game || !mail.to.ends_with("@example.org") {
+        assert!(
+            !mail.references.contains(".welcome."),
+            "{}",
+            mail.references
+        );
+    } else if mail.subject.contains("Welcome") {
+        assert!(
+            mail.references.is_empty() && mail.in_reply_to.is_empty(),
+            "the root: {}",
+            mail.references
+        );
+    } else {
+        let root = mail
+            .references
+            .split_whitespace()
+            .next()
+            .unwrap_or_default();
+        let id = &tag[6..tag.len() - 1];
+        assert!(
+            root.starts_with(&format!("<pbem.{id}.1.")) && root.contains(".welcome."),
+            "threaded from the welcome: {}",
+            mail.references
+        );
+        assert!(!mail.in_reply_to.is_empty());
+    }
+    // A player runs no program: no mail to one names a pbem command.
+    assert!(
+        !mail.text.contains("`pbem "),
+        "a command in {:?}: {}",
+        mail.subject,
+        mail.text
+    );
     for line in mail.text.lines() {
         assert!(
             line.chars().count() <= 78,
@@ -416,6 +455,30 @@ fn a_whole_game_by_mail_through_real_smtp() {
     let mails = host.mails();
     for mail in &mails {
         check_outgoing(mail, &tag);
+        // The root is the welcome this very player got.
+        let welcome = mails
+            .iter()
+            .find(|m| m.to == mail.to && m.subject.contains("Welcome"))
+            .expect("a welcome");
+        if mail.message_id != welcome.message_id {
+            assert!(
+                mail.references
+                    .starts_with(&format!("<{}>", welcome.message_id)),
+                "{} / {}",
+                mail.references,
+                welcome.message_id
+            );
+        }
+    }
+    // Each mover's confirmation answers their own reply.
+    for done in 0..turn {
+        let reply = format!("<reply-{done}@");
+        assert!(
+            mails
+                .iter()
+                .any(|m| m.in_reply_to.starts_with(&reply) && m.references.contains(&reply)),
+            "no mail answers reply {done}"
+        );
     }
     // The end: both players get the final scores and the revealed seed.
     for name in ["ann", "bob"] {
@@ -512,9 +575,23 @@ fn forged_stale_and_duplicate_messages_change_nothing_and_are_answered() {
     assert!(to_first
         .iter()
         .any(|m| m.subject.contains("Already applied")));
-    assert!(to_first
+    let over = to_first
         .iter()
-        .any(|m| m.subject.contains("That turn is over")));
+        .find(|m| m.subject.contains("That turn is over"))
+        .expect("the stale reply's refusal");
+    // One instruction: it is not the player's turn, so they are told to wait, never
+    // also to reply to this mail or to their notice.
+    let words = squeezed(&over.text);
+    assert!(
+        words.contains("It is not your turn now: your turn notice will come when it is."),
+        "{}",
+        over.text
+    );
+    assert!(
+        !words.contains("Reply to this mail") && !words.contains("Reply to your latest"),
+        "{}",
+        over.text
+    );
     assert!(mails
         .iter()
         .any(|m| m.to == "mallory@example.net" && m.subject.contains("not a player")));
@@ -655,6 +732,14 @@ fn reminders_go_to_whoever_keeps_the_game_waiting_once_per_interval() {
         .collect();
     assert_eq!(reminders.len(), 2);
     assert!(reminders.iter().all(|m| m.to == address(&player)));
+    // Without a limit there is no deadline, and the reminder says so.
+    assert!(
+        reminders[0]
+            .text
+            .contains("The referee has set no deadline: the game waits for you."),
+        "{}",
+        reminders[0].text
+    );
     // A reply to the reminder is a valid move.
     let text = host.legal(&player)[0].clone();
     let report = host.inbox(&gmail_reply(
@@ -717,8 +802,47 @@ fn past_the_limit_the_referee_skips_only_where_allowed_or_forfeits() {
                 .arg(host.games()),
         )
     };
-    // Skipping is not allowed while a placement is legal: the player is only reminded.
+    // A reminder names the deadline (ten days from the notice) and what follows it.
+    let (ok, out) = remind(now + 4 * 86_400, "forfeit");
+    assert!(ok && out.contains(&format!("reminded {player}")), "{out}");
+    let reminder = host
+        .mails()
+        .into_iter()
+        .rev()
+        .find(|m| m.subject.contains("Reminder"))
+        .expect("a reminder");
+    let day = |seconds: u64| pbem_date(seconds / 86_400);
+    let deadline = reminder
+        .text
+        .split("The deadline is ")
+        .nth(1)
+        .expect("the deadline")
+        .to_string();
+    assert!(
+        deadline.starts_with(&day(now + 10 * 86_400))
+            || deadline.starts_with(&day(now + 10 * 86_400 - 60)),
+        "{}",
+        reminder.text
+    );
+    assert!(
+        squeezed(&reminder.text).contains("Past it, the referee enters your forfeit for you."),
+        "{}",
+        reminder.text
+    );
+    // Skipping is not allowed while a placement is legal: the player is only reminded,
+    // and told so.
     let (ok, out) = remind(now + 11 * 86_400, "skip");
+    let reminder = host
+        .mails()
+        .into_iter()
+        .rev()
+        .find(|m| m.subject.contains("Reminder"))
+        .expect("a reminder");
+    assert!(
+        squeezed(&reminder.text).contains("the rules allow the referee no move for you now"),
+        "{}",
+        reminder.text
+    );
     assert!(ok && out.contains(&format!("reminded {player}")), "{out}");
     assert_eq!(host.view()["turn"], 0);
     // Forfeit: the referee submits the player's resignation; the game ends.
@@ -736,8 +860,55 @@ fn past_the_limit_the_referee_skips_only_where_allowed_or_forfeits() {
         .filter(|m| m.subject.contains("The game is over"))
         .collect();
     assert_eq!(over.len(), 2, "both players learn the result");
+    // Both are told it was a forfeit past the deadline, not a move the player made.
+    for mail in &over {
+        let text = squeezed(&mail.text);
+        assert!(
+            text.contains(&format!("{player} let the deadline pass and forfeited")),
+            "{}",
+            mail.text
+        );
+        assert!(!text.contains("The last move"), "{}", mail.text);
+    }
     let (ok, report) = host.run(host.pbem().args(["audit", "--public"]).arg(host.file()));
     assert!(ok, "{report}");
+}
+
+#[test]
+fn a_move_the_referee_entered_says_so_to_every_player() {
+    let host = Host::new();
+    host.start_game();
+    let (player, text) = host.first_move();
+    let other = if player == "Ann" { "Bob" } else { "Ann" };
+    let sent = host.mails().len();
+    let (ok, out) = host.run(
+        host.pbem()
+            .arg("apply")
+            .arg(host.file())
+            .args(["--player", &player, "--move", &text, "--mail"]),
+    );
+    assert!(ok, "{out}");
+    let after = host.mails_since(sent);
+    let own = after
+        .iter()
+        .find(|m| m.to == address(&player))
+        .expect("the mover's notice");
+    let own_text = squeezed(&own.text);
+    assert!(
+        own_text.contains("The referee entered this move for you; it did not come from your mail."),
+        "{}",
+        own.text
+    );
+    assert!(!own_text.contains("Your move was applied"), "{}", own.text);
+    let theirs = after
+        .iter()
+        .find(|m| m.to == address(other))
+        .expect("the other player's notice");
+    assert!(
+        squeezed(&theirs.text).contains(&format!("The referee entered {player}'s move of turn 1:")),
+        "{}",
+        theirs.text
+    );
 }
 
 #[test]
@@ -1702,6 +1873,22 @@ fn players_preview_list_moves_correct_refusals_and_pass_notes_by_reply() {
         answer.text
     );
     assert_eq!(host.file_bytes(), before, "a preview changes nothing");
+    // The board is the one after the move: its row A holds the new highway, which
+    // the notice's row A (the board before) does not.
+    let row_a = |text: &str| {
+        text.lines()
+            .find(|line| line.starts_with("A  "))
+            .map(str::to_string)
+            .expect("the board's row A")
+    };
+    assert!(
+        answer
+            .text
+            .contains("The board as it would stand after the move:"),
+        "{}",
+        answer.text
+    );
+    assert_ne!(row_a(&answer.text), row_a(&notice.text), "{}", answer.text);
     insta::assert_snapshot!("preview", snapshot_text(&answer));
 
     // A refused move is quoted, and the refusal carries a reply code: answering it
@@ -1719,6 +1906,20 @@ fn players_preview_list_moves_correct_refusals_and_pass_notes_by_reply() {
     assert!(!refusal.text.contains("pbem legal"), "{}", refusal.text);
     insta::assert_snapshot!("refusal", snapshot_text(&refusal));
     assert_eq!(host.file_bytes(), before);
+    // The rules' own words point to `pbem legal`, which a player cannot run: the
+    // mail says what to reply instead.
+    let sent = host.mails().len();
+    let report = host.inbox(&gmail_reply(
+        &notice,
+        &from,
+        &format!("place E,NE,NW,W at {cell}"),
+        "bad-2",
+    ));
+    assert!(report.starts_with("refused"), "{report}");
+    let other_refusal = host.mails_since(sent).pop().expect("a refusal");
+    let text = squeezed(&other_refusal.text);
+    assert!(text.contains("reply `moves` for the list"), "{text}");
+    assert!(!text.contains("`pbem "), "{text}");
     let sent = host.mails().len();
     let report = host.inbox(&gmail_reply(
         &refusal,
@@ -1828,6 +2029,36 @@ fn pbem_date(day: u64) -> String {
 /// Text with its white space squeezed, so a line wrapped in a mail still matches.
 fn squeezed(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The mail each player gets over a whole game of each game, played by mail: how many
+/// messages and how many bytes (as delivered), printed for the record (run with
+/// `--nocapture`), with what a daily digest of everything but "your move" could save
+/// at best (one message for each run of other mail between two turn notices).
+#[test]
+fn mail_per_player_per_game_is_measured() {
+    for (game, names, seed) in [
+        ("right-of-way", &["Ann", "Bob"][..], SEED),
+        ("triangle-auction", &["Ann", "Bob", "Cat"][..], SEED),
+        ("desert-kingdom", &["Ann", "Bob"][..], SEED),
+    ] {
+        let (moves, figures) = super::support::play_by_mail_measured(game, names, seed, 11, |_| {});
+        assert_eq!(figures.len(), names.len(), "{figures:?}");
+        for (to, mail) in &figures {
+            let digest = mail.turn_notices + mail.runs_between_notices;
+            println!(
+                "{game}, {moves} moves by mail: {to} got {} messages, {} bytes ({} KiB, {} bytes each); {} turn notices; with a daily digest at best {digest} messages",
+                mail.count,
+                mail.bytes,
+                mail.bytes / 1024,
+                mail.bytes / mail.count,
+                mail.turn_notices,
+            );
+            assert!(mail.turn_notices > 0 && digest <= mail.count, "{mail:?}");
+            // A message is a board and some words, twice (text and HTML): never more.
+            assert!(mail.bytes / mail.count < 64 * 1024, "{mail:?}");
+        }
+    }
 }
 
 #[test]
@@ -2005,8 +2236,34 @@ fn a_move_is_taken_back_by_reply_once_the_other_player_agrees() {
         view["turn"], 5,
         "two moves, the request, the answer, the undo"
     );
+    // Turns do not jump: with both moves taken back the game is at turn 1 again
+    // (the file's records go on counting; players count the moves standing).
+    let again = done
+        .iter()
+        .find(|m| m.to == first_address && m.subject.contains("your move"))
+        .expect("the first player's notice");
+    assert!(
+        again.subject.contains("Turn 1: your move"),
+        "{}",
+        again.subject
+    );
+    // The first player's notice of turn 3 is void, and their undo mail says so; the
+    // other player had no notice to void.
+    let void = |to: &str| {
+        done.iter()
+            .find(|m| m.to == to && m.subject.contains("was taken back"))
+            .map(|m| squeezed(&m.text))
+            .expect("the undo mail")
+    };
+    assert!(
+        void(&first_address).contains("your turn notice of turn 3 is void"),
+        "{}",
+        void(&first_address)
+    );
+    assert!(!void(&second_address).contains("is void"));
 
     // The first player's move by reply to that notice is taken, not "already moved".
+    let sent = host.mails().len();
     let report = host.inbox(&gmail_reply(
         &host.notice_for(&first_address),
         &first_address,
@@ -2014,6 +2271,16 @@ fn a_move_is_taken_back_by_reply_once_the_other_player_agrees() {
         "undo-m3",
     ));
     assert!(report.starts_with("applied"), "{report}");
+    let next = host
+        .mails_since(sent)
+        .into_iter()
+        .find(|m| m.to == second_address && m.subject.contains("your move"))
+        .expect("the other player's notice");
+    assert!(
+        next.subject.contains("Turn 2: your move"),
+        "{}",
+        next.subject
+    );
     let (ok, out) = host.run(host.pbem().args(["audit", "--public"]).arg(host.file()));
     assert!(ok, "{out}");
 }

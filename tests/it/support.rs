@@ -419,8 +419,32 @@ pub fn play_by_mail(
     names: &[&str],
     seed: &str,
     picks: u64,
-    mut each: impl FnMut(&Sent<'_>),
+    each: impl FnMut(&Sent<'_>),
 ) -> usize {
+    play_by_mail_measured(game, names, seed, picks, each).0
+}
+
+/// The mail one player got in a game: every message, and the ones that ask them to
+/// move ("your move"), with their sizes as sent (bytes of the whole message).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MailFigures {
+    pub count: usize,
+    pub bytes: usize,
+    pub turn_notices: usize,
+    /// The other mail, in runs between two of their turn notices: at most one
+    /// message per run were it gathered into one (a digest, at best).
+    pub runs_between_notices: usize,
+}
+
+/// [`play_by_mail`], returning besides the number of moves the mail each address got
+/// over the whole game (the welcome included), by address.
+pub fn play_by_mail_measured(
+    game: &str,
+    names: &[&str],
+    seed: &str,
+    picks: u64,
+    mut each: impl FnMut(&Sent<'_>),
+) -> (usize, std::collections::BTreeMap<String, MailFigures>) {
     let dir = tempfile::tempdir().expect("dir");
     let games = dir.path().join("games");
     std::fs::create_dir_all(&games).expect("games");
@@ -544,6 +568,22 @@ pub fn play_by_mail(
         moves += 1;
         assert!(moves < 3000, "the game ends");
     }
+    let mut figures = std::collections::BTreeMap::<String, MailFigures>::new();
+    // Whether the last message to each address was one of their turn notices.
+    let mut after_notice = std::collections::BTreeMap::<String, bool>::new();
+    for (_, raw) in smtp.delivered() {
+        let (to, subject, _) = read_mail(&raw);
+        let entry = figures.entry(to.clone()).or_default();
+        entry.count += 1;
+        entry.bytes += raw.len();
+        let notice = subject.contains("your move");
+        if notice {
+            entry.turn_notices += 1;
+        } else if after_notice.get(&to).copied().unwrap_or(true) {
+            entry.runs_between_notices += 1;
+        }
+        after_notice.insert(to, notice);
+    }
     let output = pbem()
         .args(["audit", "--public"])
         .arg(&file)
@@ -554,7 +594,7 @@ pub fn play_by_mail(
         "{}",
         String::from_utf8_lossy(&output.stdout)
     );
-    moves
+    (moves, figures)
 }
 
 /// Plays a random complete game of `R` through the engine, as the referee would (the
