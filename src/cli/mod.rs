@@ -16,6 +16,7 @@ mod log;
 mod mail;
 mod new;
 mod outbox;
+mod pictures;
 mod remind;
 mod reveal;
 mod show;
@@ -65,6 +66,8 @@ enum Command {
     Reveal(reveal::Args),
     /// Write a replay page: the whole game, turn by turn, in one HTML file
     Export(export::Args),
+    /// Turn the board's picture in a game's mail on or off, for the game or a player
+    Pictures(pictures::Args),
     /// Play a complete demo game between two built-in players, then audit it
     Demo(demo::Args),
     /// Take players' moves from mail: one raw message on standard input, or a Maildir
@@ -156,6 +159,7 @@ where
         Command::Audit(args) => audit::run(args),
         Command::Reveal(args) => reveal::run(args),
         Command::Export(args) => export::run(args),
+        Command::Pictures(args) => pictures::run(args),
         Command::Undo(args) => undo::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Inbox(args) => inbox::run(args),

@@ -1,24 +1,45 @@
 //! A board picture as PNG: the SVG of [`super::svg`] rasterised in process by resvg
 //! (no browser, no external program), with the machine's fonts.
 
-/// How much larger than its SVG units a PNG is drawn: sharp on a phone's screen.
-pub const PNG_SCALE: f32 = 1.5;
+use std::sync::{Arc, OnceLock};
+
+use resvg::usvg::fontdb::Database;
+
+/// How many pixels a PNG has for each unit of its SVG: one, the size a mail client
+/// shows it at; the picture goes in every player's mail, so it is kept small.
+pub const PNG_SCALE: f32 = 1.0;
+
+/// How many pixels the colour quantiser learns from: one in this many (1 to 30; NeuQuant's
+/// own advice is 10 for a good palette quickly).
+const QUANTISER_SAMPLING: i32 = 10;
 
 /// The most pixels a picture may have (a board drawn in error must not eat memory).
 const MAX_PIXELS: u64 = 40_000_000;
+
+/// The machine's fonts (DejaVu on Debian, which every picture names first), found
+/// once per process: a mail run draws a picture for every player.
+fn fonts() -> Arc<Database> {
+    static FONTS: OnceLock<Arc<Database>> = OnceLock::new();
+    FONTS
+        .get_or_init(|| {
+            let mut fonts = Database::new();
+            fonts.load_system_fonts();
+            fonts.set_sans_serif_family("DejaVu Sans");
+            fonts.set_monospace_family("DejaVu Sans Mono");
+            Arc::new(fonts)
+        })
+        .clone()
+}
 
 /// The PNG of `svg`, drawn at [`PNG_SCALE`].
 ///
 /// # Errors
 /// The SVG cannot be read or is too large to draw.
 pub fn png_of_svg(svg: &str) -> Result<Vec<u8>, String> {
-    let mut options = resvg::usvg::Options::default();
-    // Text needs fonts: the machine's own (DejaVu on Debian, which every picture
-    // names first), read once per picture.
-    let fonts = options.fontdb_mut();
-    fonts.load_system_fonts();
-    fonts.set_sans_serif_family("DejaVu Sans");
-    fonts.set_monospace_family("DejaVu Sans Mono");
+    let options = resvg::usvg::Options {
+        fontdb: fonts(),
+        ..resvg::usvg::Options::default()
+    };
     let tree = resvg::usvg::Tree::from_str(svg, &options)
         .map_err(|e| format!("the board's picture cannot be read: {e}"))?;
     let size = tree
@@ -40,9 +61,34 @@ pub fn png_of_svg(svg: &str) -> Result<Vec<u8>, String> {
         resvg::tiny_skia::Transform::from_scale(PNG_SCALE, PNG_SCALE),
         &mut pixmap.as_mut(),
     );
-    pixmap
-        .encode_png()
-        .map_err(|e| format!("the board's picture cannot be encoded as PNG: {e}"))
+    encode_opaque(&pixmap).map_err(|e| format!("the board's picture cannot be encoded as PNG: {e}"))
+}
+
+/// `pixmap` as a PNG of at most 256 colours, compressed hard. A picture goes in every
+/// player's mail, and a board is a few flat colours with their anti-aliased edges:
+/// indexed, it is a fraction of the size of full colour, and looks the same.
+fn encode_opaque(pixmap: &resvg::tiny_skia::Pixmap) -> Result<Vec<u8>, png::EncodingError> {
+    // Every picture is opaque (drawn on paper): the colours are the pixels' own.
+    let mut rgba = Vec::with_capacity(pixmap.pixels().len() * 4);
+    for pixel in pixmap.pixels() {
+        let colour = pixel.demultiply();
+        rgba.extend_from_slice(&[colour.red(), colour.green(), colour.blue(), 255]);
+    }
+    let quantised = color_quant::NeuQuant::new(QUANTISER_SAMPLING, 256, &rgba);
+    let indices: Vec<u8> = rgba
+        .chunks_exact(4)
+        .map(|pixel| quantised.index_of(pixel) as u8)
+        .collect();
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, pixmap.width(), pixmap.height());
+    encoder.set_color(png::ColorType::Indexed);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_palette(quantised.color_map_rgb());
+    encoder.set_compression(png::Compression::High);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(&indices)?;
+    writer.finish()?;
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -63,7 +109,7 @@ mod tests {
         // IHDR: width and height, big-endian, after the signature and chunk header.
         let width = u32::from_be_bytes([png[16], png[17], png[18], png[19]]);
         let height = u32::from_be_bytes([png[20], png[21], png[22], png[23]]);
-        assert_eq!((width, height), (60, 30));
+        assert_eq!((width, height), (40, 20));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! outcome (`game.json.mail/`), and what the reminders need to know: since when each
 //! player has been waited for.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -259,6 +259,44 @@ fn write_json(archive: &Archive, path: &Path, value: &impl Serialize) -> Result<
         .map_err(|error| MailError::Config(format!("cannot store {}: {error}", path.display())))?;
     store::write_atomic(path, &bytes, Access::Private)?;
     Ok(())
+}
+
+/// Who in a game gets the board's picture in their mail: everyone, unless the
+/// referee turned pictures off for the game (`pbem pictures FILE off`) or a player by
+/// reply (`pictures off`). `[mail] pictures = false` in config.toml turns them off for
+/// every game, above this.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pictures {
+    /// The referee turned pictures off for the whole game.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub game_off: bool,
+    /// Seats that turned them off for themselves.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub seats_off: BTreeSet<usize>,
+}
+
+impl Pictures {
+    fn path(archive: &Archive) -> PathBuf {
+        archive.dir.join("pictures.json")
+    }
+
+    /// Whether `seat` gets pictures.
+    pub fn wanted_by(&self, seat: usize) -> bool {
+        !self.game_off && !self.seats_off.contains(&seat)
+    }
+
+    /// # Errors
+    /// The file exists but cannot be read.
+    pub fn load(archive: &Archive) -> Result<Pictures, MailError> {
+        read_json(&Pictures::path(archive))
+    }
+
+    /// # Errors
+    /// The file cannot be written.
+    pub fn save(&self, archive: &Archive) -> Result<(), MailError> {
+        write_json(archive, &Pictures::path(archive), self)
+    }
 }
 
 /// Since when each seat has been waited for, and when it was last reminded.

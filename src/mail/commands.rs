@@ -1,6 +1,7 @@
 //! What a player's message asks for: a move, or one of the words the referee answers
 //! without touching the game (`preview`, `moves`), the words of an undo (`undo`,
-//! `agree`, `decline`), an absence (`away until DATE`, `back`), and the notes to relay
+//! `agree`, `decline`), an absence (`away until DATE`, `back`), the board's picture
+//! in one's mail (`pictures on`, `pictures off`), and the notes to relay
 //! (`note: ...` lines). Pure: the text in, the request out.
 
 use crate::engine::MoveFilter;
@@ -31,6 +32,8 @@ pub enum Request {
     Away { until_day: u64 },
     /// Back before the day an absence named.
     Back,
+    /// The board's picture in this player's mail (`pictures on`) or not (`pictures off`).
+    Pictures { on: bool },
     /// Only notes: nothing else to do.
     Nothing,
 }
@@ -116,6 +119,16 @@ pub fn read(text: &str, today: u64) -> Result<Message, Misused> {
         "back" if after.is_empty() => Request::Back,
         "away" => Request::Away {
             until_day: away_until(after, today)?,
+        },
+        "pictures" | "picture" => match after.to_ascii_lowercase().as_str() {
+            "on" | "yes" => Request::Pictures { on: true },
+            "off" | "no" | "none" => Request::Pictures { on: false },
+            _ => {
+                return Err(Misused {
+                    problem: "`pictures` needs `on` or `off` after it".into(),
+                    accepted: "Write `pictures off` for the board as text only, or `pictures on` to have its picture again.".into(),
+                })
+            }
         },
         _ => Request::Move(rest.to_string()),
     };
@@ -367,6 +380,25 @@ mod tests {
         let message = read(&long, TODAY).expect("reads");
         assert_eq!(message.request, Request::Nothing);
         assert_eq!(message.notes[0].chars().count(), MAX_NOTE_CHARS);
+    }
+
+    #[test]
+    fn pictures_are_turned_on_and_off_by_one_word() {
+        for (text, on) in [
+            ("pictures off", false),
+            ("Pictures OFF", false),
+            ("picture no", false),
+            ("pictures on", true),
+        ] {
+            assert_eq!(
+                read(text, 0).expect(text).request,
+                Request::Pictures { on },
+                "{text}"
+            );
+        }
+        let error = read("pictures please", 0).expect_err("a word without on or off");
+        assert!(error.problem.contains("`on` or `off`"), "{error:?}");
+        assert!(error.accepted.contains("pictures off"), "{error:?}");
     }
 
     #[test]

@@ -48,6 +48,7 @@ const BUILT_IN: &[(&str, &str)] = &[
     ("preview.txt", include_str!("../../templates/preview.txt")),
     ("moves.txt", include_str!("../../templates/moves.txt")),
     ("away.txt", include_str!("../../templates/away.txt")),
+    ("pictures.txt", include_str!("../../templates/pictures.txt")),
     (
         "note-kept.txt",
         include_str!("../../templates/note-kept.txt"),
@@ -329,11 +330,18 @@ pub struct Draft<'a> {
     pub answers: Option<&'a str>,
     /// A file to attach (name, bytes): the signed game file, for audits.
     pub attachment: Option<(String, Vec<u8>)>,
+    /// The board as this reader may see it, a PNG shown inline (the text names it as
+    /// [`PICTURE_NAME`]).
+    pub picture: Option<Vec<u8>>,
 }
+
+/// The file name of a mail's board picture, as the text part names it.
+pub const PICTURE_NAME: &str = "board.png";
 
 /// Builds the message: plain text for every client, the same in an HTML `<pre>` so
 /// that clients which show plain text in a proportional font still line the board up,
-/// and the game file attached when asked.
+/// the board's picture (when given) shown above that text and kept beside both as an
+/// inline part, and the game file attached when asked.
 ///
 /// # Errors
 /// An address that does not parse.
@@ -353,11 +361,34 @@ pub fn build(settings: &MailSettings, draft: Draft<'_>) -> Result<Outgoing, Mail
     // An answer replies to the message it answers, anything else to the root.
     let in_reply_to = answers.clone().or_else(|| root.clone());
     let references: Vec<String> = root.into_iter().chain(answers).collect();
+    // The picture's Content-ID is the message's own, so no two mails share one.
+    let picture_id = format!("board.{}", draft.message_id);
+    let image = match &draft.picture {
+        Some(_) => format!(
+            "<p><img src=\"cid:{}\" alt=\"The board\" style=\"max-width: 100%; height: auto\"></p>",
+            escape_html(&picture_id)
+        ),
+        None => String::new(),
+    };
     let html = format!(
-        "<html><body><pre style=\"font-family: monospace\">{}</pre></body></html>\n",
+        "<html><body>{image}<pre style=\"font-family: monospace\">{}</pre></body></html>\n",
         escape_html(&draft.body)
     );
     let alternative = MultiPart::alternative_plain_html(draft.body.clone(), html);
+    // text/plain and text/html as alternatives, and the picture beside them in one
+    // multipart/related: the HTML shows it by its Content-ID, a text-only client lists
+    // it as the board.png the text names.
+    let content = match draft.picture {
+        Some(png) => {
+            let kind =
+                ContentType::parse("image/png").map_err(|e| MailError::Config(e.to_string()))?;
+            MultiPart::related().multipart(alternative).singlepart(
+                Attachment::new_inline_with_name(picture_id, PICTURE_NAME.to_string())
+                    .body(png, kind),
+            )
+        }
+        None => alternative,
+    };
     let mut builder = Message::builder()
         .from(from)
         .to(to)
@@ -375,11 +406,11 @@ pub fn build(settings: &MailSettings, draft: Draft<'_>) -> Result<Outgoing, Mail
                 .map_err(|e| MailError::Config(e.to_string()))?;
             builder.multipart(
                 MultiPart::mixed()
-                    .multipart(alternative)
+                    .multipart(content)
                     .singlepart(Attachment::new(name).body(bytes, json)),
             )
         }
-        None => builder.multipart(alternative),
+        None => builder.multipart(content),
     }
     .map_err(|error| MailError::Config(format!("cannot build the message: {error}")))?;
     Ok(Outgoing {

@@ -175,6 +175,7 @@ impl Referee {
                     thread_root: None,
                     answers: None,
                     attachment: None,
+                    picture: None,
                 },
             )?;
             // Left staged by a run killed here: made ready now.
@@ -325,6 +326,7 @@ impl Referee {
                     thread_root: None,
                     answers: incoming.message_id.as_deref(),
                     attachment: None,
+                    picture: None,
                 },
             )?;
             outbox.recover(u64::MAX)?;

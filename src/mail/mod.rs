@@ -74,6 +74,65 @@ pub fn game_files(games: &Path) -> Result<Vec<PathBuf>, MailError> {
     Ok(paths)
 }
 
+/// `pbem pictures FILE on|off [--player NAME]`: the board's picture in the game's
+/// mail, for the whole game or one player (as that player's `pictures on|off` reply
+/// does); what now holds, for the referee.
+///
+/// # Errors
+/// Not a game file, an unknown player, or the archive cannot be written.
+pub fn set_pictures(path: &Path, player: Option<&str>, on: bool) -> Result<String, MailError> {
+    let _lock = crate::engine::store::lock(path)?;
+    let game = crate::ops::open(path, None)?;
+    let names: Vec<String> = game
+        .genesis()
+        .players
+        .iter()
+        .map(|p| p.name.clone())
+        .collect();
+    let archive = archive::Archive::beside(path);
+    let mut pictures = archive::Pictures::load(&archive)?;
+    let said = match player {
+        None => {
+            pictures.game_off = !on;
+            format!(
+                "pictures {} for every player of {}",
+                if on { "on" } else { "off" },
+                path.display()
+            )
+        }
+        Some(name) => {
+            let seat = names
+                .iter()
+                .position(|known| known.eq_ignore_ascii_case(name))
+                .ok_or_else(|| {
+                    MailError::Config(format!(
+                        "{} has no player `{}`; its players are {}",
+                        path.display(),
+                        crate::engine::echo::shortened(name, crate::engine::echo::QUOTE_CHARS),
+                        names.join(", ")
+                    ))
+                })?;
+            if on {
+                pictures.seats_off.remove(&seat);
+            } else {
+                pictures.seats_off.insert(seat);
+            }
+            let game_note = if on && pictures.game_off {
+                " (pictures are off for the whole game: `pbem pictures FILE on` turns them on)"
+            } else {
+                ""
+            };
+            format!(
+                "pictures {} for {}{game_note}",
+                if on { "on" } else { "off" },
+                names[seat]
+            )
+        }
+    };
+    pictures.save(&archive)?;
+    Ok(said)
+}
+
 impl MailError {
     pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> MailError {
         let path = path.into();

@@ -369,6 +369,7 @@ impl Referee {
                 }),
                 answers: incoming.message_id.as_deref(),
                 attachment: None,
+                picture: None,
             },
         )
     }
@@ -732,6 +733,22 @@ impl Referee {
                 return self
                     .absence(path, &roster, seat, None, &base, incoming)
                     .and_then(|replies| finish("back", "back".into(), replies));
+            }
+            Request::Pictures { on } => {
+                let archive = Archive::beside(path);
+                let mut pictures = archive::Pictures::load(&archive)?;
+                if on {
+                    pictures.seats_off.remove(&seat);
+                } else {
+                    pictures.seats_off.insert(seat);
+                }
+                pictures.save(&archive)?;
+                context["on"] = json!(on);
+                // Whether the referee keeps them off anyway, for the whole game or all.
+                context["game_off"] = json!(pictures.game_off || !self.settings().pictures_on());
+                let reply = answer("pictures.txt", "pictures", context)?;
+                let detail = if on { "pictures on" } else { "pictures off" };
+                return finish("pictures", detail.into(), vec![reply]);
             }
             Request::Undo | Request::Agree | Request::Decline => {
                 let word = match message.request {

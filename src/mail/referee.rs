@@ -295,6 +295,21 @@ impl Referee {
         answers: Option<&str>,
         attachment: Option<(String, Vec<u8>)>,
     ) -> Result<Option<Outgoing>, MailError> {
+        self.draft_pictured(template, context, player, id, answers, attachment, None)
+    }
+
+    /// [`Referee::draft`] with the board's picture for its reader.
+    #[allow(clippy::too_many_arguments)]
+    fn draft_pictured(
+        &self,
+        template: &str,
+        context: &Value,
+        player: &PlayerEntry,
+        id: NoticeId,
+        answers: Option<&str>,
+        attachment: Option<(String, Vec<u8>)>,
+        picture: Option<Vec<u8>>,
+    ) -> Result<Option<Outgoing>, MailError> {
         let Some(address) = &player.email else {
             return Ok(None);
         };
@@ -315,9 +330,28 @@ impl Referee {
                 thread_root: root,
                 answers,
                 attachment,
+                picture,
             },
         )
         .map(Some)
+    }
+
+    /// The board as `player` (at `seat`) may see it now, as a PNG: `None` when they
+    /// have no address, pictures are off (for every game, this game or them), or the
+    /// picture cannot be drawn here (no font): the text tells the board whole anyway,
+    /// so a move never waits on a picture.
+    fn picture(
+        &self,
+        game: &dyn OpenGame,
+        player: &PlayerEntry,
+        seat: usize,
+        pictures: &super::archive::Pictures,
+    ) -> Option<Vec<u8>> {
+        if player.email.is_none() || !self.settings.pictures_on() || !pictures.wanted_by(seat) {
+            return None;
+        }
+        let svg = game.board_svg(Some(&player.name), None).ok()?;
+        crate::grid::raster::png_of_svg(&svg).ok()
     }
 
     /// The signed game file as an attachment, if the referee attaches it to notices.
@@ -376,6 +410,11 @@ impl Referee {
             Notes::load(&Archive::beside(path))?
         };
         let game_end = game.game_end()?;
+        let pictures = if welcome {
+            super::archive::Pictures::default()
+        } else {
+            super::archive::Pictures::load(&Archive::beside(path))?
+        };
         let page = game.rules_page();
         // The words the setup was drawn with, as genesis records them: the welcome
         // shows them so each player can see their own are what they sent. Absent for
@@ -484,6 +523,14 @@ impl Referee {
                     None,
                 )?);
             }
+            // The board's picture goes with the mail that shows the board: the turn
+            // notice, the confirmation and the others' notices of a move, the end.
+            let picture = (over || notify.contains(&seat) || last.is_some())
+                .then(|| self.picture(game, player, seat, &pictures))
+                .flatten();
+            if picture.is_some() {
+                context["picture"] = json!(compose::PICTURE_NAME);
+            }
             if over {
                 context["turn"] = json!(roster.standing());
                 if let Some(end) = &game_end {
@@ -497,34 +544,37 @@ impl Referee {
                 // The end of a game always carries the signed file: with its seed
                 // revealed, anyone can now audit every draw.
                 let attachment = Some(self.game_file_attachment(path, bytes));
-                out.extend(self.draft(
+                out.extend(self.draft_pictured(
                     "game-over.txt",
                     &context,
                     player,
                     notice("over"),
                     answering,
                     attachment,
+                    picture,
                 )?);
             } else if notify.contains(&seat) {
                 context["code"] = json!(code);
                 let attachment = self.attachment(path, bytes);
-                out.extend(self.draft(
+                out.extend(self.draft_pictured(
                     "your-turn.txt",
                     &context,
                     player,
                     notice("turn"),
                     answering,
                     attachment,
+                    picture,
                 )?);
             } else if last.is_some() {
                 context["turn"] = json!(roster.standing());
-                out.extend(self.draft(
+                out.extend(self.draft_pictured(
                     "move-made.txt",
                     &context,
                     player,
                     notice("made"),
                     answering,
                     None,
+                    picture,
                 )?);
             }
         }
@@ -1040,6 +1090,7 @@ impl Referee {
                 thread_root: None,
                 answers: None,
                 attachment: None,
+                picture: None,
             },
         )
         .map(Some)

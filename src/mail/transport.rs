@@ -711,6 +711,10 @@ pub struct MailSettings {
     /// Attach the signed game file to every turn notice, so any player can audit.
     #[serde(default)]
     pub attach_game: bool,
+    /// `pictures = false` leaves the board's picture out of every game's mail; by
+    /// default turn notices, confirmations and the end mail carry it (see
+    /// [`MailSettings::pictures_on`]), unless a game or a player turned them off.
+    pub pictures: Option<bool>,
     /// A PEM file of CA certificates to trust besides the system's trust store.
     pub ca_file: Option<PathBuf>,
     /// A file holding the SMTP password (its first line), for a URL with a user and no
@@ -767,6 +771,11 @@ struct ConfigFile {
 }
 
 impl MailSettings {
+    /// Whether mail may carry the board's picture at all.
+    pub fn pictures_on(&self) -> bool {
+        self.pictures != Some(false)
+    }
+
     /// Settings from `PBEM_HOME/config.toml` (`[mail]` table), then PBEM_SMTP and
     /// PBEM_FROM over them, then `smtp` (a command-line flag) over all.
     ///

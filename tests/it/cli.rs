@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::support::{picture_size, picture_texts, png_size, to_move, Table};
+use super::support::{picture_size, picture_texts, png_size, to_move, Table, PNG_SCALE};
 
 const SEED: &str = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
 
@@ -951,27 +951,7 @@ fn every_game_shows_its_board_as_svg_and_png_for_every_viewer() {
         ("desert-kingdom", "2"),
     ] {
         let table = Table::new();
-        let output = table
-            .pbem()
-            .args([
-                "demo",
-                "--game",
-                game,
-                "--players",
-                players,
-                "--every",
-                "0",
-                "--dir",
-            ])
-            .arg(table.dir.path())
-            .output()
-            .expect("runs");
-        assert!(
-            output.status.success(),
-            "{game}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let file = table.dir.path().join(format!("{game}.json"));
+        let file = table.demo(game, players);
         let show = |args: &[&str]| {
             let output = table
                 .pbem()
@@ -1016,11 +996,11 @@ fn every_game_shows_its_board_as_svg_and_png_for_every_viewer() {
                 let png = show(&[&args[..], &["--format", "png"]].concat());
                 let (png_width, png_height) = png_size(&png);
                 assert!(
-                    (f64::from(png_width) - width * 1.5).abs() <= 2.0,
+                    (f64::from(png_width) - width * PNG_SCALE).abs() <= 2.0,
                     "{game}: {width} {png_width}"
                 );
                 assert!(
-                    (f64::from(png_height) - height * 1.5).abs() <= 2.0,
+                    (f64::from(png_height) - height * PNG_SCALE).abs() <= 2.0,
                     "{game}: {height} {png_height}"
                 );
             }

@@ -13,7 +13,7 @@ use pbem::games::desert_kingdom::{
 };
 use serde_json::Value;
 
-use crate::support::Table;
+use crate::support::{picture_size, picture_texts_sized, png_size, Table, PNG_SCALE};
 
 fn rules_with(pairs: &[(&str, &str)]) -> DesertKingdom {
     let options: Options = pairs
@@ -2610,23 +2610,9 @@ fn ascii_board(table: &crate::support::Table, viewer: &str, turn: usize) -> Stri
     text.split("\n\n").next().unwrap_or_default().to_string()
 }
 
-/// The texts of a picture, in order, each with its font size.
-fn svg_texts(svg: &str) -> Vec<(String, String)> {
-    svg.split("<text ")
-        .skip(1)
-        .filter_map(|part| {
-            let size = part.find("font-size=\"")? + 11;
-            let size = part[size..size + part[size..].find('"')?].to_string();
-            let start = part.find('>')? + 1;
-            let end = part.find("</text>")?;
-            Some((size, part[start..end].to_string()))
-        })
-        .collect()
-}
-
 /// The texts of a picture set at `size`.
 fn texts_sized(svg: &str, size: &str) -> Vec<String> {
-    svg_texts(svg)
+    picture_texts_sized(svg)
         .into_iter()
         .filter(|(s, _)| s == size)
         .map(|(_, text)| text)
@@ -2636,21 +2622,11 @@ fn texts_sized(svg: &str, size: &str) -> Vec<String> {
 /// All the texts of a picture, their white space squeezed (a wrapped line still
 /// matches).
 fn svg_words(svg: &str) -> String {
-    let texts: Vec<String> = svg_texts(svg).into_iter().map(|(_, t)| t).collect();
+    let texts: Vec<String> = picture_texts_sized(svg)
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
     squeezed(&texts.join(" "))
-}
-
-/// An attribute of the picture's `<svg>` element: its width or height.
-fn svg_size(svg: &str, attribute: &str) -> f64 {
-    let head = &svg[..svg.find('>').expect("an svg element")];
-    let start = head
-        .find(&format!(" {attribute}=\""))
-        .expect("the attribute")
-        + attribute.len()
-        + 3;
-    head[start..start + head[start..].find('"').expect("quoted")]
-        .parse()
-        .expect("a number")
 }
 
 /// A 6-player board mid-game, as Ann is shown it after Ann's road on D2: squares of
@@ -2689,7 +2665,10 @@ fn the_board_picture_tells_all_the_ascii_board_tells() {
     for (viewer, turn) in [("Ann", 33), ("Dee", 6), ("referee", 6), ("Bob", 59)] {
         let board = ascii_board(&table, viewer, turn);
         let picture = svg(&table, viewer, turn);
-        let texts: Vec<String> = svg_texts(&picture).into_iter().map(|(_, t)| t).collect();
+        let texts: Vec<String> = picture_texts_sized(&picture)
+            .into_iter()
+            .map(|(_, t)| t)
+            .collect();
         let lines: Vec<&str> = board.lines().collect();
         assert_eq!(lines[0], lines[9], "{board}");
         for line in &lines[10..] {
@@ -2821,7 +2800,7 @@ fn a_players_picture_shows_nothing_they_may_not_see() {
     );
 }
 
-/// `--format png` draws the picture: a PNG 1.5 times the SVG's size, for a player's
+/// `--format png` draws the picture: a PNG of the SVG's size times `PNG_SCALE`, for a player's
 /// view and an earlier turn.
 #[test]
 fn the_board_picture_as_png() {
@@ -2829,12 +2808,12 @@ fn the_board_picture_as_png() {
     for (viewer, turn) in [("Bob", 20), ("Ann", 59)] {
         let svg = svg(&table, viewer, turn);
         let png = picture(&table, "png", viewer, turn);
-        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "the PNG signature");
-        assert_eq!(&png[12..16], b"IHDR");
-        let width = u32::from_be_bytes(png[16..20].try_into().expect("4 bytes"));
-        let height = u32::from_be_bytes(png[20..24].try_into().expect("4 bytes"));
-        assert_eq!(f64::from(width), (svg_size(&svg, "width") * 1.5).round());
-        assert_eq!(f64::from(height), (svg_size(&svg, "height") * 1.5).round());
+        let (width, height) = png_size(&png);
+        assert_eq!(f64::from(width), (picture_size(&svg).0 * PNG_SCALE).round());
+        assert_eq!(
+            f64::from(height),
+            (picture_size(&svg).1 * PNG_SCALE).round()
+        );
         assert!(height > width, "the panel under the board");
     }
 }

@@ -9,38 +9,13 @@
 //! it the test says "skipped" on standard error, with PBEM_REQUIRE_BROWSER=1 it fails.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
 use super::support::{self, picture_texts, png_size, to_move, Table, CHROMIUM};
 
 const SEED: &str = "e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0";
-
-/// A finished demo game of `game` for `players` in `table`'s folder; its file.
-fn demo(table: &Table, game: &str, players: &str) -> PathBuf {
-    let output = table
-        .pbem()
-        .args([
-            "demo",
-            "--game",
-            game,
-            "--players",
-            players,
-            "--every",
-            "0",
-            "--dir",
-        ])
-        .arg(table.dir.path())
-        .output()
-        .expect("runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    table.dir.path().join(format!("{game}.json"))
-}
 
 fn export(table: &Table, file: &Path, out: &Path, viewer: Option<&str>) -> std::process::Output {
     let mut command = table.pbem();
@@ -97,7 +72,7 @@ fn every_game_exports_a_page_for_each_viewer_and_the_referees_only_after_the_end
         ("desert-kingdom", "3"),
     ] {
         let table = Table::new();
-        let file = demo(&table, game, players);
+        let file = table.demo(game, players);
         let view: Value = serde_json::from_slice(
             &table
                 .pbem()
@@ -259,7 +234,7 @@ fn a_long_game_replays_turn_by_turn_in_a_browser() {
     }
     let table = Table::new();
     // The longest of the demo games: five players in the triangle auction.
-    let file = demo(&table, "triangle-auction", "5");
+    let file = table.demo("triangle-auction", "5");
     let out = table.dir.path().join("replay.html");
     let output = export(&table, &file, &out, None);
     assert!(

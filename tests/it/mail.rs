@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mail_parser::MessageParser;
+use mail_parser::{MessageParser, MimeHeaders};
 use serde_json::Value;
 
 const SEED: &str = "3333333333333333333333333333333333333333333333333333333333333333";
@@ -951,7 +951,11 @@ fn a_referees_own_templates_and_the_attached_game_file() {
     let message = MessageParser::default()
         .parse(notice.raw.as_bytes())
         .expect("parse");
-    let attachment = message.attachments().next().expect("an attachment");
+    // The board's picture is a part too; the game file is the JSON one.
+    let attachment = message
+        .attachments()
+        .find(|part| part.is_content_type("application", "json"))
+        .expect("the game file attached");
     let attached = host.dir.path().join("attached.json");
     std::fs::write(&attached, attachment.contents()).expect("write");
     let (ok, report) = host.run(host.pbem().args(["audit", "--public"]).arg(&attached));
@@ -3431,4 +3435,171 @@ fn watch_applies_the_deadlines_of_the_config() {
     let said = round(now + 15 * 86_400);
     assert!(said.contains("deadlines: "), "{said}");
     assert_eq!(host.view()["over"], true, "{said}");
+}
+
+/// The board's picture (a PNG, `image/png` with a Content-ID) in `mail`, if any; the
+/// HTML part must show it by that Content-ID and the text part name it.
+fn picture_of(mail: &Mail) -> Option<Vec<u8>> {
+    let message = MessageParser::default()
+        .parse(mail.raw.as_bytes())
+        .expect("a message");
+    let part = message
+        .parts
+        .iter()
+        .find(|part| part.is_content_type("image", "png"))?;
+    let id = part.content_id().expect("the picture's Content-ID");
+    let html = mail
+        .html
+        .as_deref()
+        .expect("an HTML part beside the picture");
+    assert!(html.contains(&format!("src=\"cid:{id}\"")), "{html}");
+    assert!(
+        squeezed(&mail.text).contains("as a picture, board.png"),
+        "{}",
+        mail.text
+    );
+    Some(part.contents().to_vec())
+}
+
+/// `pbem show --format png --as NAME` now.
+fn shown_png(host: &Host, name: &str) -> Vec<u8> {
+    let output = host
+        .pbem()
+        .arg("show")
+        .arg(host.file())
+        .args(["--format", "png", "--as", name])
+        .output()
+        .expect("runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
+}
+
+/// Every turn notice, confirmation and the end mail carry their reader's board as a
+/// picture the HTML shows and the text names, the same picture `pbem show --format
+/// png --as NAME` draws; a player turns theirs off (and on) by reply, the referee a
+/// whole game with `pbem pictures`, or every game in config.toml.
+#[test]
+fn board_mail_carries_its_readers_picture_until_turned_off() {
+    let host = Host::new();
+    host.start_game();
+    let (first, _) = host.first_move();
+    let second = if first == "Ann" { "Bob" } else { "Ann" };
+    let notice = host.notice_for(&address(&first));
+    assert_eq!(
+        picture_of(&notice),
+        Some(shown_png(&host, &first)),
+        "the first notice"
+    );
+
+    // A move by reply: the mover's confirmation and the other's notice, each with the
+    // board as its reader sees it.
+    let reply_to = |player: &str| {
+        let notice = host.notice_for(&address(player));
+        let text = host.legal(player)[0].clone();
+        let sent = host.mails().len();
+        host.inbox(&gmail_reply(
+            &notice,
+            &address(player),
+            &text,
+            &format!("p{sent}"),
+        ));
+        host.mails_since(sent)
+    };
+    let after = reply_to(&first);
+    assert_eq!(
+        after.len(),
+        2,
+        "{:?}",
+        after.iter().map(|m| &m.subject).collect::<Vec<_>>()
+    );
+    for mail in &after {
+        let reader = if mail.to == address(&first) {
+            &first
+        } else {
+            second
+        };
+        assert_eq!(
+            picture_of(mail),
+            Some(shown_png(&host, reader)),
+            "{}",
+            mail.subject
+        );
+    }
+
+    // The second player turns pictures off by reply: answered without a picture, and
+    // their mail comes without one while the first player's still has it.
+    let notice = host.notice_for(&address(second));
+    let sent = host.mails().len();
+    host.inbox(&gmail_reply(
+        &notice,
+        &address(second),
+        "pictures off",
+        "off1",
+    ));
+    let answer = host.mails_since(sent);
+    assert_eq!(answer.len(), 1);
+    assert!(
+        answer[0].subject.contains("Pictures off"),
+        "{}",
+        answer[0].subject
+    );
+    assert!(
+        squeezed(&answer[0].text).contains("text only"),
+        "{}",
+        answer[0].text
+    );
+    assert_eq!(picture_of(&answer[0]), None);
+    for mail in reply_to(second) {
+        if mail.to == address(second) {
+            assert_eq!(picture_of(&mail), None, "{}", mail.text);
+            assert!(!mail.text.contains("board.png"), "{}", mail.text);
+            assert!(
+                mail.text.contains("hand ("),
+                "the board is in the text: {}",
+                mail.text
+            );
+        } else {
+            assert!(picture_of(&mail).is_some(), "{}", mail.subject);
+        }
+    }
+
+    // The referee turns them off for the game: nobody gets one, even after asking.
+    let (ok, out) = host.run(host.pbem().arg("pictures").arg(host.file()).arg("off"));
+    assert!(ok, "{out}");
+    let (ok, out) = host.run(
+        host.pbem()
+            .arg("pictures")
+            .arg(host.file())
+            .args(["on", "--player", second]),
+    );
+    assert!(ok && out.contains("off for the whole game"), "{out}");
+    for mail in reply_to(&first) {
+        assert_eq!(picture_of(&mail), None, "{}", mail.subject);
+    }
+    let (ok, out) = host.run(
+        host.pbem()
+            .arg("pictures")
+            .arg(host.file())
+            .args(["on", "--player", "Nobody"]),
+    );
+    assert!(!ok && out.contains("no player"), "{out}");
+    let (ok, out) = host.run(host.pbem().arg("pictures").arg(host.file()).arg("on"));
+    assert!(ok, "{out}");
+    for mail in reply_to(second) {
+        assert!(picture_of(&mail).is_some(), "{}", mail.subject);
+    }
+
+    // `pictures = false` in config.toml: none in any game.
+    std::fs::write(
+        host.dir.path().join("keyring/config.toml"),
+        "[mail]\npictures = false\n",
+    )
+    .expect("config");
+    for mail in reply_to(&first) {
+        assert_eq!(picture_of(&mail), None, "{}", mail.subject);
+    }
 }

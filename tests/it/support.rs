@@ -37,6 +37,32 @@ impl Table {
         command
     }
 
+    /// A finished demo game of `game` between `players` built-in players, in this
+    /// folder with its keyring (as `pbem demo --dir` leaves it); its file.
+    pub fn demo(&self, game: &str, players: &str) -> PathBuf {
+        let output = self
+            .pbem()
+            .args([
+                "demo",
+                "--game",
+                game,
+                "--players",
+                players,
+                "--every",
+                "0",
+                "--dir",
+            ])
+            .arg(self.dir.path())
+            .output()
+            .expect("runs");
+        assert!(
+            output.status.success(),
+            "{game}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        self.dir.path().join(format!("{game}.json"))
+    }
+
     /// A two-player right-of-way game (Ann, with an address, and Bob) with a fixed
     /// seed and a fixed referee key, so boards repeat.
     pub fn new_game(&self, seed: &str) -> &Table {
@@ -808,19 +834,28 @@ impl std::ops::DerefMut for KillOnDrop {
 
 /// The texts of a board picture's `<text>` elements, unescaped, in document order.
 pub fn picture_texts(svg: &str) -> Vec<String> {
+    picture_texts_sized(svg)
+        .into_iter()
+        .map(|(_, text)| text)
+        .collect()
+}
+
+/// [`picture_texts`] with each one's `font-size` as written.
+pub fn picture_texts_sized(svg: &str) -> Vec<(String, String)> {
     svg.split("<text ")
         .skip(1)
         .filter_map(|element| {
+            let size = element.find("font-size=\"")? + 11;
+            let size = element[size..size + element[size..].find('"')?].to_string();
             let start = element.find('>')? + 1;
             let end = element.find("</text>")?;
-            Some(
-                element[start..end]
-                    .replace("&lt;", "<")
-                    .replace("&gt;", ">")
-                    .replace("&quot;", "\"")
-                    .replace("&apos;", "'")
-                    .replace("&amp;", "&"),
-            )
+            let text = element[start..end]
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&apos;", "'")
+                .replace("&amp;", "&");
+            Some((size, text))
         })
         .collect()
 }
@@ -835,6 +870,9 @@ pub fn picture_size(svg: &str) -> (f64, f64) {
     };
     (attribute("width"), attribute("height"))
 }
+
+/// Pixels per unit of a board picture's SVG in its PNG.
+pub const PNG_SCALE: f64 = pbem::grid::raster::PNG_SCALE as f64;
 
 /// A PNG's width and height in pixels, from its IHDR chunk.
 pub fn png_size(png: &[u8]) -> (u32, u32) {

@@ -6,7 +6,7 @@ use pbem::engine::{Chance, DrawStream, Options, Rules, Viewer, Visibility};
 use pbem::games::triangle_auction::{Bid, Move, Phase, State, Step, TriangleAuction};
 use serde_json::Value;
 
-use crate::support::Table;
+use crate::support::{picture_size, picture_texts, png_size, Table, PNG_SCALE};
 
 fn rules_with(pairs: &[(&str, &str)]) -> TriangleAuction {
     let options: Options = pairs
@@ -1754,35 +1754,6 @@ fn text_of(table: &Table, viewer: Option<&str>, turn: Option<u64>) -> String {
     String::from_utf8(output.stdout).expect("utf-8")
 }
 
-/// Every text the picture sets, markup undone.
-fn svg_texts(svg: &str) -> Vec<String> {
-    svg.split("<text ")
-        .skip(1)
-        .map(|part| {
-            let body = part.split_once('>').map_or("", |(_, rest)| rest);
-            let body = body.split("</text>").next().unwrap_or_default();
-            body.replace("&lt;", "<")
-                .replace("&gt;", ">")
-                .replace("&quot;", "\"")
-                .replace("&apos;", "'")
-                .replace("&amp;", "&")
-        })
-        .collect()
-}
-
-/// The picture's size in its own units: the root element's width and height.
-fn svg_size(svg: &str) -> (f64, f64) {
-    let root = svg.split('>').next().expect("a root element");
-    let attribute = |name: &str| -> f64 {
-        root.split(&format!(" {name}=\""))
-            .nth(1)
-            .and_then(|rest| rest.split('"').next())
-            .and_then(|value| value.parse().ok())
-            .unwrap_or_else(|| panic!("no {name} in {root}"))
-    };
-    (attribute("width"), attribute("height"))
-}
-
 /// The opening's picture: Ann's empty area drawn around its middle space, the
 /// others' said to be empty, the offer drawn, every line of the text's panels.
 #[test]
@@ -1791,7 +1762,7 @@ fn the_picture_of_the_opening() {
     table.start("triangle-auction", &["Ann", "Bob", "Cid"], &"5a".repeat(32));
     let svg = svg_of(&table, Some("Ann"), None);
     let text = table.board_as("Ann");
-    let texts = svg_texts(&svg);
+    let texts = picture_texts(&svg);
     // Every line of the board but the area drawings is set in the picture.
     let panel = text.split("\nAnn's area").next().expect("a panel");
     for line in panel.lines().filter(|l| !l.trim().is_empty()) {
@@ -1829,7 +1800,7 @@ fn the_picture_mid_game() {
     );
     let svg = svg_of(&table, Some("Ann"), Some(49));
     let text = text_of(&table, Some("Ann"), Some(49));
-    let texts = svg_texts(&svg);
+    let texts = picture_texts(&svg);
     let panel = text.split("\nAnn's area").next().expect("a panel");
     for line in panel.lines().filter(|l| !l.trim().is_empty()) {
         assert!(texts.iter().any(|t| t == line), "missing {line:?}");
@@ -1887,7 +1858,7 @@ fn a_players_picture_holds_no_card_they_may_not_see() {
         assert_eq!(text.contains(secret), sees, "{viewer:?}");
         // Every text in the picture is in the text board, or names a road colour
         // (the legend's) or an offer tile nobody bid on.
-        for shown in svg_texts(&svg) {
+        for shown in picture_texts(&svg) {
             let known = text.contains(&shown)
                 || ["red", "yellow", "green", "blue", "purple", "no bid"].contains(&shown.as_str());
             assert!(known, "{viewer:?}: {shown:?} is not in\n{text}");
@@ -1895,7 +1866,7 @@ fn a_players_picture_holds_no_card_they_may_not_see() {
     }
 }
 
-/// `pbem show --format png` draws the picture 1.5 times its size, for a player and at
+/// `pbem show --format png` draws the picture at its size times `PNG_SCALE`, for a player and at
 /// an earlier turn.
 #[test]
 fn the_picture_as_png_is_the_svg_drawn() {
@@ -1909,14 +1880,11 @@ fn the_picture_as_png_is_the_svg_drawn() {
     for (viewer, turn) in [(Some("Bob"), Some(49)), (Some("Cid"), None)] {
         let svg = svg_of(&table, viewer, turn);
         let png = picture(&table, "png", viewer, turn);
-        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{viewer:?}");
-        assert_eq!(&png[12..16], b"IHDR");
-        let width = u32::from_be_bytes([png[16], png[17], png[18], png[19]]);
-        let height = u32::from_be_bytes([png[20], png[21], png[22], png[23]]);
-        let (w, h) = svg_size(&svg);
+        let (width, height) = png_size(&png);
+        let (w, h) = picture_size(&svg);
         assert_eq!(
             (f64::from(width), f64::from(height)),
-            ((w * 1.5).round(), (h * 1.5).round()),
+            ((w * PNG_SCALE).round(), (h * PNG_SCALE).round()),
             "{viewer:?} {turn:?}"
         );
     }
