@@ -560,6 +560,17 @@ pub trait Rules: Sized {
         state.clone()
     }
 
+    /// The state as the player in `seat` knows it: [`Rules::public_state`] and that
+    /// seat's own hidden material (its face-down card, the tiles it drew to choose
+    /// from), nothing of anyone else's. What the built-in players ([`crate::bots`]) are
+    /// given instead of the full state, so that a bot in a mail game knows no more than
+    /// a person in its seat. The default, the public state, is right for a game whose
+    /// players hold nothing hidden of their own.
+    fn seat_state(&self, state: &Self::State, seat: Seat) -> Self::State {
+        let _ = seat;
+        self.public_state(state)
+    }
+
     /// Where the game stands in a few words for mail subjects and views ("round 3,
     /// bidding"), for games whose turns fall into rounds and phases; `None` for games
     /// where the turn number says it all.

@@ -450,6 +450,17 @@ impl Rules for DesertKingdom {
         public
     }
 
+    fn seat_state(&self, state: &State, seat: Seat) -> State {
+        let mut known = self.public_state(state);
+        // The player choosing sees the tiles they drew (as `view` shows them); the bag
+        // and the face-down tiles stay unknown to everyone.
+        if matches!(state.phase, Phase::Choosing { seat: chooser, .. } if usize::from(chooser) == seat)
+        {
+            known.drawn = state.drawn.clone();
+        }
+        known
+    }
+
     fn view(&self, state: &State, viewer: Viewer, names: &[String]) -> GameView {
         self.game_view(state, viewer, names)
     }
