@@ -11,3 +11,4 @@ pub mod grid;
 pub mod mail;
 pub mod ops;
 pub mod replay;
+pub mod simulate;
