@@ -244,7 +244,9 @@ pub fn wilson95(successes: f64, trials: usize) -> [f64; 2] {
     let z2 = Z * Z;
     let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
     let half = Z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / (1.0 + z2 / n);
-    [(centre - half).max(0.0), (centre + half).min(1.0)]
+    // Rounding can leave the bound a hair past the rate at 0 or 1 wins in n: the
+    // interval always holds the rate it is about.
+    [(centre - half).clamp(0.0, p), (centre + half).clamp(p, 1.0)]
 }
 
 fn summarise(sim: &Simulation, outcomes: &[Outcome], seconds: f64) -> Report {
@@ -300,6 +302,24 @@ fn summarise(sim: &Simulation, outcomes: &[Outcome], seconds: f64) -> Report {
         } else {
             0.0
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wilson95;
+
+    #[test]
+    fn wilson_intervals_hold_their_rate_and_match_known_values() {
+        // 50 of 100: 0.4038 to 0.5962 (the textbook value).
+        let [low, high] = wilson95(50.0, 100);
+        assert!((low - 0.4038).abs() < 1e-4 && (high - 0.5962).abs() < 1e-4);
+        assert_eq!(wilson95(0.0, 3)[0], 0.0);
+        assert_eq!(wilson95(3.0, 3)[1], 1.0);
+        for wins in [0.0, 0.5, 1.0, 2.5, 3.0] {
+            let [low, high] = wilson95(wins, 3);
+            assert!(low <= wins / 3.0 && wins / 3.0 <= high);
+        }
     }
 }
 
