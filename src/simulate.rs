@@ -305,24 +305,6 @@ fn summarise(sim: &Simulation, outcomes: &[Outcome], seconds: f64) -> Report {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::wilson95;
-
-    #[test]
-    fn wilson_intervals_hold_their_rate_and_match_known_values() {
-        // 50 of 100: 0.4038 to 0.5962 (the textbook value).
-        let [low, high] = wilson95(50.0, 100);
-        assert!((low - 0.4038).abs() < 1e-4 && (high - 0.5962).abs() < 1e-4);
-        assert_eq!(wilson95(0.0, 3)[0], 0.0);
-        assert_eq!(wilson95(3.0, 3)[1], 1.0);
-        for wins in [0.0, 0.5, 1.0, 2.5, 3.0] {
-            let [low, high] = wilson95(wins, 3);
-            assert!(low <= wins / 3.0 && wins / 3.0 <= high);
-        }
-    }
-}
-
 impl Report {
     /// The report as a person reads it.
     pub fn render(&self) -> String {
@@ -359,5 +341,23 @@ impl Report {
             self.mean_moves, self.games_per_second, self.seconds
         ));
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wilson95;
+
+    #[test]
+    fn wilson_intervals_hold_their_rate_and_match_known_values() {
+        // 50 of 100: 0.4038 to 0.5962 (the textbook value).
+        let [low, high] = wilson95(50.0, 100);
+        assert!((low - 0.4038).abs() < 1e-4 && (high - 0.5962).abs() < 1e-4);
+        assert_eq!(wilson95(0.0, 3)[0], 0.0);
+        assert_eq!(wilson95(3.0, 3)[1], 1.0);
+        for wins in [0.0, 0.5, 1.0, 2.5, 3.0] {
+            let [low, high] = wilson95(wins, 3);
+            assert!(low <= wins / 3.0 && wins / 3.0 <= high);
+        }
     }
 }
