@@ -1,13 +1,12 @@
 //! `greedy`: the best move one move ahead, by the game's own scores.
 //!
-//! Each legal move is played on a copy of the state as the seat knows it
-//! ([`SeatView::known`]), never on the full state, and the position after it is scored
-//! by the rules ([`Rules::scores`], [`Rules::winners`]). Where a move draws hidden
-//! material the seat cannot see (a tile from the bag), the known state holds none of
-//! it, so the rules play the move without it: what is scored is the part of the move's
-//! result that does not hang on the draw. Ties are broken by the net the legal-move
-//! entries report (profit less cost and price, as the demo's player weighs them), then
-//! at random.
+//! Each legal move is played on states the seat's knowledge allows, never on the full
+//! state: in a game with hidden material, [`DETERMINISED`] states drawn by
+//! [`Rules::determinise`] from the state the seat knows ([`SeatView::known`]), with
+//! the bot's own stream; in a game without, the known state itself. The position after
+//! the move is scored by the rules ([`Rules::scores`], [`Rules::winners`]) and the
+//! margins averaged. Ties are broken by the net the legal-move entries report (profit
+//! less cost and price, as the demo's player weighs them), then at random.
 
 use super::SeatView;
 use crate::engine::chance::DrawStream;
@@ -17,6 +16,9 @@ use crate::engine::rules::{LegalMove, Rules};
 /// run to thousands of moves, and playing each ahead every turn would make a game slow.
 pub const WEIGHED_AT_MOST: usize = 100;
 
+/// How many states a game with hidden material is played ahead on, each move.
+pub const DETERMINISED: usize = 4;
+
 /// How much winning outright counts above any margin of points.
 const WIN: i64 = 1 << 40;
 
@@ -24,12 +26,19 @@ const WIN: i64 = 1 << 40;
 pub fn choose<R: Rules>(view: &SeatView<'_, R>, rng: &mut DrawStream) -> Option<String> {
     let legal = view.legal();
     let weighed = sample(legal, rng);
+    let rules = view.rules();
+    // The same few imagined positions for every move, so moves are compared on equal
+    // terms rather than on their luck.
+    let worlds: Vec<R::State> = if R::HAS_HIDDEN_STATE {
+        (0..DETERMINISED)
+            .map(|_| rules.determinise(view.known(), view.seat(), rng))
+            .collect()
+    } else {
+        vec![view.known().clone()]
+    };
     let mut best: Option<((i64, i64), Vec<&LegalMove>)> = None;
     for entry in weighed {
-        let value = (
-            value_ahead(view, entry, rng).unwrap_or(i64::MIN),
-            net(entry),
-        );
+        let value = (value_ahead(view, &worlds, entry, rng), net(entry));
         match &mut best {
             Some((top, list)) if *top == value => list.push(entry),
             Some((top, _)) if *top > value => {}
@@ -58,20 +67,29 @@ fn sample<'a>(legal: &'a [LegalMove], rng: &mut DrawStream) -> Vec<&'a LegalMove
     all
 }
 
-/// The seat's margin after `entry`, played on the state it knows: its score less the
-/// best other score, with [`WIN`] added for a game it then wins (shared or not).
-/// `None` when the rules refuse the move on the known state.
+/// The seat's mean margin after `entry`, played on each of `worlds`: its score less
+/// the best other score, with [`WIN`] added for a game it then wins (shared or not).
+/// A world where the rules refuse the move counts as the worst margin.
 pub(super) fn value_ahead<R: Rules>(
     view: &SeatView<'_, R>,
+    worlds: &[R::State],
     entry: &LegalMove,
     rng: &mut DrawStream,
-) -> Option<i64> {
+) -> i64 {
     let rules = view.rules();
     let seat = view.seat();
-    let known = view.known();
-    let mv = rules.parse_move(known, seat, &entry.text).ok()?;
-    let after = rules.apply(known, seat, &mv, rng).ok()?;
-    Some(margin(rules, &after, seat))
+    let Ok(mv) = rules.parse_move(view.known(), seat, &entry.text) else {
+        return i64::MIN;
+    };
+    let mut total: i128 = 0;
+    for world in worlds {
+        total += match rules.apply(world, seat, &mv, rng) {
+            Ok(after) => i128::from(margin(rules, &after, seat)),
+            Err(_) => i128::from(i64::MIN),
+        };
+    }
+    let count = i128::try_from(worlds.len()).unwrap_or(1).max(1);
+    i64::try_from(total / count).unwrap_or(i64::MIN)
 }
 
 /// `seat`'s score less the best other score in `state`, with [`WIN`] for a win.

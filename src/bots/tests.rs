@@ -157,3 +157,25 @@ fn bot_names_are_read_and_unknown_ones_refused() {
     let refused = Bot::parse("clever").expect_err("no such bot");
     assert!(refused.contains("random, greedy"), "{refused}");
 }
+
+#[test]
+fn a_determinised_state_agrees_with_all_the_seat_knows() {
+    let rules =
+        DesertKingdom::from_data(DesertKingdom::DEFAULT_DATA, &Default::default()).expect("rules");
+    let mut mind = DrawStream::for_testing(9);
+    let mut checked = 0;
+    play(&rules, 3, Bot::Random, 4, |state, seat| {
+        let known = rules.seat_state(state, seat);
+        let world = rules.determinise(&known, seat, &mut mind);
+        // Nothing the seat saw is changed, and the bag is as full as the seat was told.
+        assert_eq!(rules.seat_state(&world, seat), known);
+        assert_eq!(world.bag.len(), usize::from(known.bag_count));
+        assert!(world
+            .squares
+            .iter()
+            .flatten()
+            .all(|tile| tile.kind.is_some()));
+        checked += 1;
+    });
+    assert!(checked > 10);
+}

@@ -571,6 +571,17 @@ pub trait Rules: Sized {
         self.public_state(state)
     }
 
+    /// A full state the seat's knowledge allows, drawn with `chance`: `known` is a
+    /// [`Rules::seat_state`] of `seat`, and what it lacks (the bag's contents, the
+    /// kinds of face-down tiles) is filled in at random, consistent with what the seat
+    /// has seen, so a built-in player can play ahead on it without having seen the
+    /// real one. The default is `known` itself: right for a game with nothing hidden,
+    /// and for one whose rules play on without the missing material.
+    fn determinise(&self, known: &Self::State, seat: Seat, chance: &mut dyn Chance) -> Self::State {
+        let _ = (seat, chance);
+        known.clone()
+    }
+
     /// Where the game stands in a few words for mail subjects and views ("round 3,
     /// bidding"), for games whose turns fall into rounds and phases; `None` for games
     /// where the turn number says it all.
