@@ -24,31 +24,51 @@ const WIN: i64 = 1 << 40;
 
 /// The move with the best value one move ahead; `None` when the seat has none.
 pub fn choose<R: Rules>(view: &SeatView<'_, R>, rng: &mut DrawStream) -> Option<String> {
-    let legal = view.legal();
-    let weighed = sample(legal, rng);
-    let rules = view.rules();
-    // The same few imagined positions for every move, so moves are compared on equal
-    // terms rather than on their luck.
-    let worlds: Vec<R::State> = if R::HAS_HIDDEN_STATE {
-        (0..DETERMINISED)
-            .map(|_| rules.determinise(view.known(), view.seat(), rng))
-            .collect()
-    } else {
-        vec![view.known().clone()]
-    };
-    let mut best: Option<((i64, i64), Vec<&LegalMove>)> = None;
-    for entry in weighed {
-        let value = (value_ahead(view, &worlds, entry, rng), net(entry));
-        match &mut best {
-            Some((top, list)) if *top == value => list.push(entry),
-            Some((top, _)) if *top > value => {}
-            _ => best = Some((value, vec![entry])),
-        }
-    }
-    let (_, top) = best?;
+    let ranked = ranked(view, rng);
+    let best = ranked.first()?.0;
+    let top: Vec<&LegalMove> = ranked
+        .iter()
+        .take_while(|(value, _)| *value == best)
+        .map(|(_, entry)| *entry)
+        .collect();
     let count = u32::try_from(top.len()).ok().filter(|&n| n > 0)?;
     top.get(rng.index(count) as usize)
         .map(|entry| entry.text.clone())
+}
+
+/// The moves weighed, best first, each with its value (mean margin one move ahead,
+/// then net).
+pub(super) fn ranked<'a, R: Rules>(
+    view: &'a SeatView<'_, R>,
+    rng: &mut DrawStream,
+) -> Vec<((i64, i64), &'a LegalMove)> {
+    let weighed = sample(view.legal(), rng);
+    // The same few imagined positions for every move, so moves are compared on equal
+    // terms rather than on their luck.
+    let worlds = worlds(view, DETERMINISED, rng);
+    let mut ranked: Vec<((i64, i64), &LegalMove)> = weighed
+        .into_iter()
+        .map(|entry| ((value_ahead(view, &worlds, entry, rng), net(entry)), entry))
+        .collect();
+    // Stable: equals stay in the list's order, for the caller's random pick.
+    ranked.sort_by_key(|(value, _)| std::cmp::Reverse(*value));
+    ranked
+}
+
+/// `count` states the seat's knowledge allows ([`Rules::determinise`]), or the known
+/// state alone in a game with nothing hidden.
+pub(super) fn worlds<R: Rules>(
+    view: &SeatView<'_, R>,
+    count: usize,
+    rng: &mut DrawStream,
+) -> Vec<R::State> {
+    if R::HAS_HIDDEN_STATE {
+        (0..count)
+            .map(|_| view.rules().determinise(view.known(), view.seat(), rng))
+            .collect()
+    } else {
+        vec![view.known().clone()]
+    }
 }
 
 /// The moves weighed: all of them, or a random sample of [`WEIGHED_AT_MOST`].

@@ -1,4 +1,4 @@
-//! Built-in players: each chooses a move for one seat from what that seat may see, so
+//! Built-in players (`random`, `greedy`, `search`): each chooses a move for one seat from what that seat may see, so
 //! the same player serves `pbem simulate`, tests and a bot's seat in a mail game.
 //!
 //! How a bot is kept from seeing hidden state: it is handed a [`SeatView`] and nothing
@@ -11,6 +11,7 @@
 
 mod greedy;
 mod random;
+mod search;
 mod view;
 
 pub use view::SeatView;
@@ -25,17 +26,20 @@ pub enum Bot {
     Random,
     /// The best move one move ahead by the game's scores.
     Greedy,
+    /// Flat Monte Carlo over states determinised from what the seat knows.
+    Search,
 }
 
 impl Bot {
     /// Every bot, in the order help and refusals list them.
-    pub const ALL: [Bot; 2] = [Bot::Random, Bot::Greedy];
+    pub const ALL: [Bot; 3] = [Bot::Random, Bot::Greedy, Bot::Search];
 
     /// The name `--bot` takes.
     pub fn name(self) -> &'static str {
         match self {
             Bot::Random => "random",
             Bot::Greedy => "greedy",
+            Bot::Search => "search",
         }
     }
 
@@ -62,6 +66,7 @@ impl Bot {
         match self {
             Bot::Random => random::choose(view, rng),
             Bot::Greedy => greedy::choose(view, rng),
+            Bot::Search => search::choose(view, rng),
         }
     }
 }

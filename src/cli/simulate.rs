@@ -25,7 +25,7 @@ pub struct Args {
     /// How many complete games
     #[arg(long, default_value_t = 100)]
     games: usize,
-    /// The bot of each seat, once per seat in seat order: random or greedy (default:
+    /// The bot of each seat, once per seat in seat order: random, greedy or search (default:
     /// random in every seat)
     #[arg(long = "bot", value_name = "NAME")]
     bots: Vec<String>,
