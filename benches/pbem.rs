@@ -8,6 +8,8 @@
 //! - `random-games/right-of-way`: complete random games on one core. Target: at least
 //!   2,000 per second.
 //! - `inbox/maildir-moves`: messages per second through `pbem inbox --maildir`.
+//! - `simulate/GAME-BOT`: complete games per second of `pbem simulate` on one thread,
+//!   every seat played by BOT (random, greedy): what a bot costs.
 //!
 //! `PBEM_BENCH_BIN=path cargo bench` measures another build of pbem (a static one, say).
 
@@ -393,9 +395,47 @@ fn delivered_in_name_order(folder: &Path) {
     }
 }
 
+/// `pbem simulate`'s games per second on one thread, each bot in every seat.
+fn bench_simulate(c: &mut Criterion) {
+    let mut group = c.benchmark_group("simulate");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(10));
+    for (game, players) in [
+        ("right-of-way", 2),
+        ("triangle-auction", 3),
+        ("desert-kingdom", 2),
+    ] {
+        for bot in pbem::bots::Bot::ALL {
+            // Few games an iteration: greedy weighs every move it may make.
+            let games = match bot {
+                pbem::bots::Bot::Random => 20,
+                _ => 2,
+            };
+            group.throughput(Throughput::Elements(games as u64));
+            let mut seed = 0u8;
+            group.bench_function(format!("{game}-{bot}"), |b| {
+                b.iter(|| {
+                    seed = seed.wrapping_add(1);
+                    let sim = pbem::simulate::Simulation {
+                        game: game.to_string(),
+                        bots: vec![bot; players],
+                        games,
+                        options: Options::new(),
+                        seed: [seed; 32],
+                        threads: 1,
+                    };
+                    pbem::simulate::run(&sim, &|| {}).expect("a simulation")
+                });
+            });
+        }
+    }
+    group.finish();
+}
+
 fn benches(c: &mut Criterion) {
     let fixture = fixture();
     bench_random_games(c);
+    bench_simulate(c);
     bench_apply(c, &fixture);
     bench_audit(c, &fixture);
     bench_inbox(c);

@@ -1,5 +1,6 @@
 //! pbem: a turn processor for board games played by email.
 
+pub mod bots;
 pub mod cli;
 pub mod crash;
 pub mod demo;
@@ -10,3 +11,4 @@ pub mod grid;
 pub mod mail;
 pub mod ops;
 pub mod replay;
+pub mod simulate;

@@ -20,6 +20,7 @@ mod pictures;
 mod remind;
 mod reveal;
 mod show;
+mod simulate;
 mod undo;
 mod watch;
 
@@ -70,6 +71,8 @@ enum Command {
     Pictures(pictures::Args),
     /// Play a complete demo game between two built-in players, then audit it
     Demo(demo::Args),
+    /// Play many games between built-in players on every core and report win rates
+    Simulate(simulate::Args),
     /// Take players' moves from mail: one raw message on standard input, or a Maildir
     Inbox(inbox::Args),
     /// Send, list, drop or retry the mail in games' outboxes
@@ -162,6 +165,7 @@ where
         Command::Pictures(args) => pictures::run(args),
         Command::Undo(args) => undo::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Simulate(args) => simulate::run(args),
         Command::Inbox(args) => inbox::run(args),
         Command::Outbox(args) => outbox::run(args),
         Command::Remind(args) => remind::run(args),

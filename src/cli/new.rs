@@ -46,14 +46,20 @@ pub(super) fn game_help() -> String {
     format!("The game to play: {}", crate::games::names().join(", "))
 }
 
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+/// The `--option KEY=VALUE` arguments as options (also `pbem simulate`'s).
+pub(super) fn parse_options(given: &[String]) -> anyhow::Result<Options> {
     let mut options = Options::new();
-    for option in &args.options {
+    for option in given {
         let Some((key, value)) = option.split_once('=') else {
             bail!("--option {option:?} is not KEY=VALUE; for example --option setup=draft");
         };
         options.insert(key.trim().to_string(), value.trim().to_string());
     }
+    Ok(options)
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let options = parse_options(&args.options)?;
     let seed = match &args.seed {
         Some(text) => Some(Seed::from_hex(text).with_context(|| {
             "--seed takes exactly 64 hexadecimal digits (32 bytes), for example --seed 00112233…".to_string()

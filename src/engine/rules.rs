@@ -560,6 +560,28 @@ pub trait Rules: Sized {
         state.clone()
     }
 
+    /// The state as the player in `seat` knows it: [`Rules::public_state`] and that
+    /// seat's own hidden material (its face-down card, the tiles it drew to choose
+    /// from), nothing of anyone else's. What the built-in players ([`crate::bots`]) are
+    /// given instead of the full state, so that a bot in a mail game knows no more than
+    /// a person in its seat. The default, the public state, is right for a game whose
+    /// players hold nothing hidden of their own.
+    fn seat_state(&self, state: &Self::State, seat: Seat) -> Self::State {
+        let _ = seat;
+        self.public_state(state)
+    }
+
+    /// A full state the seat's knowledge allows, drawn with `chance`: `known` is a
+    /// [`Rules::seat_state`] of `seat`, and what it lacks (the bag's contents, the
+    /// kinds of face-down tiles) is filled in at random, consistent with what the seat
+    /// has seen, so a built-in player can play ahead on it without having seen the
+    /// real one. The default is `known` itself: right for a game with nothing hidden,
+    /// and for one whose rules play on without the missing material.
+    fn determinise(&self, known: &Self::State, seat: Seat, chance: &mut dyn Chance) -> Self::State {
+        let _ = (seat, chance);
+        known.clone()
+    }
+
     /// Where the game stands in a few words for mail subjects and views ("round 3,
     /// bidding"), for games whose turns fall into rounds and phases; `None` for games
     /// where the turn number says it all.

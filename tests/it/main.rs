@@ -17,6 +17,7 @@ mod postfix;
 mod replies;
 mod right_of_way;
 mod secret_game;
+mod simulate;
 mod support;
 mod transport;
 mod triangle_auction;

@@ -18,7 +18,7 @@ use serde::Deserialize;
 
 use crate::engine::rules::{
     BoardContext, Chance, Deadline, GameEnd, GameView, LegalMove, MoveFilter, Options, ReportLine,
-    RuleError, Rules, Seat, Viewer,
+    RuleError, Rules, Seat, Viewer, Visibility,
 };
 
 pub use board::{spiral, Square, SIDE};
@@ -448,6 +448,83 @@ impl Rules for DesertKingdom {
             }
         }
         public
+    }
+
+    fn seat_state(&self, state: &State, seat: Seat) -> State {
+        let mut known = self.public_state(state);
+        // The player choosing sees the tiles they drew (as `view` shows them); the bag
+        // and the face-down tiles stay unknown to everyone.
+        if matches!(state.phase, Phase::Choosing { seat: chooser, .. } if usize::from(chooser) == seat)
+        {
+            known.drawn = state.drawn.clone();
+        }
+        known
+    }
+
+    fn determinise(&self, known: &State, _seat: Seat, chance: &mut dyn Chance) -> State {
+        let mut state = known.clone();
+        if state.phase == Phase::Over {
+            return state;
+        }
+        // What may still be unseen: the bag at the start less every tile in sight (face
+        // up on the board, kept aside by players, drawn where the seat saw them). The
+        // players' own city tiles never were in the bag, so those placed are given back.
+        let mut pool = self.bag.clone();
+        let mut seen: Vec<Kind> = state
+            .squares
+            .iter()
+            .flatten()
+            .filter(|tile| !tile.face_down)
+            .filter_map(|tile| tile.kind)
+            .collect();
+        for player in &state.players {
+            seen.extend(std::iter::repeat_n(
+                Kind::Treasure,
+                usize::from(player.treasures),
+            ));
+            seen.extend(std::iter::repeat_n(
+                Kind::Barbarian,
+                usize::from(player.barbarians.saturating_sub(1)),
+            ));
+        }
+        let own_cities = state.players.iter().filter(|p| !p.city_tile).count();
+        seen.extend(state.drawn.iter().copied());
+        let mut cities_given_back = 0;
+        for kind in seen {
+            if kind == Kind::City && cities_given_back < own_cities {
+                cities_given_back += 1;
+                continue;
+            }
+            if let Some(at) = pool.iter().position(|&k| k == kind) {
+                pool.swap_remove(at);
+            }
+        }
+        // Draw each unknown tile from what is left (from the whole mix, should the
+        // reckoning run short).
+        let mut take = |pool: &mut Vec<Kind>| -> Kind {
+            let from: &mut Vec<Kind> = pool;
+            match u32::try_from(from.len()).ok().filter(|&n| n > 0) {
+                Some(n) => from.swap_remove(chance.draw(n, Visibility::Hidden) as usize),
+                None => {
+                    let n = u32::try_from(self.bag.len()).unwrap_or(1).max(1);
+                    self.bag
+                        .get(chance.draw(n, Visibility::Hidden) as usize)
+                        .copied()
+                        .unwrap_or(Kind::Desert)
+                }
+            }
+        };
+        for tile in state.squares.iter_mut().flatten() {
+            if tile.face_down && tile.kind.is_none() {
+                tile.kind = Some(take(&mut pool));
+            }
+        }
+        if state.drawn.len() < usize::from(state.drawn_count) {
+            state.drawn = (0..state.drawn_count).map(|_| take(&mut pool)).collect();
+        }
+        state.bag = (0..state.bag_count).map(|_| take(&mut pool)).collect();
+        state.bag.sort_unstable();
+        state
     }
 
     fn view(&self, state: &State, viewer: Viewer, names: &[String]) -> GameView {

@@ -445,6 +445,15 @@ impl Rules for TriangleAuction {
         public
     }
 
+    fn seat_state(&self, state: &State, seat: Seat) -> State {
+        let mut known = self.public_state(state);
+        // A player knows their own face-down card, and only theirs.
+        if let (Some(mine), Some(full)) = (known.players.get_mut(seat), state.players.get(seat)) {
+            mine.card = full.card;
+        }
+        known
+    }
+
     fn view(&self, state: &State, viewer: Viewer, names: &[String]) -> GameView {
         self.game_view(state, viewer, names)
     }

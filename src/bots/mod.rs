@@ -1,0 +1,81 @@
+//! Built-in players (`random`, `greedy`, `search`): each chooses a move for one seat from what that seat may see, so
+//! the same player serves `pbem simulate`, tests and a bot's seat in a mail game.
+//!
+//! How a bot is kept from seeing hidden state: it is handed a [`SeatView`] and nothing
+//! else. A view holds the state as its seat knows it ([`Rules::seat_state`]: the public
+//! state plus the seat's own hidden material) and lists the seat's legal moves; the
+//! full state it was made from sits in a private field of the `view` module, which no
+//! bot module can read. Whatever a bot plays ahead on is that known state, with its own
+//! random stream standing in for draws, so two positions that differ only in what the
+//! seat cannot see give a bot the same view and the same choice (tested below).
+
+mod greedy;
+mod random;
+mod search;
+mod view;
+
+pub use view::SeatView;
+
+use crate::engine::chance::DrawStream;
+use crate::engine::rules::Rules;
+
+/// The kinds of built-in player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bot {
+    /// Any legal move, uniformly.
+    Random,
+    /// The best move one move ahead by the game's scores.
+    Greedy,
+    /// Flat Monte Carlo over states determinised from what the seat knows.
+    Search,
+}
+
+impl Bot {
+    /// Every bot, in the order help and refusals list them.
+    pub const ALL: [Bot; 3] = [Bot::Random, Bot::Greedy, Bot::Search];
+
+    /// The name `--bot` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bot::Random => "random",
+            Bot::Greedy => "greedy",
+            Bot::Search => "search",
+        }
+    }
+
+    /// The bot called `name` (any case).
+    ///
+    /// # Errors
+    /// An unknown name, with the known ones.
+    pub fn parse(name: &str) -> Result<Bot, String> {
+        Bot::ALL
+            .into_iter()
+            .find(|bot| bot.name().eq_ignore_ascii_case(name.trim()))
+            .ok_or_else(|| {
+                format!(
+                    "there is no bot {name:?}; the bots are {}",
+                    Bot::ALL.map(Bot::name).join(", ")
+                )
+            })
+    }
+
+    /// The move text this bot sends for the view's seat; `None` when it has no move.
+    /// `rng` is the bot's own stream: its choices, and the draws it imagines when it
+    /// plays ahead, never the game's.
+    pub fn choose<R: Rules>(self, view: &SeatView<'_, R>, rng: &mut DrawStream) -> Option<String> {
+        match self {
+            Bot::Random => random::choose(view, rng),
+            Bot::Greedy => greedy::choose(view, rng),
+            Bot::Search => search::choose(view, rng),
+        }
+    }
+}
+
+impl std::fmt::Display for Bot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests;
