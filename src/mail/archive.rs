@@ -299,6 +299,63 @@ impl Pictures {
     }
 }
 
+/// Who in a game asked for a daily digest (`digest daily`): the notices of the others'
+/// moves are held for them and come together, once a day at most, or with the next
+/// mail they get at once (their turn notice, an answer to their own mail, the end).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Digests {
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub daily: BTreeSet<usize>,
+}
+
+impl Digests {
+    fn path(archive: &Archive) -> PathBuf {
+        archive.dir.join("digest.json")
+    }
+
+    /// Whether `seat` has the others' moves held for a digest.
+    pub fn wanted_by(&self, seat: usize) -> bool {
+        self.daily.contains(&seat)
+    }
+
+    /// # Errors
+    /// The file exists but cannot be read.
+    pub fn load(archive: &Archive) -> Result<Digests, MailError> {
+        read_json(&Digests::path(archive))
+    }
+
+    /// # Errors
+    /// The file cannot be written.
+    pub fn save(&self, archive: &Archive) -> Result<(), MailError> {
+        write_json(archive, &Digests::path(archive), self)
+    }
+}
+
+/// One notice held for a seat's digest: another player's move as that seat may read
+/// it, and the notes from the table that came with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Held {
+    /// Unix seconds of the move.
+    pub at: u64,
+    /// The move's number, as the notice would have said it.
+    pub turn: u64,
+    pub mover: String,
+    /// How the move was entered (`mail`, `referee`, `skip`, `forfeit`, `forced`...).
+    pub entered: String,
+    /// The move as understood; empty for a sealed move, which this seat may not read.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub understood: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sealed: bool,
+    /// The report's lines this seat may read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub report: Vec<String>,
+    /// The notes from the table, inert lines.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
 /// Since when each seat has been waited for, and when it was last reminded.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Waiting {
@@ -307,6 +364,11 @@ pub struct Waiting {
     /// reminder before it, and their deadline counts from it.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub away: BTreeMap<usize, u64>,
+    /// The notices held for each seat's digest, oldest first. Kept with the waits so
+    /// that they are staged and committed with the move that made them: a notice is
+    /// never both held and sent, nor lost.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub held: BTreeMap<usize, Vec<Held>>,
 }
 
 /// One player's wait.

@@ -1,7 +1,8 @@
 //! What a player's message asks for: a move, or one of the words the referee answers
 //! without touching the game (`preview`, `moves`), the words of an undo (`undo`,
 //! `agree`, `decline`), an absence (`away until DATE`, `back`), the board's picture
-//! in one's mail (`pictures on`, `pictures off`), and the notes to relay
+//! in one's mail (`pictures on`, `pictures off`), a daily digest of the others' moves
+//! (`digest daily`, `digest off`), and the notes to relay
 //! (`note: ...` lines). Pure: the text in, the request out.
 
 use crate::engine::MoveFilter;
@@ -34,6 +35,9 @@ pub enum Request {
     Back,
     /// The board's picture in this player's mail (`pictures on`) or not (`pictures off`).
     Pictures { on: bool },
+    /// The others' moves held and sent together once a day (`digest daily`), or each
+    /// as it happens (`digest off`).
+    Digest { daily: bool },
     /// Only notes: nothing else to do.
     Nothing,
 }
@@ -127,6 +131,16 @@ pub fn read(text: &str, today: u64) -> Result<Message, Misused> {
                 return Err(Misused {
                     problem: "`pictures` needs `on` or `off` after it".into(),
                     accepted: "Write `pictures off` for the board as text only, or `pictures on` to have its picture again.".into(),
+                })
+            }
+        },
+        "digest" => match after.to_ascii_lowercase().as_str() {
+            "daily" | "on" | "yes" => Request::Digest { daily: true },
+            "off" | "no" | "none" | "never" => Request::Digest { daily: false },
+            _ => {
+                return Err(Misused {
+                    problem: "`digest` needs `daily` or `off` after it".into(),
+                    accepted: "Write `digest daily` to have the others' moves together once a day, or `digest off` to have each as it happens.".into(),
                 })
             }
         },
@@ -380,6 +394,26 @@ mod tests {
         let message = read(&long, TODAY).expect("reads");
         assert_eq!(message.request, Request::Nothing);
         assert_eq!(message.notes[0].chars().count(), MAX_NOTE_CHARS);
+    }
+
+    #[test]
+    fn a_digest_is_asked_for_and_given_up_by_one_word() {
+        for (text, daily) in [
+            ("digest daily", true),
+            ("Digest Daily", true),
+            ("digest on", true),
+            ("digest off", false),
+            ("digest never", false),
+        ] {
+            assert_eq!(
+                read(text, 0).expect("read").request,
+                Request::Digest { daily },
+                "{text}"
+            );
+        }
+        let error = read("digest weekly", 0).expect_err("a word without daily or off");
+        assert!(error.accepted.contains("digest daily"), "{error:?}");
+        assert!(error.accepted.contains("digest off"), "{error:?}");
     }
 
     #[test]

@@ -50,6 +50,12 @@ const BUILT_IN: &[(&str, &str)] = &[
     ("away.txt", include_str!("../../templates/away.txt")),
     ("pictures.txt", include_str!("../../templates/pictures.txt")),
     (
+        "digest-set.txt",
+        include_str!("../../templates/digest-set.txt"),
+    ),
+    ("digest.txt", include_str!("../../templates/digest.txt")),
+    ("earlier.txt", include_str!("../../templates/earlier.txt")),
+    (
         "note-kept.txt",
         include_str!("../../templates/note-kept.txt"),
     ),
@@ -128,6 +134,17 @@ impl Templates {
         env.set_trim_blocks(true);
         env.add_template_owned(name.to_string(), self.source(name)?)
             .map_err(failed)?;
+        // Pieces shared by several mails (`{% include "earlier.txt" %}`), from the
+        // referee's folder or built in, as the mails themselves.
+        let pieces = self.clone();
+        env.set_loader(move |piece| match pieces.source(piece) {
+            Ok(text) => Ok(Some(text)),
+            Err(MailError::Template { .. }) => Ok(None),
+            Err(error) => Err(minijinja::Error::new(
+                minijinja::ErrorKind::TemplateNotFound,
+                error.to_string(),
+            )),
+        });
         let text = env
             .get_template(name)
             .map_err(failed)?

@@ -40,6 +40,8 @@ impl Referee {
             }
             reminded.extend(done.into_iter().map(|what| (path.clone(), what)));
         }
+        // The day's digests go with the reminders' pass.
+        reminded.extend(self.send_digests(games)?);
         // A run from cron is also when the referee hears of the mail only they should
         // read, should none have come since the day began.
         self.tell_referee(games)?;

@@ -7,6 +7,7 @@ pub mod capability;
 pub mod commands;
 pub mod compose;
 mod deadlines;
+mod digest;
 mod for_referee;
 pub mod imap;
 mod in_order;
@@ -22,6 +23,7 @@ pub mod watch;
 
 use std::path::{Path, PathBuf};
 
+pub use digest::DIGEST_AFTER;
 pub use for_referee::{REFEREE_INTERVAL, STATUS_INTERVAL};
 pub use receive::{Handled, STRANGER_INTERVAL, TRIED_INTERVAL};
 

@@ -640,18 +640,32 @@ fn notice_of(message: &str) -> Option<NoticeId> {
 }
 
 /// Whether the message at `index` asks a player to move (a turn notice or a reminder)
-/// for a turn a later message to the same player in the same outbox has moved past.
+/// for a turn a later message to the same player in the same outbox has moved past:
+/// a later turn notice or reminder, the confirmation of their own move, or the end.
+/// Never a notice of another player's move: the player may still be to move then (a
+/// move the rules forced on a third player, say), and their turn notice is the one
+/// mail that says so.
 fn is_superseded(notices: &[Option<NoticeId>], index: usize) -> bool {
     let Some(Some(notice)) = notices.get(index) else {
         return false;
     };
-    if notice.kind != "turn" && !notice.kind.starts_with("remind") {
+    let asks_to_move = |kind: &str| kind == "turn" || kind.starts_with("remind");
+    if !asks_to_move(&notice.kind) {
         return false;
     }
     notices[index + 1..].iter().flatten().any(|later| {
-        later.game_id == notice.game_id && later.seat == notice.seat && later.turn > notice.turn
+        let moves_past =
+            asks_to_move(&later.kind) || later.kind == OWN_MOVE || later.kind == "over";
+        moves_past
+            && later.game_id == notice.game_id
+            && later.seat == notice.seat
+            && later.turn > notice.turn
     })
 }
+
+/// The notice kind of the confirmation of a player's own move (others are told of a
+/// move by a `made` notice).
+pub const OWN_MOVE: &str = "own";
 
 /// The sequence number in an outbox file's name (`00000003-000012.mail` has 12).
 fn sequence(path: &Path) -> Option<u64> {
@@ -731,6 +745,22 @@ mod tests {
         // Ann's turn-3 notice (a later notice to Ann follows) and Bob's reminder for
         // turn 2; never a move-made notice, never the latest turn notices.
         assert_eq!(dropped, [0, 2]);
+    }
+
+    #[test]
+    fn a_turn_notice_stands_until_its_reader_moves_or_is_asked_again() {
+        let superseded = |later: &str| {
+            let list = [notice("turn", 0, 3), notice(later, 0, 4)];
+            let notices: Vec<Option<NoticeId>> =
+                list.iter().map(|m| notice_of(&m.message)).collect();
+            is_superseded(&notices, 0)
+        };
+        // Another's move (Ann may still be to move): her notice stands.
+        assert!(!superseded("made"));
+        // Her own move made, a newer notice or reminder, the end: it is moot.
+        for later in [OWN_MOVE, "turn", "remind7", "over"] {
+            assert!(superseded(later), "{later}");
+        }
     }
 
     #[test]

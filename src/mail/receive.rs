@@ -750,6 +750,26 @@ impl Referee {
                 let detail = if on { "pictures on" } else { "pictures off" };
                 return finish("pictures", detail.into(), vec![reply]);
             }
+            Request::Digest { daily } => {
+                let archive = Archive::beside(path);
+                let mut digests = archive::Digests::load(&archive)?;
+                if daily {
+                    digests.daily.insert(seat);
+                } else {
+                    digests.daily.remove(&seat);
+                }
+                digests.save(&archive)?;
+                context["daily"] = json!(daily);
+                // What is held goes with the next run of reminders once given up.
+                let held = archive::Waiting::load(&archive)?
+                    .held
+                    .get(&seat)
+                    .map_or(0, Vec::len);
+                context["held"] = json!(held);
+                let reply = answer("digest-set.txt", "digest", context)?;
+                let detail = if daily { "digest daily" } else { "digest off" };
+                return finish("digest", detail.into(), vec![reply]);
+            }
             Request::Undo | Request::Agree | Request::Decline => {
                 let word = match message.request {
                     Request::Agree => UndoStep::Agree,

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use serde_json::{json, Value};
 
-use super::archive::{Archive, Notes, Waiting};
+use super::archive::{Archive, Digests, Held, Notes, Waiting};
 use super::capability::{thread_root, MailSecret, NoticeId, WELCOME};
 use super::compose::{self, Draft, Templates};
 use super::outbox::{self, Flushed, Listed, Outbox, Outgoing, SetAside};
@@ -65,6 +65,17 @@ impl Roster {
             .filter(|(turn, _, _)| *turn <= record && !self.not_moves.contains(turn))
             .count() as u64
     }
+}
+
+/// Held notices as the templates read them (`earlier.txt`): each with when, in UTC.
+pub(super) fn earlier(held: &[Held]) -> Value {
+    held.iter()
+        .map(|item| {
+            let mut value = json!(item);
+            value["when"] = json!(outbox::utc_text(item.at));
+            value
+        })
+        .collect()
 }
 
 /// The seats a view says are to move.
@@ -300,7 +311,7 @@ impl Referee {
 
     /// [`Referee::draft`] with the board's picture for its reader.
     #[allow(clippy::too_many_arguments)]
-    fn draft_pictured(
+    pub(super) fn draft_pictured(
         &self,
         template: &str,
         context: &Value,
@@ -340,7 +351,7 @@ impl Referee {
     /// have no address, pictures are off (for every game, this game or them), or the
     /// picture cannot be drawn here (no font): the text tells the board whole anyway,
     /// so a move never waits on a picture.
-    fn picture(
+    pub(super) fn picture(
         &self,
         game: &dyn OpenGame,
         player: &PlayerEntry,
@@ -403,7 +414,8 @@ impl Referee {
             // sent a notice of it, and their clock starts again.
             waiting.seats.clear();
         }
-        let notify = waiting.advance(&to_move, mover, records + 1, super::archive::now());
+        let now = super::archive::now();
+        let notify = waiting.advance(&to_move, mover, records + 1, now);
         let notes = if welcome {
             Notes::default()
         } else {
@@ -414,6 +426,11 @@ impl Referee {
             super::archive::Pictures::default()
         } else {
             super::archive::Pictures::load(&Archive::beside(path))?
+        };
+        let digests = if welcome {
+            Digests::default()
+        } else {
+            Digests::load(&Archive::beside(path))?
         };
         let page = game.rules_page();
         // The words the setup was drawn with, as genesis records them: the welcome
@@ -486,6 +503,50 @@ impl Referee {
                 } else {
                     context["move"] = json!(sent);
                     context["understood"] = json!(outcome.understood);
+                }
+            }
+            // Another player's move, to a reader who asked for a digest: held, to
+            // come with their next mail or in the day's digest. Their own turn
+            // notice, their confirmation and the end go at once.
+            let reads_own_move = last.is_some_and(|(outcome, ..)| outcome.player == player.name);
+            let immediate = over || notify.contains(&seat) || reads_own_move;
+            if let (Some((outcome, _, _, origin)), false, true, Some(_)) = (
+                last,
+                immediate,
+                digests.wanted_by(seat),
+                player.email.as_ref(),
+            ) {
+                let text = |key: &str| context[key].as_str().unwrap_or_default().to_string();
+                let report = context["report"]
+                    .as_array()
+                    .map(|lines| {
+                        lines
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .map(String::from)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                waiting.held.entry(seat).or_default().push(Held {
+                    at: now,
+                    turn: roster.move_number(outcome.turn),
+                    mover: outcome.player.clone(),
+                    entered: origin.word().to_string(),
+                    understood: if outcome.sealed {
+                        String::new()
+                    } else {
+                        text("understood")
+                    },
+                    sealed: outcome.sealed,
+                    report,
+                    notes,
+                });
+                continue;
+            }
+            // Whatever mail goes to this reader now carries what was held for them.
+            if over || notify.contains(&seat) || last.is_some() {
+                if let Some(held) = waiting.held.remove(&seat) {
+                    context["earlier"] = earlier(&held);
                 }
             }
             let code = self.secret.reply_code(&roster.id, seat, records + 1);
@@ -567,11 +628,16 @@ impl Referee {
                 )?);
             } else if last.is_some() {
                 context["turn"] = json!(roster.standing());
+                let kind = if reads_own_move {
+                    outbox::OWN_MOVE
+                } else {
+                    "made"
+                };
                 out.extend(self.draft_pictured(
                     "move-made.txt",
                     &context,
                     player,
-                    notice("made"),
+                    notice(kind),
                     answering,
                     None,
                     picture,

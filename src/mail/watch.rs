@@ -27,8 +27,8 @@ use crate::engine::{store, Deadline};
 pub const MAX_PAUSE: Duration = Duration::from_secs(15 * 60);
 /// The first pause after a fault.
 const FIRST_PAUSE: Duration = Duration::from_secs(5);
-/// How often reminders are looked for (each player is reminded at most once per
-/// `after` whatever this is).
+/// How often reminders and digests due are looked for (each player is reminded at most
+/// once per `after`, and sent a digest at most once a day, whatever this is).
 const REMIND_EVERY: Duration = Duration::from_secs(10 * 60);
 /// The longest IDLE before it is renewed (RFC 2177 asks for less than 29 minutes).
 const IDLE_AT_MOST: Duration = Duration::from_secs(25 * 60);
@@ -163,9 +163,8 @@ impl Watch<'_> {
             } else {
                 unsent.succeeded();
             }
-            if self.deadlines.is_some() {
-                wait = wait.min(REMIND_EVERY);
-            }
+            // The reminders' and digests' pass comes round even with no mail.
+            wait = wait.min(REMIND_EVERY);
             self.wait(&mut connection, wait, round.fault, log);
             if stopping() {
                 break;
@@ -265,23 +264,28 @@ impl Watch<'_> {
                 log(&format!("mail: {error}"));
             }
         }
-        if let Some(deadlines) = self.deadlines {
-            let due = last_reminders.is_none_or(|at| at.elapsed() >= REMIND_EVERY);
-            if due && !stopping() {
-                *last_reminders = Some(Instant::now());
-                match self
-                    .referee
-                    .remind(&self.games, deadlines.after, deadlines.limit)
-                {
-                    Ok(reminded) => {
-                        for (file, what) in reminded {
-                            log(&format!("deadlines: {}: {what}", file.display()));
-                        }
+        // Reminders, when deadlines are configured, and the day's digests: both a
+        // pass over every game, at most once per REMIND_EVERY.
+        let due = last_reminders.is_none_or(|at| at.elapsed() >= REMIND_EVERY);
+        if due && !stopping() {
+            *last_reminders = Some(Instant::now());
+            let (label, pass) = match self.deadlines {
+                Some(deadlines) => (
+                    "deadlines",
+                    self.referee
+                        .remind(&self.games, deadlines.after, deadlines.limit),
+                ),
+                None => ("digests", self.referee.send_digests(&self.games)),
+            };
+            match pass {
+                Ok(done) => {
+                    for (file, what) in done {
+                        log(&format!("{label}: {}: {what}", file.display()));
                     }
-                    Err(error) => {
-                        round.fault = true;
-                        log(&format!("deadlines: {error}"));
-                    }
+                }
+                Err(error) => {
+                    round.fault = true;
+                    log(&format!("{label}: {error}"));
                 }
             }
         }

@@ -2037,8 +2037,12 @@ fn squeezed(text: &str) -> String {
 
 /// The mail each player gets over a whole game of each game, played by mail: how many
 /// messages and how many bytes (as delivered), printed for the record (run with
-/// `--nocapture`), with what a daily digest of everything but "your move" could save
-/// at best (one message for each run of other mail between two turn notices).
+/// `--nocapture`). The triangle auction, whose three players hear of two others' moves
+/// between their own, is played again with every player on the daily digest (`digest
+/// daily`): what it saves when the game is played within a day, so that everything
+/// held comes with each player's next mail (a slower game adds at most one digest a
+/// day to a player who got no other mail that day). In a game of two, the other's move
+/// is almost always one's turn notice, and the digest has little to gather.
 #[test]
 fn mail_per_player_per_game_is_measured() {
     for (game, names, seed) in [
@@ -2046,22 +2050,48 @@ fn mail_per_player_per_game_is_measured() {
         ("triangle-auction", &["Ann", "Bob", "Cat"][..], SEED),
         ("desert-kingdom", &["Ann", "Bob"][..], SEED),
     ] {
-        let (moves, figures) = super::support::play_by_mail_measured(game, names, seed, 11, |_| {});
+        let measure =
+            |digest| super::support::play_by_mail_measured(game, names, seed, 11, digest, |_| {});
+        let (moves, figures) = measure(false);
         assert_eq!(figures.len(), names.len(), "{figures:?}");
         for (to, mail) in &figures {
-            let digest = mail.turn_notices + mail.runs_between_notices;
             println!(
-                "{game}, {moves} moves by mail: {to} got {} messages, {} bytes ({} KiB, {} bytes each); {} turn notices; with a daily digest at best {digest} messages",
+                "{game}, {moves} moves by mail: {to} got {} messages, {} bytes ({} KiB, {} bytes each); {} turn notices",
                 mail.count,
                 mail.bytes,
                 mail.bytes / 1024,
                 mail.bytes / mail.count,
                 mail.turn_notices,
             );
-            assert!(mail.turn_notices > 0 && digest <= mail.count, "{mail:?}");
             // A message is a board and some words, twice (text and HTML), and the
             // board's picture (a PNG of 256 colours, base64 in the mail): never more.
             assert!(mail.bytes / mail.count < 96 * 1024, "{mail:?}");
+        }
+        if names.len() < 3 {
+            continue;
+        }
+        let (digest_moves, digested) = measure(true);
+        assert_eq!(moves, digest_moves, "the same game");
+        for (to, mail) in &figures {
+            let with_digest = &digested[to];
+            println!(
+                "{game}, with the daily digest: {to} got {} messages, {} bytes ({} KiB), saving {} messages and {} KiB",
+                with_digest.count,
+                with_digest.bytes,
+                with_digest.bytes / 1024,
+                mail.count as i64 - with_digest.count as i64,
+                (mail.bytes as i64 - with_digest.bytes as i64) / 1024,
+            );
+            // Every turn notice still comes, as it happens; the rest is gathered.
+            assert_eq!(with_digest.turn_notices, mail.turn_notices, "{to}");
+            assert!(
+                with_digest.count < mail.count,
+                "{to}: {with_digest:?} {mail:?}"
+            );
+            assert!(
+                with_digest.bytes < mail.bytes,
+                "{to}: {with_digest:?} {mail:?}"
+            );
         }
     }
 }
@@ -3603,4 +3633,199 @@ fn board_mail_carries_its_readers_picture_until_turned_off() {
     for mail in reply_to(&first) {
         assert_eq!(picture_of(&mail), None, "{}", mail.subject);
     }
+}
+
+/// The turns a mail lists under "Since your last mail": each held move's number.
+fn turns_held_in(mail: &Mail) -> Vec<u64> {
+    let Some((_, earlier)) = mail.text.split_once("Since your last mail") else {
+        return Vec::new();
+    };
+    earlier
+        .lines()
+        .filter_map(|line| line.strip_prefix("Turn "))
+        .filter_map(|rest| rest.split_once(", ")?.0.parse().ok())
+        .collect()
+}
+
+#[test]
+fn a_daily_digest_holds_the_others_moves_until_the_next_mail_or_a_day() {
+    const DAY: u64 = 86_400;
+    let host = Host::new();
+    let (ok, out) = host.run(
+        host.pbem()
+            .args(["new", "triangle-auction"])
+            .args(["--player", "Ann <ann@example.org>"])
+            .args(["--player", "Bob <bob@example.org>"])
+            .args(["--player", "Cat <cat@example.org>"])
+            .args(["--seed", SEED, "--mail", "--out"])
+            .arg(host.file()),
+    );
+    assert!(ok, "{out}");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("time")
+        .as_secs();
+    let reply = |player: &str, text: &str| {
+        let sent = host.mails().len();
+        let report = host.inbox(&gmail_reply(
+            &host.notice_for(&address(player)),
+            &address(player),
+            text,
+            &format!("d{sent}"),
+        ));
+        (report, host.mails_since(sent))
+    };
+    let play = |player: &str| {
+        let text = host.legal(player)[0].clone();
+        let (report, mails) = reply(player, &text);
+        assert!(report.starts_with("applied"), "{player} `{text}`: {report}");
+        mails
+    };
+    let to = |mails: &[Mail], player: &str| -> Vec<Mail> {
+        mails
+            .iter()
+            .filter(|m| m.to == address(player))
+            .cloned()
+            .collect()
+    };
+    let remind = |at: u64| {
+        let sent = host.mails().len();
+        let (ok, out) = host.run(
+            host.pbem()
+                .env("PBEM_NOW", at.to_string())
+                .args(["remind", "--after", "30d", "--games"])
+                .arg(host.games()),
+        );
+        assert!(ok, "{out}");
+        (out, host.mails_since(sent))
+    };
+
+    // Ann and Cat ask for a digest: each is answered at once.
+    for player in ["Ann", "Cat"] {
+        let (report, answer) = reply(player, "digest daily");
+        assert!(report.contains("digest"), "{report}");
+        assert_eq!(answer.len(), 1, "{report}");
+        assert!(
+            answer[0].subject.contains("Digest daily"),
+            "{}",
+            answer[0].subject
+        );
+        assert!(
+            squeezed(&answer[0].text).contains("digest off"),
+            "{}",
+            answer[0].text
+        );
+    }
+    let (_, answer) = reply("Bob", "digest weekly");
+    assert!(
+        squeezed(&answer[0].text).contains("digest daily"),
+        "{}",
+        answer[0].text
+    );
+
+    // Turn 1 and 2: Ann and Bob choose face down while Cat is still to choose. Bob,
+    // who asked for nothing, hears of Ann's at once; Cat hears of neither yet, and Ann
+    // not of Bob's.
+    let mails = play("Ann");
+    assert!(to(&mails, "Cat").is_empty(), "{:?}", to(&mails, "Cat"));
+    assert_eq!(to(&mails, "Bob").len(), 1);
+    assert_eq!(
+        to(&mails, "Ann").len(),
+        1,
+        "Ann's own move is confirmed at once"
+    );
+    let mails = play("Bob");
+    assert!(to(&mails, "Cat").is_empty() && to(&mails, "Ann").is_empty());
+
+    // Not a day yet: nothing. A day after the first held move: one digest each, with
+    // what was held, the board and its picture, and nothing twice.
+    let (out, mails) = remind(now + 3_600);
+    assert!(out.is_empty() && mails.is_empty(), "{out}");
+    let (out, mails) = remind(now + DAY + 60);
+    assert!(out.contains("digest of 2 moves to Cat"), "{out}");
+    assert!(out.contains("digest of 1 move to Ann"), "{out}");
+    let cat = to(&mails, "Cat");
+    assert_eq!(cat.len(), 1, "{out}");
+    assert!(
+        cat[0].subject.contains("Digest: 2 moves since"),
+        "{}",
+        cat[0].subject
+    );
+    assert_eq!(turns_held_in(&cat[0]), [1, 2], "{}", cat[0].text);
+    assert!(
+        cat[0].text.contains("Ann has chosen, face down"),
+        "{}",
+        cat[0].text
+    );
+    assert!(!cat[0].text.contains("(ref "), "a digest asks for no reply");
+    assert!(picture_of(&cat[0]).is_some());
+    assert_eq!(turns_held_in(&to(&mails, "Ann")[0]), [2]);
+    assert!(to(&mails, "Bob").is_empty());
+    let (out, mails) = remind(now + DAY + 120);
+    assert!(out.is_empty() && mails.is_empty(), "{out}");
+
+    // Then the game goes on, whoever is to move: a player on the digest never gets a
+    // mail of another's move alone, and any mail they get (their turn notice, their
+    // confirmation) carries every move held since their last mail, once, in order.
+    // Cat gives the digest up as soon as something is held for her: told how much,
+    // and the next pass sends it at once.
+    let mut held: std::collections::BTreeMap<&str, Vec<u64>> =
+        [("Ann", vec![]), ("Cat", vec![])].into();
+    let mut carried = 0;
+    for made in 3..=40 {
+        let mover = host.view()["to_move"][0]
+            .as_str()
+            .expect("a player")
+            .to_string();
+        let mails = play(&mover);
+        for (reader, list) in held.iter_mut() {
+            let theirs = to(&mails, reader);
+            if *reader == mover {
+                assert_eq!(theirs.len(), 1, "{made}: {mover}'s confirmation");
+            }
+            for mail in &theirs {
+                assert!(
+                    *reader == mover || mail.subject.contains("your move"),
+                    "{made}: {reader} got {}",
+                    mail.subject
+                );
+                assert_eq!(&turns_held_in(mail), list, "{made}: {}", mail.text);
+                carried += list.len();
+                list.clear();
+            }
+            if theirs.is_empty() {
+                list.push(made);
+            }
+        }
+        if carried > 0 && held.get("Cat").is_some_and(|list| !list.is_empty()) {
+            break;
+        }
+    }
+    assert!(carried > 0, "some held move came with a later mail");
+    let waiting = held.remove("Cat").expect("Cat");
+    assert!(!waiting.is_empty(), "something held for Cat");
+    let (report, answer) = reply("Cat", "digest off");
+    assert!(report.contains("digest"), "{report}");
+    assert!(
+        answer[0].subject.contains("Digest off"),
+        "{}",
+        answer[0].subject
+    );
+    assert!(
+        squeezed(&answer[0].text).contains(&format!("The {} move", waiting.len())),
+        "{}",
+        answer[0].text
+    );
+    let (out, mails) = remind(now);
+    assert!(out.contains("to Cat"), "{out}");
+    assert_eq!(turns_held_in(&to(&mails, "Cat")[0]), waiting);
+    // From now on, Cat hears of each move as it happens.
+    let mover = host.view()["to_move"][0]
+        .as_str()
+        .expect("a player")
+        .to_string();
+    assert_ne!(mover, "Cat");
+    let mails = play(&mover);
+    assert_eq!(to(&mails, "Cat").len(), 1);
+    assert!(turns_held_in(&to(&mails, "Cat")[0]).is_empty());
 }

@@ -447,7 +447,7 @@ pub fn play_by_mail(
     picks: u64,
     each: impl FnMut(&Sent<'_>),
 ) -> usize {
-    play_by_mail_measured(game, names, seed, picks, each).0
+    play_by_mail_measured(game, names, seed, picks, false, each).0
 }
 
 /// The mail one player got in a game: every message, and the ones that ask them to
@@ -457,18 +457,18 @@ pub struct MailFigures {
     pub count: usize,
     pub bytes: usize,
     pub turn_notices: usize,
-    /// The other mail, in runs between two of their turn notices: at most one
-    /// message per run were it gathered into one (a digest, at best).
-    pub runs_between_notices: usize,
 }
 
 /// [`play_by_mail`], returning besides the number of moves the mail each address got
-/// over the whole game (the welcome included), by address.
+/// over the whole game (the welcome included), by address. With `digest`, every
+/// player first asks for the daily digest by reply (`digest daily`), and the game is
+/// played within the day, so what is held comes with each player's next mail.
 pub fn play_by_mail_measured(
     game: &str,
     names: &[&str],
     seed: &str,
     picks: u64,
+    digest: bool,
     mut each: impl FnMut(&Sent<'_>),
 ) -> (usize, std::collections::BTreeMap<String, MailFigures>) {
     let dir = tempfile::tempdir().expect("dir");
@@ -530,6 +530,21 @@ pub fn play_by_mail_measured(
         name: "Referee",
         address: "referee@pbem.example",
     };
+    if digest {
+        for name in names {
+            let from = address(name);
+            let raw = super::replies::token_message(
+                &referee,
+                &tag,
+                &tokens[&from],
+                &from,
+                "digest daily",
+                &format!("{game}-digest-{name}"),
+            );
+            let output = inbox(pbem(), &games, &raw);
+            assert!(output.status.success(), "{name}: digest daily");
+        }
+    }
     let mut picker = pbem::engine::DrawStream::for_testing(picks);
     let mut moves = 0;
     loop {
@@ -595,20 +610,14 @@ pub fn play_by_mail_measured(
         assert!(moves < 3000, "the game ends");
     }
     let mut figures = std::collections::BTreeMap::<String, MailFigures>::new();
-    // Whether the last message to each address was one of their turn notices.
-    let mut after_notice = std::collections::BTreeMap::<String, bool>::new();
     for (_, raw) in smtp.delivered() {
         let (to, subject, _) = read_mail(&raw);
-        let entry = figures.entry(to.clone()).or_default();
+        let entry = figures.entry(to).or_default();
         entry.count += 1;
         entry.bytes += raw.len();
-        let notice = subject.contains("your move");
-        if notice {
+        if subject.contains("your move") {
             entry.turn_notices += 1;
-        } else if after_notice.get(&to).copied().unwrap_or(true) {
-            entry.runs_between_notices += 1;
         }
-        after_notice.insert(to, notice);
     }
     let output = pbem()
         .args(["audit", "--public"])

@@ -1,0 +1,129 @@
+//! Daily digests: the notices of the others' moves held for a player who asked for
+//! them together (`digest daily`), sent in one message a day after the oldest of them,
+//! or at once when the player gives the digest up. Held notices go with any mail the
+//! player gets sooner (see `Referee::notices`); what is left for this pass is what no
+//! other mail carried within the day.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::archive::{self, Archive, Digests, Waiting};
+use super::capability::NoticeId;
+use super::outbox::{self, Outbox};
+use super::referee::{earlier, roster, Referee};
+use super::MailError;
+use crate::engine::store;
+use crate::ops;
+
+/// How long the oldest held notice waits before its digest goes: a day.
+pub const DIGEST_AFTER: u64 = 86_400;
+
+impl Referee {
+    /// Sends every digest due in the games of `games`: what is held for a seat whose
+    /// oldest held notice is [`DIGEST_AFTER`] old, or who gave the digest up. Returns
+    /// what was sent, for people.
+    ///
+    /// # Errors
+    /// Trouble with the referee's own files.
+    pub fn send_digests(&self, games: &Path) -> Result<Vec<(PathBuf, String)>, MailError> {
+        let mut sent = Vec::new();
+        for path in super::game_files(games)? {
+            // Most games hold nothing: known from the waits alone, without opening
+            // the game or taking its lock.
+            if Waiting::load(&Archive::beside(&path))?.held.is_empty() {
+                continue;
+            }
+            let done = {
+                let _lock = store::lock(&path)?;
+                self.digests_locked(&path)?
+            };
+            if !done.is_empty() {
+                // Sent after the game's lock is released, like every notice.
+                self.try_flush(&Outbox::beside(&path));
+            }
+            sent.extend(done.into_iter().map(|what| (path.clone(), what)));
+        }
+        Ok(sent)
+    }
+
+    /// [`Referee::send_digests`] for one game, under its lock.
+    fn digests_locked(&self, path: &Path) -> Result<Vec<String>, MailError> {
+        let now = archive::now();
+        let Ok(bytes) = store::read(path) else {
+            return Ok(Vec::new());
+        };
+        let Ok(game) = ops::open_bytes(&bytes, Some(&self.keyring), true) else {
+            return Ok(Vec::new());
+        };
+        let roster = roster(game.as_ref())?;
+        let records = roster.records.len() as u64;
+        self.repair(path, records)?;
+        let archive = Archive::beside(path);
+        let mut waiting = Waiting::load(&archive)?;
+        let digests = Digests::load(&archive)?;
+        let due: Vec<usize> = waiting
+            .held
+            .iter()
+            .filter(|(seat, held)| {
+                !digests.wanted_by(**seat)
+                    || held
+                        .first()
+                        .is_some_and(|oldest| now.saturating_sub(oldest.at) >= DIGEST_AFTER)
+            })
+            .map(|(&seat, _)| seat)
+            .collect();
+        if due.is_empty() {
+            return Ok(Vec::new());
+        }
+        let view = game.view(None, None)?;
+        let base = self.context(&view, &roster);
+        let pictures = archive::Pictures::load(&archive)?;
+        let mut mail = Vec::new();
+        let mut done = Vec::new();
+        for seat in due {
+            let (Some(held), Some(player)) = (waiting.held.remove(&seat), roster.players.get(seat))
+            else {
+                continue;
+            };
+            let (board, _) = self.personal(game.as_ref(), &player.name)?;
+            let mut context = base.clone();
+            context["player"] = json!(player.name);
+            context["board"] = json!(board.trim_end());
+            context["earlier"] = earlier(&held);
+            context["count"] = json!(held.len());
+            context["since"] = json!(held.first().map(|oldest| outbox::utc_text(oldest.at)));
+            let picture = self.picture(game.as_ref(), player, seat, &pictures);
+            if picture.is_some() {
+                context["picture"] = json!(super::compose::PICTURE_NAME);
+            }
+            let id = NoticeId {
+                game_id: roster.id.clone(),
+                turn: records + 1,
+                seat,
+                kind: format!("digest{now}"),
+                code: self.secret.reply_code(&roster.id, seat, records + 1),
+            };
+            if let Some(message) =
+                self.draft_pictured("digest.txt", &context, player, id, None, None, picture)?
+            {
+                mail.push(message);
+                let moves = if held.len() == 1 { "move" } else { "moves" };
+                done.push(format!(
+                    "digest of {} {moves} to {}",
+                    held.len(),
+                    player.name
+                ));
+            }
+        }
+        // The digests are queued before the waits forget what they held: a run killed
+        // in between sends a digest twice, never loses one.
+        if !mail.is_empty() {
+            let outbox = Outbox::beside(path);
+            let staged = outbox.stage(records, &mail)?;
+            outbox.commit(&staged)?;
+        }
+        waiting.save(&archive)?;
+        Ok(done)
+    }
+}
