@@ -13,7 +13,9 @@ pub struct Args {
     /// The game to play
     #[arg(help = game_help())]
     game: String,
-    /// A player, as NAME or "Name <email>", in seat order; repeat for each player
+    /// A player, as NAME or "Name <email>", in seat order; repeat for each player.
+    /// In a game by mail, "Name <bot:BOT>" gives the seat to a built-in player (random,
+    /// greedy or search), whose moves the referee makes as soon as it is to move
     #[arg(long = "player", value_name = "NAME", required = true)]
     players: Vec<String>,
     /// A rule option, KEY=VALUE (see docs/rules/GAME.md); repeat as needed
@@ -75,6 +77,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     // Before anything is written, and before a key is made for a new keyring.
     crate::engine::session::check_players(&request.players)?;
+    let bots = request.players.iter().filter(|p| p.bot().is_some()).count();
+    if bots > 0 {
+        // A bot moves when the referee's mail loop sees it is to move; an invitation
+        // waits for every player's own words, which a bot has none of.
+        anyhow::ensure!(
+            args.mail && !args.join,
+            "a bot takes a seat only in a game started at once by mail: pbem new GAME --mail --player \"Ann <ann@example.org>\" --player \"Bot <bot:search>\" ... (without --join)"
+        );
+        anyhow::ensure!(
+            bots < request.players.len(),
+            "every seat is a bot's: `pbem simulate` plays such games; a game by mail needs at least one person"
+        );
+    }
     let keyring = super::keyring()?;
     if args.mail {
         // The one command that may create the referee's key; then the mail settings are

@@ -232,6 +232,18 @@ pub trait OpenGame {
     /// # Errors
     /// As for [`OpenGame::legal`].
     fn sample_move(&self, player: &str, rng: &mut DrawStream) -> Result<Option<String>>;
+    /// The move `bot` chooses for `player` now, from what their seat may see (a
+    /// [`crate::bots::SeatView`]); `None` when it is not their turn. `rng` is the bot's
+    /// own stream, never the game's.
+    ///
+    /// # Errors
+    /// As for [`OpenGame::legal`].
+    fn bot_move(
+        &self,
+        player: &str,
+        bot: crate::bots::Bot,
+        rng: &mut DrawStream,
+    ) -> Result<Option<String>>;
     /// The move log as text; sealed moves show only that they were made.
     ///
     /// # Errors
@@ -930,6 +942,18 @@ impl<R: Rules> OpenGame for Opened<R> {
         Ok(self.on_turn(player)?.and_then(|(seat, state)| {
             let mv = rules.sample_move(state, seat, rng)?;
             Some(rules.canonical_text(&mv))
+        }))
+    }
+
+    fn bot_move(
+        &self,
+        player: &str,
+        bot: crate::bots::Bot,
+        rng: &mut DrawStream,
+    ) -> Result<Option<String>> {
+        let rules = &self.game.rules;
+        Ok(self.on_turn(player)?.and_then(|(seat, state)| {
+            bot.choose(&crate::bots::SeatView::new(rules, state, seat), rng)
         }))
     }
 

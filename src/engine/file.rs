@@ -517,6 +517,23 @@ pub struct PlayerEntry {
     pub email: Option<String>,
 }
 
+/// What an address starts with for a seat a built-in player takes (`bot:search`).
+pub const BOT_ADDRESS: &str = "bot:";
+
+impl PlayerEntry {
+    /// The built-in player that takes this seat (`Bot <bot:search>` gives `search`),
+    /// if one does.
+    pub fn bot(&self) -> Option<&str> {
+        self.email.as_deref()?.strip_prefix(BOT_ADDRESS)
+    }
+
+    /// The address mail for this player goes to: none for a player without one or a
+    /// seat a bot takes.
+    pub fn mail_address(&self) -> Option<&str> {
+        self.email.as_deref().filter(|_| self.bot().is_none())
+    }
+}
+
 /// Everything fixed before the first move, signed by the referee.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -1700,7 +1700,15 @@ pub fn check_players(players: &[PlayerEntry]) -> Result<()> {
                 "two players are called {name:?}; names must differ"
             )));
         }
-        if let Some(email) = &player.email {
+        if let Some(bot) = player.bot() {
+            // A seat a built-in player takes: its name must be one we have. Several
+            // seats may take the same bot.
+            crate::bots::Bot::parse(bot).map_err(|error| {
+                EngineError::Usage(format!(
+                    "{error}: give a bot's seat as --player \"{name} <bot:search>\""
+                ))
+            })?;
+        } else if let Some(email) = &player.email {
             check_address(name, email)?;
             let shared = players[..i].iter().any(|p| {
                 p.email

@@ -54,7 +54,7 @@ const BUILT_IN: &[(&str, &str)] = &[
         include_str!("../../templates/digest-set.txt"),
     ),
     ("digest.txt", include_str!("../../templates/digest.txt")),
-    ("earlier.txt", include_str!("../../templates/earlier.txt")),
+    ("earlier.part", include_str!("../../templates/earlier.part")),
     (
         "note-kept.txt",
         include_str!("../../templates/note-kept.txt"),
@@ -134,7 +134,7 @@ impl Templates {
         env.set_trim_blocks(true);
         env.add_template_owned(name.to_string(), self.source(name)?)
             .map_err(failed)?;
-        // Pieces shared by several mails (`{% include "earlier.txt" %}`), from the
+        // Pieces shared by several mails (`{% include "earlier.part" %}`), from the
         // referee's folder or built in, as the mails themselves.
         let pieces = self.clone();
         env.set_loader(move |piece| match pieces.source(piece) {
@@ -572,14 +572,24 @@ mod tests {
             ],
             "referee_entropy": ["dice"]
         });
+        // Moves held for a player on the daily digest (earlier.part), with lines long
+        // enough to be wrapped, and the digest's own words.
+        let digest = serde_json::json!({
+            "earlier": [{"turn": 2, "when": "2026-11-26 15:08 UTC", "mover": "Bob",
+                "entered": "mail", "understood": "pass", "sealed": false,
+                "report": ["Bob passed ".repeat(12)], "notes": ["Bob: hi ".repeat(12)]}],
+            "count": 1, "since": "2026-11-26 15:08 UTC", "daily": true, "held": 1
+        });
         // The words of taking back a move (undo.txt).
         let undo = serde_json::json!({
             "step": "asked", "asked_by": "Ann", "by": "Ann", "takes_back": 2, "asked": true,
             "moves": [{"turn": 2, "player": "Ann", "text": "pass"}], "waiting_for": "Bob"
         });
         let mut context = context;
-        if let (Some(all), Some(more)) = (context.as_object_mut(), undo.as_object()) {
-            all.extend(more.clone());
+        for more in [undo, digest] {
+            if let (Some(all), Some(more)) = (context.as_object_mut(), more.as_object()) {
+                all.extend(more.clone());
+            }
         }
         for (name, _) in BUILT_IN {
             let text = templates.render(name, &context).expect(name);

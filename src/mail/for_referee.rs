@@ -266,7 +266,7 @@ impl Referee {
                 .genesis
                 .players
                 .iter()
-                .position(|p| p.email.as_deref().is_some_and(|e| address_of(e) == sender));
+                .position(|p| p.mail_address().is_some_and(|e| address_of(e) == sender));
             let Some(seat) = plays else {
                 continue;
             };

@@ -477,7 +477,7 @@ impl Referee {
         let sender_seat = roster
             .players
             .iter()
-            .position(|p| p.email.as_deref().is_some_and(|e| address_of(e) == sender));
+            .position(|p| p.mail_address().is_some_and(|e| address_of(e) == sender));
         let proof = self.proof(&roster, incoming);
         let mut throttle = Throttle::load(&archive)?;
         let now = archive::now();
@@ -490,7 +490,7 @@ impl Referee {
                 // (not more often than TRIED_INTERVAL).
                 let player = &roster.players[seat];
                 let mut replies = Vec::new();
-                if let Some(address) = &player.email {
+                if let Some(address) = player.mail_address() {
                     if throttle.allow("tried", address, now, TRIED_INTERVAL) {
                         let mut context = base.clone();
                         context["player"] = json!(player.name);
@@ -552,7 +552,7 @@ impl Referee {
         }
 
         let player = &roster.players[seat];
-        let address = player.email.clone().unwrap_or_default();
+        let address = player.mail_address().unwrap_or_default().to_string();
         let text = incoming.move_text.trim();
         // A move that is legal for the player now, for refusals (none when it is not
         // their turn).
@@ -965,7 +965,7 @@ impl Referee {
         let sender = incoming.from_address.clone().unwrap_or_default();
         let from = players
             .iter()
-            .position(|p| p.email.as_deref().is_some_and(|e| address_of(e) == sender));
+            .position(|p| p.mail_address().is_some_and(|e| address_of(e) == sender));
         let code_holds = |seat: usize, code: &str| {
             self.secret.reply_code(&genesis.id, seat, 0) == code.to_ascii_lowercase()
         };

@@ -67,7 +67,7 @@ impl Roster {
     }
 }
 
-/// Held notices as the templates read them (`earlier.txt`): each with when, in UTC.
+/// Held notices as the templates read them (`earlier.part`): each with when, in UTC.
 pub(super) fn earlier(held: &[Held]) -> Value {
     held.iter()
         .map(|item| {
@@ -142,10 +142,13 @@ pub(super) enum Origin<'a> {
     Deadline(Deadline),
     /// The rules left the player no choice, so it was made for them.
     Forced,
+    /// The built-in player that takes the seat chose it (`Bot <bot:search>`).
+    Bot,
 }
 
 impl Origin<'_> {
-    /// The word templates test (`entered`): mail, referee, skip, forfeit or forced.
+    /// The word templates test (`entered`): mail, referee, skip, forfeit, forced or
+    /// bot.
     fn word(self) -> &'static str {
         match self {
             Origin::Mail(_) => "mail",
@@ -153,6 +156,7 @@ impl Origin<'_> {
             Origin::Deadline(Deadline::Skip) => "skip",
             Origin::Deadline(Deadline::Forfeit) => "forfeit",
             Origin::Forced => "forced",
+            Origin::Bot => "bot",
         }
     }
 }
@@ -321,7 +325,7 @@ impl Referee {
         attachment: Option<(String, Vec<u8>)>,
         picture: Option<Vec<u8>>,
     ) -> Result<Option<Outgoing>, MailError> {
-        let Some(address) = &player.email else {
+        let Some(address) = player.mail_address() else {
             return Ok(None);
         };
         let (subject, body) = self.templates.render_mail(template, context)?;
@@ -358,7 +362,10 @@ impl Referee {
         seat: usize,
         pictures: &super::archive::Pictures,
     ) -> Option<Vec<u8>> {
-        if player.email.is_none() || !self.settings.pictures_on() || !pictures.wanted_by(seat) {
+        if player.mail_address().is_none()
+            || !self.settings.pictures_on()
+            || !pictures.wanted_by(seat)
+        {
             return None;
         }
         let svg = game.board_svg(Some(&player.name), None).ok()?;
@@ -514,7 +521,7 @@ impl Referee {
                 last,
                 immediate,
                 digests.wanted_by(seat),
-                player.email.as_ref(),
+                player.mail_address(),
             ) {
                 let text = |key: &str| context[key].as_str().unwrap_or_default().to_string();
                 let report = context["report"]
@@ -684,6 +691,9 @@ impl Referee {
         ops::write_new_game(out, &bytes, &self.keyring)?;
         outbox.commit(&staged)?;
         Waiting::commit_staged(&archive, &waits)?;
+        // A bot to move first moves now.
+        let mut game = ops::open_bytes(&bytes, Some(&self.keyring), true)?;
+        self.play_unasked(out, game.as_mut())?;
         Ok(mail.len())
     }
 
@@ -782,6 +792,11 @@ impl Referee {
         if let Some(waits) = waits {
             Waiting::commit_staged(&archive, &waits)?;
         }
+        if done.started {
+            // A bot to move first moves now.
+            let mut game = ops::open_bytes(bytes, Some(&self.keyring), true)?;
+            self.play_unasked(path, game.as_mut())?;
+        }
         Ok(done)
     }
 
@@ -874,16 +889,50 @@ impl Referee {
         crate::crash::point("after-mail-commit");
         // The notes went out with these notices: committing the waits forgets them.
         Waiting::commit_staged(&archive, &waits)?;
-        // A move the rules leave a player no choice about is made now, recorded as
-        // theirs and mailed like any move, rather than waited for. Should the game
-        // refuse it (say, while an undo is asked), the player is waited for as usual.
-        if let Some((forced, text)) = game.forced_move()? {
-            match self.apply_opened(path, game, &forced, &text, &[], Origin::Forced) {
+        self.play_unasked(path, game)?;
+        Ok(outcome)
+    }
+
+    /// Makes now the next move nobody needs to be asked for, recorded as its player's
+    /// and mailed like any move, rather than waited for: a move the rules leave a
+    /// player no choice about, or the move of a seat a built-in player takes (`Bot
+    /// <bot:search>`), which sees only what its seat may see. Each such move leads to
+    /// the next, until a person is to move or the game ends. Should the game refuse
+    /// it (say, while an undo is asked), the seat is waited for as usual.
+    fn play_unasked(&self, path: &Path, game: &mut dyn OpenGame) -> Result<(), MailError> {
+        let next = match game.forced_move()? {
+            Some((player, text)) => Some((player, text, Origin::Forced)),
+            None => self
+                .bot_move(game)?
+                .map(|(player, text)| (player, text, Origin::Bot)),
+        };
+        if let Some((player, text, origin)) = next {
+            match self.apply_opened(path, game, &player, &text, &[], origin) {
                 Ok(_) | Err(MailError::Ops(_)) => {}
                 Err(error) => return Err(error),
             }
         }
-        Ok(outcome)
+        Ok(())
+    }
+
+    /// The move of the first seat a built-in player takes that is to move now, with
+    /// its player's name.
+    fn bot_move(&self, game: &dyn OpenGame) -> Result<Option<(String, String)>, MailError> {
+        for player in &roster(game)?.players {
+            let Some(name) = player.bot() else {
+                continue;
+            };
+            let bot = crate::bots::Bot::parse(name).map_err(MailError::Config)?;
+            // The bot's own stream, from the system: its choices owe nothing to the
+            // game's seed.
+            let key = crate::engine::keyring::random_bytes()
+                .map_err(|error| MailError::Config(error.to_string()))?;
+            let mut rng = crate::engine::DrawStream::new(key);
+            if let Some(text) = game.bot_move(&player.name, bot, &mut rng)? {
+                return Ok(Some((player.name.clone(), text)));
+            }
+        }
+        Ok(None)
     }
 
     /// `player`'s word about taking back moves, with its mail: every player is told of
@@ -946,6 +995,21 @@ impl Referee {
         outbox.commit(&staged)?;
         if let Some(waits) = waits {
             Waiting::commit_staged(&archive, &waits)?;
+        }
+        if outcome.done {
+            // Whoever is to move now may be a bot, or have no choice.
+            self.play_unasked(path, game)?;
+        } else if let Some(bot) = roster(game)?
+            .players
+            .iter()
+            .find(|p| p.bot().is_some() && outcome.waiting_for.contains(&p.name))
+        {
+            // A built-in player agrees to every undo it is asked for: a person's
+            // slip is theirs to take back, and a bot has no stake in refusing.
+            match self.take_back_opened(path, game, &bot.name, UndoStep::Agree, None, &[]) {
+                Ok(_) | Err(MailError::Ops(_)) => {}
+                Err(error) => return Err(error),
+            }
         }
         Ok(outcome)
     }

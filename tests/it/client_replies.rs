@@ -137,7 +137,8 @@ impl Game {
             .collect()
     }
 
-    /// The newest mail of a kind (`turn`, `made`) to `address`.
+    /// The newest mail of a kind (`turn`, `made`, `own`: the confirmation of their move)
+    /// to `address`.
     fn newest(&self, address: &str, kind: &str) -> Mail {
         self.mails()
             .into_iter()
@@ -227,7 +228,7 @@ fn reply_is_applied(
         Some(text.as_str()),
         "{raw}"
     );
-    let confirmation = game.newest(&from, "made");
+    let confirmation = game.newest(&from, "own");
     let named = confirmation
         .text
         .split("Left out of your message as not part of the move: ")
@@ -424,7 +425,7 @@ fn undo_followed_by_an_apology_takes_the_move_back() {
         "undo-0",
     ));
     assert!(report.starts_with("applied"), "{report}");
-    let confirmation = game.newest(&from, "made");
+    let confirmation = game.newest(&from, "own");
     let report = game.inbox(&replies::gmail_reply(
         &game.referee(),
         &confirmation.notice(),

@@ -3829,3 +3829,83 @@ fn a_daily_digest_holds_the_others_moves_until_the_next_mail_or_a_day() {
     assert_eq!(to(&mails, "Cat").len(), 1);
     assert!(turns_held_in(&to(&mails, "Cat")[0]).is_empty());
 }
+
+/// Two people play a three-player game by mail, the third seat a built-in player's:
+/// the referee makes the bot's moves as soon as it is to move (the harness asserts a
+/// bot is never left to move), signed and recorded as the bot's, the people are told
+/// of them like any move, nobody mails the bot, the game ends and its audit passes
+/// (the harness audits the finished file).
+#[test]
+fn a_bot_takes_a_seat_in_a_game_by_mail() {
+    for (game, bot) in [
+        ("triangle-auction", "Robo <bot:greedy>"),
+        ("desert-kingdom", "Robo <bot:search>"),
+    ] {
+        let mut told = 0;
+        let mut robo_records = 0;
+        let names = ["Ann", bot, "Bob"];
+        let (moves, figures) =
+            super::support::play_by_mail_measured(game, &names, SEED, 5, false, |sent| {
+                assert!(
+                    !sent.to.starts_with("bot:"),
+                    "mail to the bot: {}",
+                    sent.subject
+                );
+                if sent.body.contains("Robo played") || sent.body.contains("Robo has chosen") {
+                    told += 1;
+                }
+                if sent.subject.contains("The game is over") && sent.to == "ann@example.org" {
+                    let output = Command::new(assert_cmd::cargo::cargo_bin("pbem"))
+                        .env("PBEM_HOME", sent.home)
+                        .arg("log")
+                        .arg(sent.file)
+                        .output()
+                        .expect("runs");
+                    let log = String::from_utf8_lossy(&output.stdout).into_owned();
+                    robo_records = log
+                        .lines()
+                        .filter(|line| line.starts_with("turn") && line.contains(" Robo "))
+                        .count();
+                }
+            });
+        // Only the people got mail, and they made the moves the harness counts.
+        assert_eq!(
+            figures.keys().collect::<Vec<_>>(),
+            ["ann@example.org", "bob@example.org"]
+        );
+        assert!(moves > 0);
+        assert!(robo_records > 0, "{game}: Robo made no move");
+        assert!(told > 0, "{game}: nobody was told of Robo's moves");
+        println!("{game}: the people made {moves} moves, Robo {robo_records}; {told} notices told of Robo's");
+    }
+}
+
+#[test]
+fn a_bot_seat_is_refused_where_it_could_not_play() {
+    let host = Host::new();
+    let new = |players: &[&str], extra: &[&str]| {
+        let mut command = host.pbem();
+        command.args(["new", "triangle-auction"]);
+        for player in players {
+            command.args(["--player", player]);
+        }
+        command.args(extra).arg("--out").arg(host.file());
+        host.run(&mut command)
+    };
+    let people = ["Ann <ann@example.org>", "Bob <bob@example.org>"];
+    let (ok, out) = new(&[people[0], people[1], "Robo <bot:clever>"], &["--mail"]);
+    assert!(!ok && out.contains("random, greedy, search"), "{out}");
+    let (ok, out) = new(&[people[0], people[1], "Robo <bot:search>"], &[]);
+    assert!(!ok && out.contains("--mail"), "{out}");
+    let (ok, out) = new(
+        &[people[0], people[1], "Robo <bot:search>"],
+        &["--mail", "--join"],
+    );
+    assert!(!ok && out.contains("without --join"), "{out}");
+    let (ok, out) = new(
+        &["R1 <bot:random>", "R2 <bot:random>", "R3 <bot:greedy>"],
+        &["--mail"],
+    );
+    assert!(!ok && out.contains("pbem simulate"), "{out}");
+    assert!(!host.file().exists(), "nothing written");
+}

@@ -460,7 +460,8 @@ pub struct MailFigures {
 }
 
 /// [`play_by_mail`], returning besides the number of moves the mail each address got
-/// over the whole game (the welcome included), by address. With `digest`, every
+/// over the whole game (the welcome included), by address. A name written `Name
+/// <bot:BOT>` is a seat a built-in player takes. With `digest`, every
 /// player first asks for the daily digest by reply (`digest daily`), and the game is
 /// played within the day, so what is held comes with each player's next mail.
 pub fn play_by_mail_measured(
@@ -497,10 +498,16 @@ pub fn play_by_mail_measured(
         );
         serde_json::from_slice(&output.stdout).expect("JSON")
     };
+    // "Name <bot:BOT>" is a seat a built-in player takes: no mail, no replies.
+    let humans: Vec<&str> = names.iter().copied().filter(|n| !n.contains('<')).collect();
     let mut new = pbem();
     new.args(["new", game]);
     for name in names {
-        new.args(["--player", &format!("{name} <{}>", address(name))]);
+        if name.contains('<') {
+            new.args(["--player", name]);
+        } else {
+            new.args(["--player", &format!("{name} <{}>", address(name))]);
+        }
     }
     let output = new
         .args(["--seed", seed, "--mail", "--out"])
@@ -531,7 +538,7 @@ pub fn play_by_mail_measured(
         address: "referee@pbem.example",
     };
     if digest {
-        for name in names {
+        for name in &humans {
             let from = address(name);
             let raw = super::replies::token_message(
                 &referee,
@@ -559,6 +566,10 @@ pub fn play_by_mail_measured(
             .map(|p| p.as_str().expect("name").to_string())
             .collect();
         let player = waiting[picker.index(waiting.len() as u32) as usize].clone();
+        assert!(
+            humans.contains(&player.as_str()),
+            "{player} is a bot's seat and should have moved: {shown}"
+        );
         let legal = json(
             pbem()
                 .arg("legal")
