@@ -11,7 +11,7 @@ use serde_json::json;
 use super::archive::{self, Archive, Digests, Waiting};
 use super::capability::NoticeId;
 use super::outbox::{self, Outbox};
-use super::referee::{earlier, roster, Referee};
+use super::referee::{earlier, roster, Enclosed, Referee};
 use super::MailError;
 use crate::engine::store;
 use crate::ops;
@@ -104,8 +104,12 @@ impl Referee {
                 kind: format!("digest{now}"),
                 code: self.secret.reply_code(&roster.id, seat, records + 1),
             };
+            let enclosed = Enclosed {
+                attachment: None,
+                picture,
+            };
             if let Some(message) =
-                self.draft_pictured("digest.txt", &context, player, id, None, None, picture)?
+                self.draft_enclosing("digest.txt", &context, player, id, None, enclosed)?
             {
                 mail.push(message);
                 let moves = if held.len() == 1 { "move" } else { "moves" };

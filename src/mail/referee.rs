@@ -31,6 +31,15 @@ const NOTE_LINE_CHARS: usize = super::commands::MAX_NOTE_CHARS + 100;
 /// The most characters of a move as sent that a notice shows.
 const SENT_CHARS: usize = 2000;
 
+/// What a mail carries besides its text.
+#[derive(Debug, Default)]
+pub(super) struct Enclosed {
+    /// The signed game file, as a file name and its bytes.
+    pub(super) attachment: Option<(String, Vec<u8>)>,
+    /// The board's picture for the mail's reader, a PNG shown inline.
+    pub(super) picture: Option<Vec<u8>>,
+}
+
 /// The players and log of a game file, read without its state.
 pub(super) struct Roster {
     pub(super) id: String,
@@ -310,20 +319,26 @@ impl Referee {
         answers: Option<&str>,
         attachment: Option<(String, Vec<u8>)>,
     ) -> Result<Option<Outgoing>, MailError> {
-        self.draft_pictured(template, context, player, id, answers, attachment, None)
+        let enclosed = Enclosed {
+            attachment,
+            picture: None,
+        };
+        self.draft_enclosing(template, context, player, id, answers, enclosed)
     }
 
-    /// [`Referee::draft`] with the board's picture for its reader.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn draft_pictured(
+    /// [`Referee::draft`] with what goes in the mail besides its text: the signed game
+    /// file, the board's picture for its reader.
+    pub(super) fn draft_enclosing(
         &self,
         template: &str,
         context: &Value,
         player: &PlayerEntry,
         id: NoticeId,
         answers: Option<&str>,
-        attachment: Option<(String, Vec<u8>)>,
-        picture: Option<Vec<u8>>,
+        Enclosed {
+            attachment,
+            picture,
+        }: Enclosed,
     ) -> Result<Option<Outgoing>, MailError> {
         let Some(address) = player.mail_address() else {
             return Ok(None);
@@ -612,26 +627,30 @@ impl Referee {
                 // The end of a game always carries the signed file: with its seed
                 // revealed, anyone can now audit every draw.
                 let attachment = Some(self.game_file_attachment(path, bytes));
-                out.extend(self.draft_pictured(
+                out.extend(self.draft_enclosing(
                     "game-over.txt",
                     &context,
                     player,
                     notice("over"),
                     answering,
-                    attachment,
-                    picture,
+                    Enclosed {
+                        attachment,
+                        picture,
+                    },
                 )?);
             } else if notify.contains(&seat) {
                 context["code"] = json!(code);
                 let attachment = self.attachment(path, bytes);
-                out.extend(self.draft_pictured(
+                out.extend(self.draft_enclosing(
                     "your-turn.txt",
                     &context,
                     player,
                     notice("turn"),
                     answering,
-                    attachment,
-                    picture,
+                    Enclosed {
+                        attachment,
+                        picture,
+                    },
                 )?);
             } else if last.is_some() {
                 context["turn"] = json!(roster.standing());
@@ -640,14 +659,16 @@ impl Referee {
                 } else {
                     "made"
                 };
-                out.extend(self.draft_pictured(
+                out.extend(self.draft_enclosing(
                     "move-made.txt",
                     &context,
                     player,
                     notice(kind),
                     answering,
-                    None,
-                    picture,
+                    Enclosed {
+                        attachment: None,
+                        picture,
+                    },
                 )?);
             }
         }
