@@ -57,6 +57,11 @@ pub struct SeatReport {
     /// The Wilson score interval of `win_rate` at 95%, as [low, high].
     pub ci95: [f64; 2],
     pub mean_score: f64,
+    /// Moves this seat made, over all games.
+    pub moves: u64,
+    /// The mean time its bot took to choose a move, in milliseconds (on a thread
+    /// sharing the cores with the run's other games).
+    pub ms_per_move: f64,
 }
 
 /// What a run came to; serialised as `pbem simulate --format json`, whose field names
@@ -91,6 +96,9 @@ struct Outcome {
     winners: Vec<Seat>,
     scores: Vec<i64>,
     moves: u64,
+    /// Moves made and seconds spent choosing them, by seat.
+    seat_moves: Vec<u64>,
+    seat_seconds: Vec<f64>,
     sortings: Vec<measures::Sorting>,
 }
 
@@ -202,6 +210,8 @@ fn play_one<R: Measured>(
     let mut state = rules.setup(names, &mut chance)?;
     let mut notes = R::Notes::default();
     let mut moves = 0u64;
+    let mut seat_moves = vec![0u64; names.len()];
+    let mut seat_seconds = vec![0.0f64; names.len()];
     while !rules.is_over(&state) {
         let to_move = rules.to_move(&state);
         // Of several seats owing a move (sealed choices), any may answer first.
@@ -221,7 +231,11 @@ fn play_one<R: Measured>(
                 names.len()
             );
         };
-        let text = bot.choose(&view, mind).ok_or_else(|| {
+        let thinking = Instant::now();
+        let chosen = bot.choose(&view, mind);
+        seat_seconds[seat] += thinking.elapsed().as_secs_f64();
+        seat_moves[seat] += 1;
+        let text = chosen.ok_or_else(|| {
             anyhow::anyhow!(
                 "{}: {} ({bot}) is to move but has no move",
                 R::NAME,
@@ -247,6 +261,8 @@ fn play_one<R: Measured>(
         winners: rules.winners(&state),
         scores: rules.scores(&state),
         moves,
+        seat_moves,
+        seat_seconds,
         sortings: rules.sort_seats(&notes, &state),
     })
 }
@@ -275,6 +291,8 @@ fn summarise(sim: &Simulation, outcomes: &[Outcome], seconds: f64) -> Report {
     let n = games.max(1) as f64;
     let mut wins = vec![0.0f64; players];
     let mut totals = vec![0i64; players];
+    let mut seat_moves = vec![0u64; players];
+    let mut seat_seconds = vec![0.0f64; players];
     let mut shared = 0;
     let mut nobody_wins = 0;
     let mut moves = 0u64;
@@ -305,6 +323,17 @@ fn summarise(sim: &Simulation, outcomes: &[Outcome], seconds: f64) -> Report {
             *total += score;
         }
         moves += outcome.moves;
+        for (seat, (made, spent)) in outcome
+            .seat_moves
+            .iter()
+            .zip(&outcome.seat_seconds)
+            .enumerate()
+        {
+            if seat < players {
+                seat_moves[seat] += made;
+                seat_seconds[seat] += spent;
+            }
+        }
     }
     let seats = (0..players)
         .map(|seat| SeatReport {
@@ -314,6 +343,12 @@ fn summarise(sim: &Simulation, outcomes: &[Outcome], seconds: f64) -> Report {
             win_rate: wins[seat] / n,
             ci95: wilson95(wins[seat], games),
             mean_score: totals[seat] as f64 / n,
+            moves: seat_moves[seat],
+            ms_per_move: if seat_moves[seat] == 0 {
+                0.0
+            } else {
+                1000.0 * seat_seconds[seat] / seat_moves[seat] as f64
+            },
         })
         .collect();
     Report {
@@ -345,19 +380,20 @@ impl Report {
             self.games, self.game, self.players
         );
         out.push_str(&format!(
-            "{:<6} {:<8} {:>8} {:>8}  {:<17} {:>10}\n",
-            "seat", "bot", "wins", "win rate", "95% interval", "mean score"
+            "{:<6} {:<8} {:>8} {:>8}  {:<17} {:>10} {:>9}\n",
+            "seat", "bot", "wins", "win rate", "95% interval", "mean score", "ms/move"
         ));
         for seat in &self.seats {
             out.push_str(&format!(
-                "{:<6} {:<8} {:>8.1} {:>7.1}%  {:>6.1}% - {:>6.1}%  {:>10.1}\n",
+                "{:<6} {:<8} {:>8.1} {:>7.1}%  {:>6.1}% - {:>6.1}%  {:>10.1} {:>9.3}\n",
                 seat.seat,
                 seat.bot,
                 seat.wins,
                 100.0 * seat.win_rate,
                 100.0 * seat.ci95[0],
                 100.0 * seat.ci95[1],
-                seat.mean_score
+                seat.mean_score,
+                seat.ms_per_move
             ));
         }
         out.push_str(&format!(
