@@ -289,19 +289,36 @@ impl Measured for DesertKingdom {
     }
 }
 
-impl Measured for RightOfWay {
-    type Notes = ();
+/// Face-down tiles of `seat` on the board: its right-of-way standing.
+fn right_of_way_held(state: &RowState, seat: Seat) -> usize {
+    state
+        .cells
+        .iter()
+        .flat_map(|cell| &cell.row)
+        .filter(|level| usize::from(level.owner) == seat)
+        .count()
+}
 
-    fn sort_seats(&self, _notes: &(), end: &RowState) -> Vec<Sorting> {
+impl Measured for RightOfWay {
+    /// Right-of-way each seat bought, move by move: a tile it turned face down.
+    type Notes = Vec<usize>;
+
+    fn note(&self, bought: &mut Vec<usize>, before: &RowState, seat: Seat, after: &RowState) {
+        bought.resize(before.players.len(), 0);
+        // What the turn added to the seat's face-down tiles. A turn that also uses a
+        // right-of-way (its tiles go to the discards) may hide a purchase, so this
+        // counts at least what was bought.
+        let added = right_of_way_held(after, seat).saturating_sub(right_of_way_held(before, seat));
+        if let Some(count) = bought.get_mut(seat) {
+            *count += added;
+        }
+    }
+
+    fn sort_seats(&self, bought: &Vec<usize>, end: &RowState) -> Vec<Sorting> {
         let players = end.players.len();
-        let bought = |seat: usize| {
-            end.cells
-                .iter()
-                .flat_map(|cell| &cell.row)
-                .filter(|level| usize::from(level.owner) == seat)
-                .count()
-        };
-        let counts: Vec<usize> = (0..players).map(bought).collect();
+        let counts: Vec<usize> = (0..players)
+            .map(|seat| bought.get(seat).copied().unwrap_or(0))
+            .collect();
         let most_other = |seat: usize| {
             counts
                 .iter()
@@ -320,7 +337,7 @@ impl Measured for RightOfWay {
                     .collect(),
             },
             Sorting {
-                measure: "right-of-way bought (face-down tiles standing at the end)",
+                measure: "right-of-way bought (tiles turned face down in the game)",
                 groups: counted(6),
                 seat_group: counts.iter().map(|&n| count_group(n, 6)).collect(),
             },
@@ -337,6 +354,13 @@ impl Measured for RightOfWay {
                         std::cmp::Ordering::Equal => 1,
                         std::cmp::Ordering::Greater => 2,
                     })
+                    .collect(),
+            },
+            Sorting {
+                measure: "right-of-way standing at the end",
+                groups: counted(3),
+                seat_group: (0..players)
+                    .map(|seat| count_group(right_of_way_held(end, seat), 3))
                     .collect(),
             },
         ]

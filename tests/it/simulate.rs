@@ -275,7 +275,12 @@ fn each_game_reports_its_own_questions_and_the_counts_add_up() {
         &row,
         4,
         2,
-        &["turn order", "right-of-way bought against the other player"],
+        &[
+            "turn order",
+            "right-of-way bought (tiles turned face down in the game)",
+            "right-of-way bought against the other player",
+            "right-of-way standing at the end",
+        ],
     );
     // Exactly one of the two players moved first in each game.
     let first = &row["measures"][0]["groups"][0];
