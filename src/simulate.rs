@@ -8,6 +8,8 @@
 //! on the run's seed and the game's number, so a run repeats exactly for a given seed
 //! whatever the number of threads.
 
+mod measures;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -22,6 +24,9 @@ use crate::engine::rules::{Options, Rules, Seat};
 use crate::games::desert_kingdom::DesertKingdom;
 use crate::games::right_of_way::RightOfWay;
 use crate::games::triangle_auction::TriangleAuction;
+
+use measures::Sorted;
+pub use measures::{Group, Measure, Measured};
 
 /// A game longer than this many moves is taken for a loop between bots and stopped
 /// with an error rather than left running.
@@ -52,6 +57,11 @@ pub struct SeatReport {
     /// The Wilson score interval of `win_rate` at 95%, as [low, high].
     pub ci95: [f64; 2],
     pub mean_score: f64,
+    /// Moves this seat made, over all games.
+    pub moves: u64,
+    /// The mean time its bot took to choose a move, in milliseconds (on a thread
+    /// sharing the cores with the run's other games).
+    pub ms_per_move: f64,
 }
 
 /// What a run came to; serialised as `pbem simulate --format json`, whose field names
@@ -66,6 +76,14 @@ pub struct Report {
     pub shared: usize,
     /// Games nobody won.
     pub nobody_wins: usize,
+    /// The Wilson 95% interval of the rate of games nobody won.
+    pub nobody_wins_ci95: [f64; 2],
+    /// The rule options the games were played with (the game's defaults for any not
+    /// given).
+    pub options: Options,
+    /// The game's own balance questions: each measure sorts every seat of every game
+    /// into one group, with the group's win rate ([`measures`]).
+    pub measures: Vec<Measure>,
     /// Mean moves per game.
     pub mean_moves: f64,
     pub seconds: f64,
@@ -78,6 +96,10 @@ struct Outcome {
     winners: Vec<Seat>,
     scores: Vec<i64>,
     moves: u64,
+    /// Moves made and seconds spent choosing them, by seat.
+    seat_moves: Vec<u64>,
+    seat_seconds: Vec<f64>,
+    sortings: Vec<measures::Sorting>,
 }
 
 /// The names of the games [`run`] can play.
@@ -98,7 +120,7 @@ pub fn run(sim: &Simulation, progress: &(dyn Fn() + Sync)) -> anyhow::Result<Rep
     }
 }
 
-fn run_game<R: Rules + Sync>(
+fn run_game<R: Measured + Sync>(
     sim: &Simulation,
     progress: &(dyn Fn() + Sync),
 ) -> anyhow::Result<Report> {
@@ -156,7 +178,9 @@ fn run_game<R: Rules + Sync>(
         .into_iter()
         .flatten()
         .collect();
-    Ok(summarise(sim, &outcomes, seconds))
+    let mut report = summarise(sim, &outcomes, seconds);
+    report.options = rules.options();
+    Ok(report)
 }
 
 /// A stream keyed on the run's seed, a purpose and the game's number.
@@ -172,7 +196,7 @@ fn stream(seed: &[u8; 32], purpose: &str, game: usize, seat: usize) -> DrawStrea
 }
 
 /// Plays game number `index` to its end.
-fn play_one<R: Rules>(
+fn play_one<R: Measured>(
     rules: &R,
     names: &[String],
     sim: &Simulation,
@@ -184,7 +208,10 @@ fn play_one<R: Rules>(
         .map(|seat| stream(&sim.seed, "bot", index, seat))
         .collect();
     let mut state = rules.setup(names, &mut chance)?;
+    let mut notes = R::Notes::default();
     let mut moves = 0u64;
+    let mut seat_moves = vec![0u64; names.len()];
+    let mut seat_seconds = vec![0.0f64; names.len()];
     while !rules.is_over(&state) {
         let to_move = rules.to_move(&state);
         // Of several seats owing a move (sealed choices), any may answer first.
@@ -204,7 +231,11 @@ fn play_one<R: Rules>(
                 names.len()
             );
         };
-        let text = bot.choose(&view, mind).ok_or_else(|| {
+        let thinking = Instant::now();
+        let chosen = bot.choose(&view, mind);
+        seat_seconds[seat] += thinking.elapsed().as_secs_f64();
+        seat_moves[seat] += 1;
+        let text = chosen.ok_or_else(|| {
             anyhow::anyhow!(
                 "{}: {} ({bot}) is to move but has no move",
                 R::NAME,
@@ -216,9 +247,11 @@ fn play_one<R: Rules>(
             .parse_move(&state, seat, &text)
             .map_err(|e| anyhow::anyhow!("{}: {bot} chose {text:?}, refused: {e}", R::NAME))?;
         let mv = rules.as_recorded(&state, seat, mv)?;
-        state = rules
+        let after = rules
             .apply(&state, seat, &mv, &mut chance)
             .map_err(|e| anyhow::anyhow!("{}: {bot} chose {text:?}, refused: {e}", R::NAME))?;
+        rules.note(&mut notes, &state, seat, &after);
+        state = after;
         moves += 1;
         if moves > MOST_MOVES {
             anyhow::bail!("{}: game {index} ran past {MOST_MOVES} moves", R::NAME);
@@ -228,6 +261,9 @@ fn play_one<R: Rules>(
         winners: rules.winners(&state),
         scores: rules.scores(&state),
         moves,
+        seat_moves,
+        seat_seconds,
+        sortings: rules.sort_seats(&notes, &state),
     })
 }
 
@@ -255,9 +291,12 @@ fn summarise(sim: &Simulation, outcomes: &[Outcome], seconds: f64) -> Report {
     let n = games.max(1) as f64;
     let mut wins = vec![0.0f64; players];
     let mut totals = vec![0i64; players];
+    let mut seat_moves = vec![0u64; players];
+    let mut seat_seconds = vec![0.0f64; players];
     let mut shared = 0;
     let mut nobody_wins = 0;
     let mut moves = 0u64;
+    let mut sorted = Vec::with_capacity(games);
     for outcome in outcomes {
         let winners: Vec<Seat> = outcome
             .winners
@@ -270,13 +309,31 @@ fn summarise(sim: &Simulation, outcomes: &[Outcome], seconds: f64) -> Report {
             1 => {}
             _ => shared += 1,
         }
+        let mut win_shares = vec![0.0f64; players];
         for &seat in &winners {
             wins[seat] += 1.0 / winners.len() as f64;
+            win_shares[seat] = 1.0 / winners.len() as f64;
         }
+        sorted.push(Sorted {
+            sortings: outcome.sortings.clone(),
+            win_shares,
+            scores: outcome.scores.clone(),
+        });
         for (total, score) in totals.iter_mut().zip(&outcome.scores) {
             *total += score;
         }
         moves += outcome.moves;
+        for (seat, (made, spent)) in outcome
+            .seat_moves
+            .iter()
+            .zip(&outcome.seat_seconds)
+            .enumerate()
+        {
+            if seat < players {
+                seat_moves[seat] += made;
+                seat_seconds[seat] += spent;
+            }
+        }
     }
     let seats = (0..players)
         .map(|seat| SeatReport {
@@ -286,6 +343,12 @@ fn summarise(sim: &Simulation, outcomes: &[Outcome], seconds: f64) -> Report {
             win_rate: wins[seat] / n,
             ci95: wilson95(wins[seat], games),
             mean_score: totals[seat] as f64 / n,
+            moves: seat_moves[seat],
+            ms_per_move: if seat_moves[seat] == 0 {
+                0.0
+            } else {
+                1000.0 * seat_seconds[seat] / seat_moves[seat] as f64
+            },
         })
         .collect();
     Report {
@@ -295,6 +358,9 @@ fn summarise(sim: &Simulation, outcomes: &[Outcome], seconds: f64) -> Report {
         seats,
         shared,
         nobody_wins,
+        nobody_wins_ci95: wilson95(nobody_wins as f64, games),
+        options: Options::new(),
+        measures: measures::summarise(&sorted),
         mean_moves: moves as f64 / n,
         seconds,
         games_per_second: if seconds > 0.0 {
@@ -314,19 +380,20 @@ impl Report {
             self.games, self.game, self.players
         );
         out.push_str(&format!(
-            "{:<6} {:<8} {:>8} {:>8}  {:<17} {:>10}\n",
-            "seat", "bot", "wins", "win rate", "95% interval", "mean score"
+            "{:<6} {:<8} {:>8} {:>8}  {:<17} {:>10} {:>9}\n",
+            "seat", "bot", "wins", "win rate", "95% interval", "mean score", "ms/move"
         ));
         for seat in &self.seats {
             out.push_str(&format!(
-                "{:<6} {:<8} {:>8.1} {:>7.1}%  {:>6.1}% - {:>6.1}%  {:>10.1}\n",
+                "{:<6} {:<8} {:>8.1} {:>7.1}%  {:>6.1}% - {:>6.1}%  {:>10.1} {:>9.3}\n",
                 seat.seat,
                 seat.bot,
                 seat.wins,
                 100.0 * seat.win_rate,
                 100.0 * seat.ci95[0],
                 100.0 * seat.ci95[1],
-                seat.mean_score
+                seat.mean_score,
+                seat.ms_per_move
             ));
         }
         out.push_str(&format!(
@@ -340,6 +407,38 @@ impl Report {
             "mean game length: {:.1} moves; {:.1} games per second ({:.2} s)\n",
             self.mean_moves, self.games_per_second, self.seconds
         ));
+        if !self.options.is_empty() {
+            let options: Vec<String> = self
+                .options
+                .iter()
+                .map(|(key, value)| format!("{key}={value}"))
+                .collect();
+            out.push_str(&format!("options: {}\n", options.join(" ")));
+        }
+        let [low, high] = self.nobody_wins_ci95;
+        out.push_str(&format!(
+            "nobody won: {:.1}% (95% interval {:.1}% - {:.1}%)\n",
+            100.0 * self.nobody_wins as f64 / n,
+            100.0 * low,
+            100.0 * high
+        ));
+        for measure in &self.measures {
+            out.push_str(&format!(
+                "\n{} (seats in each group, their win rate)\n",
+                measure.measure
+            ));
+            for group in &measure.groups {
+                out.push_str(&format!(
+                    "  {:<28} {:>7} {:>7.1}%  {:>6.1}% - {:>6.1}%  mean score {:>7.1}\n",
+                    group.group,
+                    group.seats,
+                    100.0 * group.win_rate,
+                    100.0 * group.ci95[0],
+                    100.0 * group.ci95[1],
+                    group.mean_score
+                ));
+            }
+        }
         out
     }
 }

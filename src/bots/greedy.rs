@@ -112,9 +112,10 @@ pub(super) fn value_ahead<R: Rules>(
     i64::try_from(total / count).unwrap_or(i64::MIN)
 }
 
-/// `seat`'s score less the best other score in `state`, with [`WIN`] for a win.
+/// `seat`'s standing ([`Rules::standing`], the score in most games) less the best
+/// other in `state`, with [`WIN`] for a win.
 pub(super) fn margin<R: Rules>(rules: &R, state: &R::State, seat: usize) -> i64 {
-    let scores = rules.scores(state);
+    let scores = rules.standing(state);
     let mine = scores.get(seat).copied().unwrap_or(0);
     let others = scores
         .iter()

@@ -1,11 +1,29 @@
 //! The bots see only what their seat may see, and play whole games of every game.
 
+use super::search::{self, Budget};
 use super::{Bot, SeatView};
 use crate::engine::chance::DrawStream;
 use crate::engine::rules::Rules;
 use crate::games::desert_kingdom::DesertKingdom;
 use crate::games::right_of_way::RightOfWay;
 use crate::games::triangle_auction::TriangleAuction;
+
+/// The search's budget in these tests: small, since a debug build plays slowly; what
+/// is tested (what the bot may read, that it finishes games) does not depend on it.
+const TEST_BUDGET: Budget = Budget {
+    candidates: 3,
+    playouts: 2,
+    horizon: 4,
+    replies_weighed: 2,
+};
+
+/// `bot`'s choice, the search within [`TEST_BUDGET`].
+fn choose<R: Rules>(bot: Bot, view: &SeatView<'_, R>, rng: &mut DrawStream) -> Option<String> {
+    match bot {
+        Bot::Search => search::choose_within(view, rng, TEST_BUDGET),
+        other => other.choose(view, rng),
+    }
+}
 
 fn names(count: usize) -> Vec<String> {
     crate::demo::PLAYER_NAMES[..count]
@@ -30,9 +48,7 @@ fn play<R: Rules>(
     while !rules.is_over(&state) {
         let seat = rules.to_move(&state)[0];
         check(&state, seat);
-        let text = bot
-            .choose(&SeatView::new(rules, &state, seat), &mut mind)
-            .expect("a move");
+        let text = choose(bot, &SeatView::new(rules, &state, seat), &mut mind).expect("a move");
         let mv = rules.parse_move(&state, seat, &text).expect("parses");
         state = rules
             .apply(&state, seat, &mv, &mut chance)
@@ -49,11 +65,13 @@ fn same_choices<R: Rules>(rules: &R, full: &R::State, other: &R::State, seat: us
     assert_ne!(full, other, "the perturbation changed nothing");
     assert_eq!(rules.seat_state(full, seat), rules.seat_state(other, seat));
     for bot in Bot::ALL {
-        let a = bot.choose(
+        let a = choose(
+            bot,
             &SeatView::new(rules, full, seat),
             &mut DrawStream::for_testing(7),
         );
-        let b = bot.choose(
+        let b = choose(
+            bot,
             &SeatView::new(rules, other, seat),
             &mut DrawStream::for_testing(7),
         );
@@ -178,4 +196,51 @@ fn a_determinised_state_agrees_with_all_the_seat_knows() {
         checked += 1;
     });
     assert!(checked > 10);
+}
+
+#[test]
+fn a_determinised_auction_gives_others_cards_and_keeps_what_the_seat_knows() {
+    let rules = TriangleAuction::from_data(TriangleAuction::DEFAULT_DATA, &Default::default())
+        .expect("rules");
+    let mut mind = DrawStream::for_testing(11);
+    let mut guessed = 0;
+    play(&rules, 4, Bot::Random, 5, |state, seat| {
+        let known = rules.seat_state(state, seat);
+        let world = rules.determinise(&known, seat, &mut mind);
+        assert_eq!(rules.seat_state(&world, seat), known);
+        for (who, player) in world.players.iter().enumerate() {
+            let hidden = player.chosen && player.revealed.is_none();
+            if who != seat && hidden {
+                let card = player.card.expect("a card is guessed for a face-down one");
+                assert!(card <= 5);
+                guessed += 1;
+            }
+        }
+    });
+    assert!(guessed > 10, "too few face-down cards guessed: {guessed}");
+}
+
+#[test]
+fn the_auctions_standing_counts_a_tile_led_on_before_it_is_placed() {
+    let rules = TriangleAuction::from_data(TriangleAuction::DEFAULT_DATA, &Default::default())
+        .expect("rules");
+    let mut seen = 0;
+    play(&rules, 3, Bot::Random, 6, |state, seat| {
+        let before = rules.standing(state)[seat];
+        for entry in rules.legal_moves(state, seat) {
+            let mv = rules.parse_move(state, seat, &entry.text).expect("parses");
+            if !matches!(mv, crate::games::triangle_auction::Move::Bid(_)) {
+                continue;
+            }
+            let after = rules
+                .apply(state, seat, &mv, &mut DrawStream::for_testing(1))
+                .expect("applies");
+            // Bids the scores cannot tell from a pass, which the standing can.
+            let unscored = rules.scores(&after)[seat] == rules.scores(state)[seat];
+            if unscored && rules.standing(&after)[seat] != before {
+                seen += 1;
+            }
+        }
+    });
+    assert!(seen > 10, "too few bids the standing told apart: {seen}");
 }

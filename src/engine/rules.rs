@@ -462,6 +462,13 @@ pub trait Rules: Sized {
     /// Current scores by seat.
     fn scores(&self, state: &Self::State) -> Vec<i64>;
 
+    /// Each seat's standing as the built-in players ([`crate::bots`]) weigh a position:
+    /// the scores, by default. A game whose scores move only late (an auction's tiles
+    /// count once placed) says here what a move is worth before then.
+    fn standing(&self, state: &Self::State) -> Vec<i64> {
+        self.scores(state)
+    }
+
     /// The winning seats once the game is over; empty before.
     fn winners(&self, state: &Self::State) -> Vec<Seat>;
 

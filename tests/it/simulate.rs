@@ -114,8 +114,14 @@ fn the_same_seed_plays_the_same_games() {
         "3",
     ]);
     let outcome = |report: &Value| {
+        // Everything but the time the bots took, which no seed repeats.
+        let mut seats = report["seats"].clone();
+        for seat in seats.as_array_mut().expect("seats") {
+            seat.as_object_mut().expect("a seat").remove("ms_per_move");
+        }
         (
-            report["seats"].clone(),
+            seats,
+            report["measures"].clone(),
             report["shared"].clone(),
             report["nobody_wins"].clone(),
             report["mean_moves"].clone(),
@@ -189,4 +195,116 @@ fn greedy_beats_random_clearly() {
         g[0] > r[1],
         "greedy {greedy}/60 {g:?} vs random {random}/60 {r:?}"
     );
+}
+
+/// Each measure's groups take every seat of every game once, and each group's rate
+/// lies in its interval and agrees with its wins.
+fn check_measures(report: &Value, games: usize, players: usize, expected: &[&str]) {
+    let measures = report["measures"].as_array().expect("measures");
+    for name in expected {
+        assert!(
+            measures.iter().any(|m| m["measure"] == *name),
+            "no measure {name:?} in {report:#}"
+        );
+    }
+    for measure in measures {
+        let groups = measure["groups"].as_array().expect("groups");
+        assert!(groups.len() >= 2, "{measure}");
+        let seats: u64 = groups
+            .iter()
+            .map(|g| g["seats"].as_u64().expect("seats"))
+            .sum();
+        assert_eq!(seats as usize, games * players, "{measure}");
+        let wins: f64 = groups.iter().map(|g| f(&g["wins"])).sum();
+        let seat_wins: f64 = report["seats"]
+            .as_array()
+            .expect("seats")
+            .iter()
+            .map(|s| f(&s["wins"]))
+            .sum();
+        assert!((wins - seat_wins).abs() < 1e-6, "{measure}");
+        for group in groups {
+            let n = group["seats"].as_u64().expect("seats");
+            let [low, high] = [f(&group["ci95"][0]), f(&group["ci95"][1])];
+            let rate = f(&group["win_rate"]);
+            assert!(low <= rate && rate <= high, "{group}");
+            if n > 0 {
+                assert!(
+                    (rate - f(&group["wins"]) / n as f64).abs() < 1e-9,
+                    "{group}"
+                );
+            }
+        }
+    }
+    let [low, high] = [
+        f(&report["nobody_wins_ci95"][0]),
+        f(&report["nobody_wins_ci95"][1]),
+    ];
+    let nobody = f(&report["nobody_wins"]) / games as f64;
+    assert!(low <= nobody && nobody <= high);
+}
+
+#[test]
+fn each_game_reports_its_own_questions_and_the_counts_add_up() {
+    let (ok, dk, err) = simulate(&[
+        "desert-kingdom",
+        "--players",
+        "3",
+        "--games",
+        "4",
+        "--seed",
+        "3",
+    ]);
+    assert!(ok, "{err}");
+    check_measures(
+        &dk,
+        4,
+        3,
+        &[
+            "turn order",
+            "oases held",
+            "mines held",
+            "city on turn 1, by quarter",
+            "city tile played from hand, by quarter",
+        ],
+    );
+    assert_eq!(dk["options"]["entry"], "a1", "the defaults are reported");
+    let (ok, row, err) = simulate(&["right-of-way", "--games", "4", "--seed", "3"]);
+    assert!(ok, "{err}");
+    check_measures(
+        &row,
+        4,
+        2,
+        &[
+            "turn order",
+            "right-of-way bought (tiles turned face down in the game)",
+            "right-of-way bought against the other player",
+            "right-of-way standing at the end",
+        ],
+    );
+    // Exactly one of the two players moved first in each game.
+    let first = &row["measures"][0]["groups"][0];
+    assert_eq!(first["seats"], 4, "{first}");
+    let (ok, ta, err) = simulate(&[
+        "triangle-auction",
+        "--players",
+        "3",
+        "--games",
+        "3",
+        "--seed",
+        "3",
+        "--option",
+        "track_cap=10",
+        "--option",
+        "area=9",
+    ]);
+    assert!(ok, "{err}");
+    check_measures(
+        &ta,
+        3,
+        3,
+        &["final improvement (the colour scored)", "areas enclosed"],
+    );
+    assert_eq!(ta["options"]["track_cap"], "10");
+    assert_eq!(ta["options"]["area"], "9");
 }

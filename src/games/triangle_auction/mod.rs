@@ -363,6 +363,30 @@ impl Rules for TriangleAuction {
             .collect()
     }
 
+    fn standing(&self, state: &State) -> Vec<i64> {
+        (0..state.players.len())
+            .map(|seat| self.worth(state, seat))
+            .collect()
+    }
+
+    fn determinise(&self, known: &State, seat: Seat, chance: &mut dyn Chance) -> State {
+        // The only hidden material: the cards others chose face down and have not yet
+        // revealed, any of 0 to the highest as far as this seat can tell. (The pile is
+        // drawn from at random by position when a round starts, so its order tells
+        // nothing.)
+        let mut state = known.clone();
+        for (who, player) in state.players.iter_mut().enumerate() {
+            if who != seat && player.chosen && player.revealed.is_none() && player.card.is_none() {
+                let card = chance.draw(
+                    u32::from(self.highest_card) + 1,
+                    crate::engine::rules::Visibility::Hidden,
+                );
+                player.card = u8::try_from(card).ok();
+            }
+        }
+        state
+    }
+
     fn winners(&self, state: &State) -> Vec<Seat> {
         if state.phase != Phase::Over {
             return Vec::new();

@@ -942,16 +942,7 @@ impl TriangleAuction {
                 *count = (*count).min(cap);
             }
         }
-        let mut ranked = counts;
-        ranked.sort_unstable_by(|a, b| b.cmp(a));
-        // From the 4th best at the first step to the best at the last.
-        let reached = self
-            .improvement_steps
-            .iter()
-            .filter(|&&step| player.improvement >= step)
-            .count();
-        let rank = 4 - reached.min(4);
-        let colour_points = i64::from(ranked[rank]);
+        let (rank, colour_points) = self.colour_points(counts, player.improvement);
         let enclosed = enclosed_areas(self.side, &self.area_map(&player.area));
         Score {
             counts,
@@ -961,6 +952,74 @@ impl TriangleAuction {
             enclosed,
             total: colour_points + enclosed as i64,
         }
+    }
+
+    /// Which colour by rank scores from `improvement` on the track, and its symbols of
+    /// the (capped) `counts`.
+    fn colour_points(&self, counts: [u8; 5], improvement: u8) -> (usize, i64) {
+        let mut ranked = counts;
+        ranked.sort_unstable_by(|a, b| b.cmp(a));
+        // From the 4th best at the first step to the best at the last.
+        let reached = self
+            .improvement_steps
+            .iter()
+            .filter(|&&step| improvement >= step)
+            .count();
+        let rank = 4 - reached.min(4);
+        (rank, i64::from(ranked[rank]))
+    }
+
+    /// What a built-in player weighs a position by, in tenths of a point, where the
+    /// score cannot yet tell a bid's worth: ten for each point the score would have
+    /// with the symbols of every tile the player leads the bidding on (or has won and
+    /// not placed) counted and their card's chits on the improvement track; and one
+    /// for each symbol of theirs, each space on the track and each chit they still
+    /// have to bid with, so that a tile or a step forward counts before it changes the
+    /// colour scored and a chit is not spent for nothing.
+    pub(crate) fn worth(&self, state: &State, seat: Seat) -> i64 {
+        let score = self.score(state, seat);
+        let player = &state.players[seat];
+        let holding: Vec<u8> = match state.phase {
+            Phase::Bidding { .. } => state
+                .offer
+                .iter()
+                .filter(|offer| offer.bid.is_some_and(|bid| usize::from(bid.seat) == seat))
+                .map(|offer| offer.tile)
+                .collect(),
+            Phase::Placing => player
+                .won
+                .iter()
+                .filter_map(|&index| state.offer.get(usize::from(index)))
+                .map(|offer| offer.tile)
+                .collect(),
+            Phase::Cards | Phase::Over => Vec::new(),
+        };
+        let mut counts = score.raw;
+        for tile in holding {
+            let outlets = self.tiles.get(usize::from(tile)).map(|t| t.outlets);
+            for colour in outlets.into_iter().flatten().flatten() {
+                if let Some(count) = counts.get_mut(usize::from(colour)) {
+                    *count = count.saturating_add(1);
+                }
+            }
+        }
+        let symbols: i64 = counts.iter().map(|&n| i64::from(n)).sum();
+        if let Some(cap) = self.track_cap {
+            for count in &mut counts {
+                *count = (*count).min(cap);
+            }
+        }
+        let card = match player.revealed {
+            None => player.card.unwrap_or(0),
+            Some(_) => 0,
+        };
+        let improvement = player.improvement.saturating_add(card);
+        let (_, colour_points) = self.colour_points(counts, improvement);
+        let chits = match state.phase {
+            Phase::Cards | Phase::Bidding { .. } => i64::from(self.hand_to_bid(state, seat)),
+            Phase::Placing | Phase::Over => 0,
+        };
+        10 * (colour_points + score.enclosed as i64) + symbols + i64::from(improvement) + chits
     }
 
     /// The move shown in notices and refusals: the rules' best guess, never one that
