@@ -1,15 +1,18 @@
-//! `cargo bench`: the figures the project promises.
+//! `cargo bench`: the figures the project promises, and, after them, a summary of
+//! this run's medians as the targets' ratios.
 //!
-//! - `apply/pbem-apply-process`: one whole `pbem apply` process on a mid-game file, next
-//!   to `apply/dd-fsync-floor`, a process that only reads the same file and writes it
-//!   back durably (`dd conv=fsync`): the physical floor. Target: within 2x.
-//! - `audit/pbem-audit-process`: the audit of a complete game. Target: within 3x of one
-//!   apply.
-//! - `random-games/right-of-way`: complete random games on one core. Target: at least
-//!   2,000 per second.
+//! - `apply/GAME-POINT/pbem-apply-process`: one whole `pbem apply` process, for every
+//!   game at its largest number of players, early (before turn 6) and late (before its
+//!   last move), and late again with 5,000 game files beside it; next to
+//!   `apply/GAME-POINT/dd-fsync-floor`, a process that only reads the same file and
+//!   writes it back durably (`dd conv=fsync`): the physical floor. Target: within 2x.
+//! - `audit/GAME/pbem-audit-process`: the referee's audit of each complete game.
+//!   Target: within 3x of one (late) apply.
+//! - `random-games/GAME-PLAYERS`: complete random games on one core, every game at its
+//!   largest number of players. Target: at least 2,000 per second.
 //! - `inbox/maildir-moves`: messages per second through `pbem inbox --maildir`.
 //! - `simulate/GAME-BOT`: complete games per second of `pbem simulate` on one thread,
-//!   every seat played by BOT (random, greedy): what a bot costs.
+//!   every seat played by BOT (random, greedy, search): what a bot costs.
 //!
 //! `PBEM_BENCH_BIN=path cargo bench` measures another build of pbem (a static one, say).
 
@@ -35,38 +38,95 @@ fn pbem_bin() -> std::ffi::OsString {
     std::env::var_os("PBEM_BENCH_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_pbem").into())
 }
 
-struct Fixture {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    mid_game: PathBuf,
-    complete: PathBuf,
-    next_player: String,
-    next_move: String,
+/// The games measured, each at its largest number of players.
+const GAMES: [(&str, usize); 3] = [
+    ("right-of-way", 2),
+    ("triangle-auction", 5),
+    ("desert-kingdom", 6),
+];
+
+/// How many other game files stand beside the crowded game: a referee's whole folder.
+const CROWD: usize = 5_000;
+
+/// A game file as it stood before one move, with the keyring's notes of it as a real
+/// previous move left them, and that move.
+struct Point {
+    bytes: Vec<u8>,
+    /// Each note of the keyring (verified, state) and its bytes.
+    notes: Vec<(PathBuf, Vec<u8>)>,
+    player: String,
+    text: String,
+    turn: usize,
 }
 
-/// Plays `turns` random turns (all of them when `None`) of a new game in `dir`.
-fn play(dir: &Path, keyring: &Keyring, name: &str, seed_byte: u8, turns: Option<usize>) -> PathBuf {
-    let file = dir.join(name);
+/// One game played to its end at its largest number of players: a point early (before
+/// turn 6) and one late (before the last move), and the complete file.
+struct Played {
+    game: &'static str,
+    early: Point,
+    late: Point,
+    complete: PathBuf,
+}
+
+struct Fixture {
+    dir: tempfile::TempDir,
+    home: PathBuf,
+    played: Vec<Played>,
+}
+
+/// The keyring's notes of game `id`, as they stand.
+fn notes_of(home: &Path, id: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    ["verified", "states"]
+        .iter()
+        .map(|folder| home.join(folder).join(id))
+        .filter_map(|path| std::fs::read(&path).ok().map(|bytes| (path, bytes)))
+        .collect()
+}
+
+/// Plays a new game of `game` with `players` to its end in `dir` by random legal moves.
+fn play(dir: &Path, home: &Path, game: &'static str, players: usize, seed_byte: u8) -> Played {
+    let keyring = Keyring::at(home);
+    let file = dir.join(format!("{game}.json"));
     let request = NewGame {
-        players: vec![parse_player("Ann"), parse_player("Bob")],
+        players: ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"][..players]
+            .iter()
+            .map(|name| parse_player(name))
+            .collect(),
         seed: Some(Seed([seed_byte; 32])),
         ..NewGame::default()
     };
-    ops::new_game("right-of-way", request, keyring, &file).expect("a new game");
+    ops::new_game(game, request, &keyring, &file).expect("a new game");
+    let id = ops::view(&file, None, None, None).expect("view")["id"]
+        .as_str()
+        .expect("id")
+        .to_string();
     let mut picker = DrawStream::for_testing(u64::from(seed_byte));
-    let mut played = 0;
-    while turns.is_none_or(|limit| played < limit) {
+    let mut points = Vec::new();
+    loop {
         let view = ops::view(&file, None, None, None).expect("view");
         if view["over"] == true {
             break;
         }
         let player = view["to_move"][0].as_str().expect("a player").to_string();
-        let legal = ops::legal(&file, &player, Some(keyring)).expect("legal");
+        let legal = ops::legal(&file, &player, Some(&keyring)).expect("legal");
         let text = pbem::engine::driver::pick(&legal, &mut picker).expect("a move");
-        ops::apply_move(&file, keyring, &player, &text).expect("apply");
-        played += 1;
+        points.push(Point {
+            bytes: std::fs::read(&file).expect("read"),
+            notes: notes_of(home, &id),
+            player: player.clone(),
+            text: text.clone(),
+            turn: points.len(),
+        });
+        ops::apply_move(&file, &keyring, &player, &text).expect("apply");
     }
-    file
+    let late = points.pop().expect("a game of more than one move");
+    let early = points.swap_remove(5);
+    Played {
+        game,
+        early,
+        late,
+        complete: file,
+    }
 }
 
 fn fixture() -> Fixture {
@@ -79,22 +139,12 @@ fn fixture() -> Fixture {
     // measures the same move.
     std::fs::create_dir_all(&home).expect("keyring folder");
     std::fs::write(home.join("referee.key"), "42".repeat(32)).expect("a bench key");
-    let keyring = Keyring::at(&home);
-    let mid_game = play(dir.path(), &keyring, "mid.json", 1, Some(60));
-    let complete = play(dir.path(), &keyring, "complete.json", 2, None);
-    let view = ops::view(&mid_game, None, None, None).expect("view");
-    let next_player = view["to_move"][0].as_str().expect("a player").to_string();
-    let next_move = ops::legal(&mid_game, &next_player, None).expect("legal")[0]
-        .text
-        .clone();
-    Fixture {
-        _dir: dir,
-        home,
-        mid_game,
-        complete,
-        next_player,
-        next_move,
-    }
+    let played = GAMES
+        .iter()
+        .enumerate()
+        .map(|(n, &(game, players))| play(dir.path(), &home, game, players, n as u8 + 1))
+        .collect();
+    Fixture { dir, home, played }
 }
 
 fn run(command: &mut Command) {
@@ -106,93 +156,119 @@ fn run(command: &mut Command) {
     assert!(status.success());
 }
 
+/// Writes `bytes` to `path` and syncs it, so that nothing measured after pays for it.
+fn write_synced(path: &Path, bytes: &[u8]) {
+    std::fs::write(path, bytes).expect("write");
+    std::fs::File::open(path)
+        .and_then(|f| f.sync_all())
+        .expect("sync");
+}
+
+/// `pbem apply` of each game's early and late move, each next to the floor of its
+/// file: a process that reads it and writes it back durably (`dd conv=fsync`); and the
+/// late move of the first game again in a folder of [`CROWD`] other game files.
 fn bench_apply(c: &mut Criterion, fixture: &Fixture) {
     let mut group = c.benchmark_group("apply");
-    group.measurement_time(Duration::from_secs(8));
-    let work = fixture.mid_game.with_file_name("work.json");
-    let copy = fixture.mid_game.with_file_name("copy.json");
-    let size = std::fs::metadata(&fixture.mid_game).expect("size").len();
-    // The referee's note that the mid-game file is the one it last verified and wrote:
-    // restored before each run, as it stands after a real previous move.
-    let id = ops::view(&fixture.mid_game, None, None, None).expect("view")["id"]
-        .as_str()
-        .expect("id")
-        .to_string();
-    let note = fixture.home.join("verified").join(id);
-    let noted = std::fs::read(&note).expect("pbem noted the file it wrote");
-    eprintln!(
-        "mid-game file: {size} bytes; the move measured: {} plays {:?}",
-        fixture.next_player, fixture.next_move
-    );
+    group.sample_size(30);
+    group.measurement_time(Duration::from_secs(5));
     // pbem finds its keyring the way a referee's shell or cron line gives it, inherited;
     // passing it with Command::env instead would charge pbem, and not dd, for the
     // environment this process builds for each spawn (about 0.1 ms here).
     std::env::set_var("PBEM_HOME", &fixture.home);
-    // Before every run of either process: the mid-game file and the keyring's note of it
-    // restored, as they stand after a real previous move, and synced, so that neither
-    // process is charged for writing back what the setup wrote.
-    let restore = || {
-        std::fs::copy(&fixture.mid_game, &work).expect("copy");
-        std::fs::File::open(&work)
-            .and_then(|f| f.sync_all())
-            .expect("sync");
-        std::fs::write(&note, &noted).expect("note");
-        std::fs::File::open(&note)
-            .and_then(|f| f.sync_all())
-            .expect("sync");
-    };
-    let dd = || {
-        run(Command::new("dd")
-            .arg(format!("if={}", work.display()))
-            .arg(format!("of={}", copy.display()))
-            .arg("conv=fsync")
-            .arg("status=none"));
-    };
-    group.bench_function("dd-fsync-floor", |b| {
-        b.iter_batched(restore, |()| dd(), BatchSize::PerIteration);
-    });
-    group.bench_function("pbem-apply-process", |b| {
-        b.iter_batched(
-            restore,
-            |()| {
-                run(Command::new(pbem_bin()).arg("apply").arg(&work).args([
-                    "--player",
-                    &fixture.next_player,
-                    "--move",
-                    &fixture.next_move,
-                ]));
-            },
-            BatchSize::PerIteration,
+    let alone = fixture.dir.path().join("alone");
+    let crowded = fixture.dir.path().join("crowded");
+    std::fs::create_dir_all(&alone).expect("folder");
+    std::fs::create_dir_all(&crowded).expect("folder");
+    for n in 0..CROWD {
+        std::fs::hard_link(
+            &fixture.played[0].complete,
+            crowded.join(format!("game-{n:04}.json")),
+        )
+        .expect("a game beside");
+    }
+    let mut measure = |name: String, folder: &Path, point: &Point| {
+        let work = folder.join("work.json");
+        let copy = folder.join("copy.json");
+        eprintln!(
+            "{name}: before turn {}, file {} bytes; {} plays {:?}",
+            point.turn + 1,
+            point.bytes.len(),
+            point.player,
+            point.text
         );
-    });
-    // The floor as the previous benchmark took it: dd run after dd, with no setup.
-    group.bench_function("dd-fsync-back-to-back", |b| b.iter(dd));
+        // Before every run of either process: the file and the keyring's notes of it
+        // restored, as they stand after a real previous move, and synced, so that
+        // neither process is charged for writing back what the setup wrote.
+        let restore = || {
+            write_synced(&work, &point.bytes);
+            for (path, bytes) in &point.notes {
+                write_synced(path, bytes);
+            }
+        };
+        group.bench_function(format!("{name}/dd-fsync-floor"), |b| {
+            b.iter_batched(
+                restore,
+                |()| {
+                    run(Command::new("dd")
+                        .arg(format!("if={}", work.display()))
+                        .arg(format!("of={}", copy.display()))
+                        .arg("conv=fsync")
+                        .arg("status=none"));
+                },
+                BatchSize::PerIteration,
+            );
+        });
+        group.bench_function(format!("{name}/pbem-apply-process"), |b| {
+            b.iter_batched(
+                restore,
+                |()| {
+                    run(Command::new(pbem_bin()).arg("apply").arg(&work).args([
+                        "--player",
+                        &point.player,
+                        "--move",
+                        &point.text,
+                    ]));
+                },
+                BatchSize::PerIteration,
+            );
+        });
+    };
+    for played in &fixture.played {
+        measure(format!("{}-early", played.game), &alone, &played.early);
+        measure(format!("{}-late", played.game), &alone, &played.late);
+    }
+    for played in &fixture.played {
+        measure(
+            format!("{}-late-beside-{CROWD}", played.game),
+            &crowded,
+            &played.late,
+        );
+    }
     group.finish();
     std::env::remove_var("PBEM_HOME");
 }
 
+/// `pbem audit` (the referee's, with the keyring) of each complete game.
 fn bench_audit(c: &mut Criterion, fixture: &Fixture) {
     let mut group = c.benchmark_group("audit");
-    group.measurement_time(Duration::from_secs(8));
-    let records = ops::view(&fixture.complete, None, None, None).expect("view")["turn"].clone();
-    eprintln!(
-        "complete game: {records} records, {} bytes",
-        std::fs::metadata(&fixture.complete).expect("size").len()
-    );
-    group.bench_function("pbem-audit-process", |b| {
-        b.iter(|| {
-            run(Command::new(pbem_bin())
-                .arg("audit")
-                .arg("--public")
-                .arg(&fixture.complete))
+    group.sample_size(20);
+    group.measurement_time(Duration::from_secs(5));
+    for played in &fixture.played {
+        let records = ops::view(&played.complete, None, None, None).expect("view")["turn"].clone();
+        eprintln!(
+            "{} complete: {records} records, {} bytes",
+            played.game,
+            std::fs::metadata(&played.complete).expect("size").len()
+        );
+        group.bench_function(format!("{}/pbem-audit-process", played.game), |b| {
+            b.iter(|| {
+                run(Command::new(pbem_bin())
+                    .env("PBEM_HOME", &fixture.home)
+                    .arg("audit")
+                    .arg(&played.complete))
+            });
         });
-    });
-    group.bench_function("audit-in-process", |b| {
-        b.iter(|| {
-            let report = ops::audit(&fixture.complete, None).expect("audit");
-            assert!(report.passed());
-        });
-    });
+    }
     group.finish();
 }
 
@@ -229,33 +305,30 @@ fn bench_random_games(c: &mut Criterion) {
         RightOfWay::from_data(RightOfWay::DEFAULT_DATA, &Options::new()).expect("rules");
     let triangle_auction =
         TriangleAuction::from_data(TriangleAuction::DEFAULT_DATA, &Options::new()).expect("rules");
+    let desert_kingdom =
+        DesertKingdom::from_data(DesertKingdom::DEFAULT_DATA, &Options::new()).expect("rules");
     let mut group = c.benchmark_group("random-games");
     group.throughput(Throughput::Elements(1));
+    group.measurement_time(Duration::from_secs(5));
     let mut seed = 0;
-    group.bench_function("right-of-way", |b| {
+    group.bench_function("right-of-way-2", |b| {
         b.iter(|| {
             seed += 1;
             random_game(&right_of_way, 2, seed)
         });
     });
-    let desert_kingdom =
-        DesertKingdom::from_data(DesertKingdom::DEFAULT_DATA, &Options::new()).expect("rules");
-    for players in [2, 6] {
-        group.bench_function(format!("desert-kingdom-{players}"), |b| {
-            b.iter(|| {
-                seed += 1;
-                random_game(&desert_kingdom, players, seed)
-            });
+    group.bench_function("triangle-auction-5", |b| {
+        b.iter(|| {
+            seed += 1;
+            random_game(&triangle_auction, 5, seed)
         });
-    }
-    for players in [3, 5] {
-        group.bench_function(format!("triangle-auction-{players}"), |b| {
-            b.iter(|| {
-                seed += 1;
-                random_game(&triangle_auction, players, seed)
-            });
+    });
+    group.bench_function("desert-kingdom-6", |b| {
+        b.iter(|| {
+            seed += 1;
+            random_game(&desert_kingdom, 6, seed)
         });
-    }
+    });
     group.finish();
 }
 
@@ -433,12 +506,88 @@ fn bench_simulate(c: &mut Criterion) {
 }
 
 fn benches(c: &mut Criterion) {
+    let started = std::time::SystemTime::now();
     let fixture = fixture();
     bench_random_games(c);
     bench_simulate(c);
     bench_apply(c, &fixture);
     bench_audit(c, &fixture);
     bench_inbox(c);
+    summary(started);
+}
+
+/// Where criterion keeps its estimates: CRITERION_HOME, else `criterion` in the target
+/// folder (CARGO_TARGET_DIR, else the one this benchmark was built in).
+fn criterion_folder() -> Option<PathBuf> {
+    if let Some(home) = std::env::var_os("CRITERION_HOME") {
+        return Some(home.into());
+    }
+    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
+        return Some(PathBuf::from(target).join("criterion"));
+    }
+    // target/release/deps/pbem-HASH
+    let exe = std::env::current_exe().ok()?;
+    Some(exe.parent()?.parent()?.parent()?.join("criterion"))
+}
+
+/// The median time in seconds criterion measured for `group/id` in this run (an
+/// estimate written after `started`); `None` when it was not measured (filtered out).
+fn median(started: std::time::SystemTime, group: &str, id: &str) -> Option<f64> {
+    // Criterion names a benchmark's folder by its id with each '/' made '_'.
+    let path = criterion_folder()?
+        .join(group)
+        .join(id.replace('/', "_"))
+        .join("new/estimates.json");
+    let written = std::fs::metadata(&path).ok()?.modified().ok()?;
+    if written < started {
+        return None;
+    }
+    let estimates: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
+    Some(estimates["median"]["point_estimate"].as_f64()? / 1e9)
+}
+
+/// The targets as ratios of this run's medians: apply against its floor at every
+/// point, the audit against one (late) apply, random games per second per core.
+fn summary(started: std::time::SystemTime) {
+    let shown = |value: Option<f64>, unit: &str| {
+        value.map_or("not measured".to_string(), |v| format!("{v:.2}{unit}"))
+    };
+    eprintln!("\nSummary (medians of this run; the machine may be shared):");
+    let mut points: Vec<String> = Vec::new();
+    for (game, _) in GAMES {
+        points.push(format!("{game}-early"));
+        points.push(format!("{game}-late"));
+    }
+    for (game, _) in GAMES {
+        points.push(format!("{game}-late-beside-{CROWD}"));
+    }
+    for point in &points {
+        let floor = median(started, "apply", &format!("{point}/dd-fsync-floor"));
+        let apply = median(started, "apply", &format!("{point}/pbem-apply-process"));
+        let ratio = floor.zip(apply).map(|(floor, apply)| apply / floor);
+        eprintln!(
+            "  apply {point}: {} / floor {} = {} (target <= 2x)",
+            shown(apply.map(|s| s * 1e3), " ms"),
+            shown(floor.map(|s| s * 1e3), " ms"),
+            shown(ratio, "x")
+        );
+    }
+    for (game, _) in GAMES {
+        let audit = median(started, "audit", &format!("{game}/pbem-audit-process"));
+        let apply = median(started, "apply", &format!("{game}-late/pbem-apply-process"));
+        eprintln!(
+            "  audit {game}: {} / late apply = {} (target <= 3x)",
+            shown(audit.map(|s| s * 1e3), " ms"),
+            shown(audit.zip(apply).map(|(a, b)| a / b), "x")
+        );
+    }
+    for (game, players) in GAMES {
+        let game_time = median(started, "random-games", &format!("{game}-{players}"));
+        eprintln!(
+            "  random games {game}-{players}: {} per second on one core (target >= 2000)",
+            shown(game_time.map(|s| 1.0 / s), "")
+        );
+    }
 }
 
 criterion_group!(pbem_benches, benches);

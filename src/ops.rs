@@ -63,13 +63,18 @@ pub fn open(path: &Path, keyring: Option<&Keyring>) -> Result<Box<dyn OpenGame>>
 
 /// Writes a game file pbem has just produced from a verified one (a move or a
 /// reveal), atomically, and notes its digest in the keyring so the next move may take
-/// the fast path.
+/// the fast path; for a game with hidden state, with the full state after it, so the
+/// next move need not replay the game.
 ///
 /// # Errors
 /// The file cannot be written; it is then unchanged.
 pub fn write_game(path: &Path, game: &dyn OpenGame, keyring: &Keyring) -> Result<()> {
     store::write_atomic(path, game.bytes(), store::Access::Public)?;
-    keyring.remember_verified(&game.genesis().id, &game.digest());
+    let digest = game.digest();
+    keyring.remember_verified(&game.genesis().id, &digest);
+    if let Some(state) = game.state_note() {
+        keyring.remember_state(&game.genesis().id, &digest, &state);
+    }
     Ok(())
 }
 

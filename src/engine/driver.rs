@@ -272,6 +272,10 @@ pub trait OpenGame {
     /// Whether every record was read when the file was opened (false on the fast path
     /// of a move, which reads only the head).
     fn read_whole(&self) -> bool;
+    /// The full state after the last record of [`OpenGame::bytes`], serialised for the
+    /// keyring's state note ([`Keyring::remember_state`]), when the game hides some and
+    /// this opened game knows it (after a move, say); `None` otherwise.
+    fn state_note(&self) -> Option<Vec<u8>>;
 }
 
 /// The [`GameDriver`] of one game.
@@ -519,21 +523,25 @@ impl<R: Rules> Opened<R> {
 }
 
 /// A file read on the fast path: the game with only its head, the records before it,
-/// and where a new record goes.
-type Verified<R> = (Game<R>, u64, Append);
+/// where a new record goes, and, for a game with hidden state, the full state the
+/// keyring kept for these bytes.
+struct Verified<R: Rules> {
+    game: Game<R>,
+    earlier: u64,
+    append: Append,
+    full: Option<R::State>,
+}
 
 /// Reads the file's head and state when the bytes are exactly those this keyring's
 /// referee last verified and wrote: the chain was checked before they were written,
-/// and they are the same bytes. `None` for any other file.
+/// and they are the same bytes. A game with hidden state takes its full state from the
+/// keyring's state note for the same bytes (so it need not replay every record), and
+/// takes this path only with one. `None` for any other file.
 fn open_verified<'a, R: Rules>(
     text: FileText<'a>,
     bytes: &'a [u8],
     keyring: &Keyring,
 ) -> Result<std::result::Result<Verified<R>, FileText<'a>>> {
-    // A game with hidden state rebuilds its state by replaying every record.
-    if R::HAS_HIDDEN_STATE {
-        return Ok(Err(text));
-    }
     let Some(appendable) = text.appendable(bytes) else {
         return Ok(Err(text));
     };
@@ -547,6 +555,19 @@ fn open_verified<'a, R: Rules>(
     if !keyring.is_verified(&text.genesis.id, &digest) {
         return Ok(Err(text));
     }
+    // A note that is missing, stale, torn or does not read as a state costs only the
+    // replay: the full path below.
+    let full = if R::HAS_HIDDEN_STATE {
+        let cached = keyring
+            .remembered_state(&text.genesis.id, &digest)
+            .and_then(|note| serde_json::from_slice::<R::State>(&note).ok());
+        match cached {
+            Some(state) => Some(state),
+            None => return Ok(Err(text)),
+        }
+    } else {
+        None
+    };
     let earlier = text.records.len().saturating_sub(1) as u64;
     let head = match text.records.len() {
         0 => None,
@@ -566,7 +587,19 @@ fn open_verified<'a, R: Rules>(
         seed: text.seed,
         state,
     })?;
-    Ok(Ok((game, earlier, append)))
+    // The file's state is the public state of the full one: a note that disagrees is
+    // not this file's, whatever digest it names.
+    if let Some(full) = &full {
+        if game.rules.public_state(full) != game.file.state {
+            return Ok(Err(FileText::parse(bytes)?));
+        }
+    }
+    Ok(Ok(Verified {
+        game,
+        earlier,
+        append,
+        full,
+    }))
 }
 
 impl<R: Rules> Opened<R> {
@@ -653,12 +686,15 @@ impl<R: Rules + 'static> GameDriver for Driver<R> {
     ) -> Result<Box<dyn OpenGame>> {
         let text = match keyring.filter(|_| to_move) {
             Some(keyring) => match open_verified::<R>(text, bytes, keyring)? {
-                Ok((game, earlier, append)) => {
-                    let mut opened = Opened::new(game, bytes.to_vec(), Some(keyring));
-                    opened.earlier = earlier;
+                Ok(verified) => {
+                    let mut opened = Opened::new(verified.game, bytes.to_vec(), Some(keyring));
+                    opened.earlier = verified.earlier;
                     opened.checked = true;
                     opened.fast = true;
-                    opened.append = Some(append);
+                    opened.append = Some(verified.append);
+                    if let Some(full) = verified.full {
+                        opened.full = OnceCell::from(full);
+                    }
                     return Ok(Box::new(opened));
                 }
                 Err(text) => text,
@@ -1076,7 +1112,9 @@ impl<R: Rules> OpenGame for Opened<R> {
             .records
             .last()
             .is_none_or(|head| head.undo.is_none() && head.round.is_none());
-        if self.game.version == super::file::Version::V3 && !head_alone {
+        // A game with hidden state may open sealed moves of any earlier record: the
+        // move reads them all (parsed only: the state is known, the chain held).
+        if (self.game.version == super::file::Version::V3 && !head_alone) || R::HAS_HIDDEN_STATE {
             self.read_all()?;
         }
         if !self.checked {
@@ -1085,10 +1123,12 @@ impl<R: Rules> OpenGame for Opened<R> {
         }
         self.keyring = Some(keyring.clone());
         let known = if R::HAS_HIDDEN_STATE {
-            match self.seed.get() {
-                Some(_) => Some(self.full("a move")?.clone()),
+            match (self.full.get(), self.seed.get()) {
+                // Derived already, or kept by the keyring for exactly these bytes.
+                (Some(state), _) => Some(state.clone()),
+                (None, Some(_)) => Some(self.full("a move")?.clone()),
                 // The seed is read (and checked) by the move itself.
-                None => None,
+                (None, None) => None,
             }
         } else {
             Some(self.game.file.state.clone())
@@ -1208,6 +1248,14 @@ impl<R: Rules> OpenGame for Opened<R> {
 
     fn read_whole(&self) -> bool {
         !self.fast
+    }
+
+    fn state_note(&self) -> Option<Vec<u8>> {
+        if !R::HAS_HIDDEN_STATE {
+            // The file's own state is the full state: nothing to keep.
+            return None;
+        }
+        serde_json::to_vec(self.full.get()?).ok()
     }
 }
 

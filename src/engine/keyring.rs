@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 
 use ed25519_dalek::SigningKey;
 
-use super::digest::{hash_from_any_hex, to_hex};
+use super::digest::{hash_from_any_hex, sha256, to_hex};
 use super::fairness::Seed;
-use super::store::{create_private_dir, read_text_limited};
+use super::store::{create_private_dir, read_limited, read_text_limited};
 
 /// Problems with the keyring. Messages name files, never their contents.
 #[derive(Debug, thiserror::Error)]
@@ -119,38 +119,9 @@ impl Keyring {
     /// wrote, so the next move on exactly those bytes may skip re-checking the chain.
     /// Not durable on purpose: a lost or torn note only means the full check next time.
     pub fn remember_verified(&self, game_id: &str, digest: &[u8; 32]) {
-        let Ok(path) = self.verified_path(game_id) else {
-            return;
-        };
-        let note = to_hex(digest);
-        // Overwritten in place rather than truncated: every note has the same length, and
-        // on ext4 a truncated file is flushed to disk when closed, which would cost a
-        // move more than anything else it does outside its own durable write.
-        let open = || {
-            let mut options = fs::OpenOptions::new();
-            options.write(true).create(true).truncate(false);
-            #[cfg(unix)]
-            {
-                // Owner-only whatever the umask, as everything in the keyring.
-                use std::os::unix::fs::OpenOptionsExt;
-                options.mode(0o600);
-            }
-            options.open(&path)
-        };
-        let file = match open() {
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => path
-                .parent()
-                .map_or(Err(error), create_private_dir)
-                .and_then(|()| open()),
-            result => result,
-        };
-        let _ = file.and_then(|mut file| {
-            file.write_all(note.as_bytes())?;
-            if file.metadata()?.len() > note.len() as u64 {
-                file.set_len(note.len() as u64)?;
-            }
-            Ok(())
-        });
+        if let Ok(path) = self.verified_path(game_id) {
+            overwrite_note(&path, to_hex(digest).as_bytes());
+        }
     }
 
     /// Whether `digest` is that of the file last written for this game.
@@ -160,6 +131,56 @@ impl Keyring {
             .and_then(|path| read_text_limited(&path, MAX_NOTE_BYTES).ok())
             .and_then(|text| hash_from_any_hex(text.trim()))
             .is_some_and(|known| known == *digest)
+    }
+
+    fn state_path(&self, game_id: &str) -> Result<PathBuf, KeyringError> {
+        Ok(self.home.join("states").join(checked_id(game_id)?))
+    }
+
+    /// Keeps `state` (the full state after the last record, serialised) for the game
+    /// file whose bytes hash to `digest`, which this keyring's referee just verified
+    /// and wrote: the next move on exactly those bytes starts from it instead of
+    /// replaying the game. A cache, so not durable: the note carries the file's digest
+    /// and its own, and one that is lost, torn, stale or from another file is simply
+    /// not used (see [`Keyring::remembered_state`]).
+    pub fn remember_state(&self, game_id: &str, digest: &[u8; 32], state: &[u8]) {
+        let Ok(path) = self.state_path(game_id) else {
+            return;
+        };
+        let mut note = format!(
+            "{STATE_NOTE_FORMAT} {} {} {}\n",
+            to_hex(digest),
+            state.len(),
+            to_hex(&sha256(state))
+        )
+        .into_bytes();
+        note.extend_from_slice(state);
+        overwrite_note(&path, &note);
+    }
+
+    /// The state [`Keyring::remember_state`] kept for the game file whose bytes hash to
+    /// `digest`; `None` when there is none, or it was kept for other bytes, or it is of
+    /// another format, torn or altered (its own digest does not match).
+    pub fn remembered_state(&self, game_id: &str, digest: &[u8; 32]) -> Option<Vec<u8>> {
+        let path = self.state_path(game_id).ok()?;
+        let note = read_limited(&path, MAX_STATE_NOTE_BYTES).ok()?;
+        let end = note.iter().position(|&byte| byte == b'\n')?;
+        let header = std::str::from_utf8(&note[..end]).ok()?;
+        let mut fields = header.split(' ');
+        let (Some(STATE_NOTE_FORMAT), Some(file), Some(length), Some(own), None) = (
+            fields.next(),
+            fields.next(),
+            fields.next(),
+            fields.next(),
+            fields.next(),
+        ) else {
+            return None;
+        };
+        if hash_from_any_hex(file)? != *digest {
+            return None;
+        }
+        let state = note.get(end + 1..)?.get(..length.parse::<usize>().ok()?)?;
+        (hash_from_any_hex(own)? == sha256(state)).then(|| state.to_vec())
     }
 
     /// Stores a new game's seed; refuses to replace one.
@@ -218,6 +239,41 @@ fn checked_id(game_id: &str) -> Result<&str, KeyringError> {
     }
 }
 
+/// Writes `note` over the file at `path` (owner-only, its folder created private),
+/// best effort. Overwritten in place, then cut to its length, rather than truncated to
+/// nothing or renamed over: on ext4 a file truncated to nothing is flushed to disk when
+/// closed, and one renamed over another when renamed, which would cost a move more than
+/// anything else it does outside its own durable write. A note torn by a crash is
+/// refused by its reader (a verified note is 64 hex digits; a state note carries its
+/// length and its own digest) and costs only speed.
+fn overwrite_note(path: &Path, note: &[u8]) {
+    let open = || {
+        let mut options = fs::OpenOptions::new();
+        options.write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        {
+            // Owner-only whatever the umask, as everything in the keyring.
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        options.open(path)
+    };
+    let file = match open() {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => path
+            .parent()
+            .map_or(Err(error), create_private_dir)
+            .and_then(|()| open()),
+        result => result,
+    };
+    let _ = file.and_then(|mut file| {
+        file.write_all(note)?;
+        if file.metadata()?.len() > note.len() as u64 {
+            file.set_len(note.len() as u64)?;
+        }
+        Ok(())
+    });
+}
+
 /// 32 bytes from the operating system.
 ///
 /// # Errors
@@ -230,6 +286,12 @@ pub fn random_bytes() -> Result<[u8; 32], KeyringError> {
 
 /// The most of a key, seed or verified note pbem reads: each is 64 hex digits.
 const MAX_NOTE_BYTES: u64 = 4096;
+
+/// The first word of a state note: a note of another format is not read.
+const STATE_NOTE_FORMAT: &str = "pbem.state-cache/1";
+
+/// The most of a state note pbem reads; a game's full state is a few kilobytes.
+const MAX_STATE_NOTE_BYTES: u64 = 16 * 1024 * 1024;
 
 fn read_secret(path: &Path) -> Result<Option<[u8; 32]>, KeyringError> {
     match read_text_limited(path, MAX_NOTE_BYTES) {
@@ -290,6 +352,47 @@ mod tests {
         keyring.remember_verified("row-1", &[3; 32]);
         assert_eq!(fs::read_to_string(&note).expect("read"), to_hex(&[3; 32]));
         assert!(!keyring.is_verified("row-2", &[3; 32]));
+    }
+
+    #[test]
+    fn a_state_note_is_read_only_whole_and_only_for_the_bytes_it_names() {
+        let dir = tempfile::tempdir().expect("dir");
+        let keyring = Keyring::at(dir.path().join("home"));
+        let state = br#"{"round":3,"stack":[4,1,5]}"#;
+        keyring.remember_state("ta-1", &[1; 32], state);
+        let note = dir.path().join("home/states/ta-1");
+        let written = fs::read(&note).expect("read");
+        assert_eq!(
+            keyring.remembered_state("ta-1", &[1; 32]).as_deref(),
+            Some(&state[..])
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(&note).expect("stat").permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600);
+        }
+        // Other bytes, another game.
+        assert_eq!(keyring.remembered_state("ta-1", &[2; 32]), None);
+        assert_eq!(keyring.remembered_state("ta-2", &[1; 32]), None);
+        // Torn at any point, one byte changed anywhere, another format: not read.
+        for cut in [0, 10, 80, written.len() - 1] {
+            fs::write(&note, &written[..cut]).expect("write");
+            assert_eq!(keyring.remembered_state("ta-1", &[1; 32]), None, "{cut}");
+        }
+        for at in [0, 19, 30, 100, written.len() - 3] {
+            let mut changed = written.clone();
+            changed[at] ^= 0x04;
+            fs::write(&note, &changed).expect("write");
+            assert_eq!(keyring.remembered_state("ta-1", &[1; 32]), None, "{at}");
+        }
+        // A shorter note replaces a longer one whole.
+        keyring.remember_state("ta-1", &[1; 32], b"{}");
+        assert_eq!(
+            keyring.remembered_state("ta-1", &[1; 32]).as_deref(),
+            Some(&b"{}"[..])
+        );
+        assert!(fs::read(&note).expect("read").len() < written.len());
     }
 
     #[test]

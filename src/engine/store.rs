@@ -2,10 +2,11 @@
 //! durable writes (write a temporary file, sync it, rename it over the old one, sync the
 //! folder), so a crash leaves either the old file or the new one, never a mix.
 //!
-//! Hostile folders are assumed: temporary files get unpredictable names and are created
-//! exclusively (`O_CREAT | O_EXCL`, which never follows a planted link), a lock file that
-//! is a link is refused, and what a killed run left behind is removed by the next run
-//! that holds the lock. Private files (outbox mail, archived messages: they hold players'
+//! Hostile folders are assumed: temporary files are created exclusively (`O_CREAT |
+//! O_EXCL`, which never follows a planted link), under one known name beside the file
+//! (an unpredictable one when that is taken), a lock file that is a link is refused, and
+//! what a killed run left under the known name is removed by the next run that holds
+//! the lock, without listing the folder. Private files (outbox mail, archived messages: they hold players'
 //! tokens) are 0600 in 0700 folders whatever the umask.
 //!
 //! Every file pbem reads is read through [`read_limited`]: opened without blocking, so a
@@ -178,19 +179,17 @@ fn temporary_prefix(path: &Path) -> String {
     )
 }
 
-/// Removes leftover temporary files of `path` (links among them are removed, never
-/// followed). Best effort: a leftover costs only disk space.
+/// The temporary file of `path` a write tries first: one known name, so that the run
+/// holding the lock finds what a killed run left without listing the folder (which
+/// would make every move cost more in a folder of thousands of games).
+fn temporary_path(path: &Path) -> PathBuf {
+    folder_of(path).join(format!("{}new", temporary_prefix(path)))
+}
+
+/// Removes the temporary file a killed run left beside `path` (a link there is
+/// removed, never followed). Best effort: a leftover costs only disk space.
 fn remove_temporary_files(path: &Path) {
-    let dir = folder_of(path);
-    let prefix = temporary_prefix(path);
-    let Ok(listing) = fs::read_dir(&dir) else {
-        return;
-    };
-    for entry in listing.flatten() {
-        if entry.file_name().to_string_lossy().starts_with(&prefix) {
-            let _ = fs::remove_file(entry.path());
-        }
-    }
+    let _ = fs::remove_file(temporary_path(path));
 }
 
 /// The most of a game file (or an invitation) pbem reads: 64 MiB. The longest games
@@ -430,13 +429,23 @@ fn write_whole(
         source,
     };
     let dir = folder_of(path);
-    let mut random = [0u8; 8];
-    getrandom::fill(&mut random)
-        .map_err(|cause| error(std::io::Error::other(cause.to_string())))?;
-    let temp = dir.join(format!("{}{}", temporary_prefix(path), to_hex(&random)));
     let mode = mode_for(path, access);
+    // The known name first (under the lock it is free: taking the lock removed any
+    // leftover). Taken (a writer without the lock, or something planted since), an
+    // unpredictable name: either way created exclusively, never through a link.
+    let (temp, file) = match create_exclusive(&temporary_path(path), mode) {
+        Err(taken) if taken.kind() == std::io::ErrorKind::AlreadyExists => {
+            let mut random = [0u8; 8];
+            getrandom::fill(&mut random)
+                .map_err(|cause| error(std::io::Error::other(cause.to_string())))?;
+            let temp = dir.join(format!("{}{}", temporary_prefix(path), to_hex(&random)));
+            let file = create_exclusive(&temp, mode);
+            (temp, file)
+        }
+        file => (temporary_path(path), file),
+    };
     let result = (|| {
-        let mut file = create_exclusive(&temp, mode)?;
+        let mut file = file?;
         for part in parts {
             file.write_all(part)?;
         }
@@ -563,24 +572,33 @@ mod tests {
         let error = lock(&game).err().expect("a linked lock file is refused");
         assert!(error.to_string().contains("game.json.lock"), "{error}");
         fs::remove_file(sibling(&game, ".lock")).expect("unlink");
-        for suffix in ["0", "1"] {
-            let planted = dir
-                .path()
-                .join(format!("{}{suffix}", temporary_prefix(&game)));
-            std::os::unix::fs::symlink(&victim, planted).expect("link");
-        }
-        let _lock = lock(&game).expect("locks");
+        let temporaries = || -> Vec<String> {
+            fs::read_dir(dir.path())
+                .expect("list")
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|name| name.contains(".tmp-"))
+                .collect()
+        };
+        // A link where a write's temporary file goes first, as a killed run would leave
+        // a file there.
+        std::os::unix::fs::symlink(&victim, temporary_path(&game)).expect("link");
+        let held = lock(&game).expect("locks");
+        // Taking the lock removed it (the link itself, not its target).
+        assert!(temporaries().is_empty(), "{:?}", temporaries());
         write_atomic(&game, b"new", Access::Public).expect("writes");
-        assert_eq!(fs::read(&victim).expect("read"), b"precious");
         assert_eq!(fs::read(&game).expect("read"), b"new");
-        // Taking the lock removed the leftovers (the links themselves, not their target).
-        let left: Vec<String> = fs::read_dir(dir.path())
-            .expect("list")
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|name| name.contains(".tmp-"))
-            .collect();
-        assert!(left.is_empty(), "{left:?}");
+        assert!(temporaries().is_empty(), "{:?}", temporaries());
+        // Planted again while the lock is held: the write goes elsewhere, never
+        // through the link.
+        std::os::unix::fs::symlink(&victim, temporary_path(&game)).expect("link");
+        write_atomic(&game, b"newer", Access::Public).expect("writes");
+        assert_eq!(fs::read(&game).expect("read"), b"newer");
+        assert_eq!(fs::read(&victim).expect("read"), b"precious");
+        drop(held);
+        let _lock = lock(&game).expect("locks again");
+        assert!(temporaries().is_empty(), "{:?}", temporaries());
+        assert_eq!(fs::read(&victim).expect("read"), b"precious");
     }
 
     #[cfg(unix)]

@@ -337,7 +337,7 @@ impl TriangleAuction {
     /// The rotations of `tile` that fit on `cell`, as `r0`, `r2`.
     fn turns_at(&self, area: &BTreeMap<Cell, Outlets>, tile: u8, cell: Cell) -> Vec<String> {
         (0..3u8)
-            .filter(|&rotation| self.placement_problem(area, tile, cell, rotation).is_none())
+            .filter(|&rotation| self.fits(area, tile, cell, rotation))
             .map(|rotation| format!("r{rotation}"))
             .collect()
     }
@@ -574,7 +574,7 @@ impl TriangleAuction {
             let what = self.offer_tile(&state.offer, index);
             let mut any = false;
             for rotation in 0..3u8 {
-                if self.placement_problem(area, tile, cell, rotation).is_none() {
+                if self.fits(area, tile, cell, rotation) {
                     any = true;
                     let text = canonical(&Move::Place(vec![Step::Place {
                         tile: index,

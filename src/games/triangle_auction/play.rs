@@ -82,6 +82,23 @@ fn discard_refusal(index: u8, block: &DiscardBlock) -> RuleError {
 /// The longest example move, so that it fits a mail line with its indent.
 const EXAMPLE_WIDTH: usize = 66;
 
+/// Why a tile cannot go on a space, before it is put in words.
+enum Fault {
+    Outside,
+    Taken,
+    /// A first tile goes on this space.
+    NotStart(Cell),
+    /// Its road of colour `mine` would meet one of colour `theirs` of `other`.
+    Clash {
+        mine: u8,
+        theirs: u8,
+        other: Cell,
+    },
+    /// A road would end at the edge of this placed tile or of the new one.
+    DeadEnd(Cell),
+    Unjoined,
+}
+
 pub(crate) fn seat_u8(seat: Seat) -> u8 {
     u8::try_from(seat).unwrap_or(u8::MAX)
 }
@@ -212,17 +229,63 @@ impl TriangleAuction {
         cell: Cell,
         rotation: u8,
     ) -> Option<String> {
-        if !cell.within(self.side) {
-            return Some(format!("{} is not a space of your area", cell.name()));
-        }
-        if area.contains_key(&cell) {
-            return Some(format!("{} is taken", cell.name()));
-        }
-        if let Some(start) = self.start.filter(|&start| area.is_empty() && cell != start) {
-            return Some(format!(
+        Some(match self.placement_fault(area, tile, cell, rotation)? {
+            Fault::Outside => format!("{} is not a space of your area", cell.name()),
+            Fault::Taken => format!("{} is taken", cell.name()),
+            Fault::NotStart(start) => format!(
                 "a first tile goes on {}, the middle of your open area",
                 start.name()
-            ));
+            ),
+            Fault::Clash {
+                mine,
+                theirs,
+                other,
+            } => format!(
+                "its {} road would meet a {} road of {}",
+                self.colour_names[usize::from(mine)],
+                self.colour_names[usize::from(theirs)],
+                other.name()
+            ),
+            Fault::DeadEnd(other) => format!(
+                "a road would end at the edge of {} or of the new tile",
+                other.name()
+            ),
+            Fault::Unjoined => {
+                "it would not join your road: one of its roads must meet a road of the same colour"
+                    .into()
+            }
+        })
+    }
+
+    /// Whether `tile` may go on `cell` turned `rotation` in `area`.
+    pub(crate) fn fits(
+        &self,
+        area: &BTreeMap<Cell, Outlets>,
+        tile: u8,
+        cell: Cell,
+        rotation: u8,
+    ) -> bool {
+        self.placement_fault(area, tile, cell, rotation).is_none()
+    }
+
+    /// The first reason (in the order [`TriangleAuction::placement_problem`] tells
+    /// them) `tile` cannot go on `cell` turned `rotation`; found without writing it, as
+    /// the search for where a tile fits rejects most places it tries.
+    fn placement_fault(
+        &self,
+        area: &BTreeMap<Cell, Outlets>,
+        tile: u8,
+        cell: Cell,
+        rotation: u8,
+    ) -> Option<Fault> {
+        if !cell.within(self.side) {
+            return Some(Fault::Outside);
+        }
+        if area.contains_key(&cell) {
+            return Some(Fault::Taken);
+        }
+        if let Some(start) = self.start.filter(|&start| area.is_empty() && cell != start) {
+            return Some(Fault::NotStart(start));
         }
         let outlets = rotated(
             self.tiles
@@ -242,28 +305,21 @@ impl TriangleAuction {
             let facing = theirs[usize::from(across)];
             match (mine, facing) {
                 (Some(a), Some(b)) if a == b => connected = true,
-                (Some(a), Some(b)) => {
-                    return Some(format!(
-                        "its {} road would meet a {} road of {}",
-                        self.colour_names[usize::from(a)],
-                        self.colour_names[usize::from(b)],
-                        other.name()
-                    ))
+                (Some(mine), Some(theirs)) => {
+                    return Some(Fault::Clash {
+                        mine,
+                        theirs,
+                        other,
+                    })
                 }
                 (Some(_), None) | (None, Some(_)) if !self.dead_ends => {
-                    return Some(format!(
-                        "a road would end at the edge of {} or of the new tile",
-                        other.name()
-                    ))
+                    return Some(Fault::DeadEnd(other))
                 }
                 _ => {}
             }
         }
         if !area.is_empty() && !connected {
-            return Some(
-                "it would not join your road: one of its roads must meet a road of the same colour"
-                    .into(),
-            );
+            return Some(Fault::Unjoined);
         }
         None
     }
@@ -290,9 +346,7 @@ impl TriangleAuction {
         spaces
             .into_iter()
             .flat_map(|cell| (0..3).map(move |rotation| (cell, rotation)))
-            .filter(|&(cell, rotation)| {
-                self.placement_problem(area, tile, cell, rotation).is_none()
-            })
+            .filter(|&(cell, rotation)| self.fits(area, tile, cell, rotation))
             .collect()
     }
 
@@ -446,7 +500,7 @@ impl TriangleAuction {
                     let fits = (0..3).find_map(|edge| {
                         let (next, _) = cell.neighbour(edge, self.side)?;
                         (0..3)
-                            .find(|&r| self.placement_problem(area, tile, next, r).is_none())
+                            .find(|&r| self.fits(area, tile, next, r))
                             .map(|r| (next, r))
                     });
                     let found = match fits {
@@ -539,7 +593,7 @@ impl TriangleAuction {
         let tile = state.offer.get(usize::from(step.tile()))?.tile;
         match *step {
             Step::Place { cell, rotation, .. } => {
-                if self.placement_problem(area, tile, cell, rotation).is_some() {
+                if !self.fits(area, tile, cell, rotation) {
                     return None;
                 }
                 let placed = Placed {

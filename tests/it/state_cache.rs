@@ -1,0 +1,218 @@
+//! The referee's state cache (the keyring's state note): on random games of every game,
+//! the state a move starts from when the note is used is exactly the state a replay
+//! gives, at every turn, and a move made from the note writes the same bytes as one
+//! made by replaying the game; a note that is missing, torn, altered, stale, of another
+//! format or of another game costs only the replay.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use pbem::engine::chance::DrawStream;
+use pbem::engine::digest::sha256;
+use pbem::engine::driver::pick;
+use pbem::engine::fairness::Seed;
+use pbem::engine::file::FileText;
+use pbem::engine::keyring::Keyring;
+use pbem::engine::session::{parse_player, Game, NewGame};
+use pbem::engine::Rules;
+use pbem::games::desert_kingdom::DesertKingdom;
+use pbem::games::right_of_way::RightOfWay;
+use pbem::games::triangle_auction::TriangleAuction;
+use pbem::ops;
+
+/// Two keyrings with the same key and seeds: one keeps its notes, the other loses its
+/// state notes before every move (the replay path).
+struct Referees {
+    _dir: tempfile::TempDir,
+    cached: Keyring,
+    replaying: Keyring,
+    cached_file: PathBuf,
+    replayed_file: PathBuf,
+}
+
+fn copy_folder(from: &Path, to: &Path) {
+    fs::create_dir_all(to).expect("folder");
+    for entry in fs::read_dir(from).expect("list") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_folder(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), target).expect("copy");
+        }
+    }
+}
+
+fn new_game(game: &str, players: usize, seed_byte: u8) -> Referees {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let home = dir.path().join("cached");
+    fs::create_dir_all(&home).expect("keyring");
+    fs::write(home.join("referee.key"), "42".repeat(32)).expect("a key");
+    let cached = Keyring::at(&home);
+    let names = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"];
+    let request = NewGame {
+        players: names[..players].iter().map(|n| parse_player(n)).collect(),
+        seed: Some(Seed([seed_byte; 32])),
+        ..NewGame::default()
+    };
+    let cached_file = dir.path().join("cached.json");
+    ops::new_game(game, request, &cached, &cached_file).expect("a new game");
+    let replaying_home = dir.path().join("replaying");
+    copy_folder(&home, &replaying_home);
+    let replayed_file = dir.path().join("replayed.json");
+    fs::copy(&cached_file, &replayed_file).expect("copy");
+    Referees {
+        _dir: dir,
+        cached,
+        replaying: Keyring::at(replaying_home),
+        cached_file,
+        replayed_file,
+    }
+}
+
+/// The full state after the last record, by replaying the whole file with the seed.
+fn replayed<R: Rules>(bytes: &[u8], seed: &Seed) -> R::State {
+    let file = FileText::parse(bytes)
+        .expect("parses")
+        .game_file()
+        .expect("reads");
+    Game::<R>::from_file(file)
+        .expect("a game")
+        .replay(Some(seed), None)
+        .expect("replays")
+        .state
+}
+
+/// What happens to the cached referee's state note before a move, turn by turn: mostly
+/// nothing (the note is used), sometimes damaged in one of the ways a cache may be.
+fn damage(note: &Path, turn: usize, other_game_note: &[u8]) {
+    let Ok(bytes) = fs::read(note) else {
+        return;
+    };
+    match turn % 13 {
+        3 => fs::write(note, &bytes[..bytes.len() / 2]).expect("truncated"),
+        5 => {
+            let mut flipped = bytes.clone();
+            let last = flipped.len() - 2;
+            flipped[last] ^= 0x01;
+            fs::write(note, flipped).expect("altered");
+        }
+        7 => fs::write(
+            note,
+            String::from_utf8_lossy(&bytes).replacen("pbem.state-cache/1", "pbem.state-cache/9", 1),
+        )
+        .expect("another format"),
+        9 => fs::write(note, other_game_note).expect("another game's note"),
+        10 => fs::remove_file(note).expect("lost"),
+        _ => {}
+    }
+}
+
+/// Plays a random game to its end (or `cap` moves) on both referees, checking at every
+/// turn that the note holds the replayed state and that both files are the same bytes.
+fn check_game<R: Rules>(game: &str, players: usize, seed_byte: u8, cap: usize) -> usize {
+    let referees = new_game(game, players, seed_byte);
+    let seed = Seed([seed_byte; 32]);
+    let id = ops::view(&referees.cached_file, None, None, None).expect("view")["id"]
+        .as_str()
+        .expect("id")
+        .to_string();
+    let note = referees.cached.home().join("states").join(&id);
+    // A well-formed note of another game (a different file, so another digest).
+    let other = new_game(game, players, seed_byte.wrapping_add(1));
+    let mut picker = DrawStream::for_testing(u64::from(seed_byte));
+    let mut played = 0;
+    let mut used = 0;
+    let mut other_note = Vec::new();
+    while played < cap {
+        let view = ops::view(&referees.cached_file, None, None, None).expect("view");
+        if view["over"] == true {
+            break;
+        }
+        let player = view["to_move"][0].as_str().expect("a player").to_string();
+        let legal =
+            ops::legal(&referees.cached_file, &player, Some(&referees.cached)).expect("legal");
+        let text = pick(&legal, &mut picker).expect("a move");
+        damage(&note, played, &other_note);
+        let before = fs::read(&referees.cached_file).expect("read");
+        let opened = ops::open_bytes(&before, Some(&referees.cached), true).expect("opens");
+        if !opened.read_whole() {
+            used += 1;
+        }
+        drop(opened);
+        ops::apply_move(&referees.cached_file, &referees.cached, &player, &text)
+            .expect("the move, from the note or by replay");
+        let _ = fs::remove_dir_all(referees.replaying.home().join("states"));
+        ops::apply_move(&referees.replayed_file, &referees.replaying, &player, &text)
+            .expect("the move by replay");
+        played += 1;
+        let bytes = fs::read(&referees.cached_file).expect("read");
+        assert_eq!(
+            bytes,
+            fs::read(&referees.replayed_file).expect("read"),
+            "{game}: turn {played}: the move from the note wrote other bytes than by replay"
+        );
+        let note_kept = referees.cached.remembered_state(&id, &sha256(&bytes));
+        // What the next move starts from: the note's state, or, in a game that hides
+        // nothing, the file's own (and no note is kept).
+        let kept: R::State = if R::HAS_HIDDEN_STATE {
+            let note_kept = note_kept.expect("a note for the file just written");
+            serde_json::from_slice(&note_kept).expect("the note reads as a state")
+        } else {
+            assert!(
+                note_kept.is_none(),
+                "{game}: a note for a game that hides nothing"
+            );
+            let file = FileText::parse(&bytes).expect("parses");
+            file.game_file::<R::State>().expect("reads").state
+        };
+        assert_eq!(
+            kept,
+            replayed::<R>(&bytes, &seed),
+            "{game}: turn {played}: the state a move starts from is not the replayed state"
+        );
+        if played == 1 && R::HAS_HIDDEN_STATE {
+            // Written now, after the other game's first move: its note, whole.
+            let view = ops::view(&other.cached_file, None, None, None).expect("view");
+            let player = view["to_move"][0].as_str().expect("a player").to_string();
+            let legal =
+                ops::legal(&other.cached_file, &player, Some(&other.cached)).expect("legal");
+            let text = pick(&legal, &mut picker).expect("a move");
+            ops::apply_move(&other.cached_file, &other.cached, &player, &text).expect("applies");
+            let other_id = ops::view(&other.cached_file, None, None, None).expect("view")["id"]
+                .as_str()
+                .expect("id")
+                .to_string();
+            other_note =
+                fs::read(other.cached.home().join("states").join(other_id)).expect("its note");
+        }
+    }
+    assert!(
+        used * 2 > played,
+        "{game}: the note was used on only {used} of {played} moves"
+    );
+    played
+}
+
+#[test]
+fn right_of_way_moves_from_the_file_alone_are_the_replayed_moves() {
+    // Right of Way hides nothing: its file's state is the full state, and no note is kept.
+    let played = check_game::<RightOfWay>("right-of-way", 2, 4, 400);
+    assert!(played > 20, "{played}");
+}
+
+#[test]
+fn triangle_auction_moves_from_the_note_are_the_replayed_moves() {
+    for (players, seed) in [(5, 11), (3, 12)] {
+        let played = check_game::<TriangleAuction>("triangle-auction", players, seed, 400);
+        assert!(played > 20, "{played}");
+    }
+}
+
+#[test]
+fn desert_kingdom_moves_from_the_note_are_the_replayed_moves() {
+    for (players, seed) in [(6, 21), (2, 22)] {
+        let played = check_game::<DesertKingdom>("desert-kingdom", players, seed, 400);
+        assert!(played > 20, "{played}");
+    }
+}
