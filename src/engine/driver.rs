@@ -21,7 +21,9 @@ use super::rules::{
     Audience, BoardContext, Chance, Deadline, GameEnd, LastMove, LegalMove, MoveFilter, ReportLine,
     Rules, Seat, Viewer, Visibility,
 };
-use super::session::{Applied, AuditReport, EngineError, Game, NewGame, Preview, Result};
+use super::session::{
+    Applied, AuditReport, EngineError, Game, Known, NewGame, Preview, Result, RoundContext,
+};
 
 /// The schema name of `pbem show --format json`.
 pub const VIEW_SCHEMA: &str = "pbem.view/1";
@@ -270,8 +272,11 @@ pub trait OpenGame {
     /// The SHA-256 of [`OpenGame::bytes`].
     fn digest(&self) -> [u8; 32];
     /// Whether every record was read when the file was opened (false on the fast path
-    /// of a move, which reads only the head).
+    /// of a move, which reads only the latest).
     fn read_whole(&self) -> bool;
+    /// How many records are read now: every one, or on the fast path of a move the
+    /// head, or the window of a game with hidden state (see [`Resume`]).
+    fn records_read(&self) -> u64;
     /// The full state after the last record of [`OpenGame::bytes`], serialised for the
     /// keyring's state note ([`Keyring::remember_state`]), when the game hides some and
     /// this opened game knows it (after a move, say); `None` otherwise.
@@ -326,6 +331,28 @@ struct Opened<R: Rules> {
     /// The report of the move this opened game made, so the mail after it needs no
     /// replay.
     last_report: Option<(u64, Vec<ReportLine>)>,
+    /// What decided the round of the head, a move: from the keyring's note, or from
+    /// the move this opened game made.
+    before_head: Option<RoundContext>,
+    /// Whether `game` holds a window of the latest records that the keyring's note
+    /// says is all a move needs (a game with hidden state, on the fast path).
+    window: bool,
+}
+
+/// What the keyring keeps of a file of a game with hidden state that this referee
+/// wrote (its state note), so that the next move on exactly those bytes neither
+/// replays the game nor reads every record.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Resume<S> {
+    /// The full state after the last record.
+    state: S,
+    /// The first record the next move may need (1: the whole file): the move before
+    /// the round the head belongs to, and every sealed move not yet opened; no record
+    /// from it on takes back moves.
+    from: u64,
+    /// What decided the round of the head, a move.
+    before_head: Option<RoundContext>,
 }
 
 impl<R: Rules> Opened<R> {
@@ -508,7 +535,67 @@ impl<R: Rules> Opened<R> {
             self.earlier = 0;
             self.append = None;
         }
+        self.window = false;
         Ok(())
+    }
+
+    /// The move on the records read, with what is known of the position.
+    fn apply_read(
+        &mut self,
+        keyring: &Keyring,
+        player: &str,
+        move_text: &str,
+    ) -> Result<Applied<R::State>> {
+        let known_state = if R::HAS_HIDDEN_STATE {
+            match (self.full.get(), self.seed.get()) {
+                // Derived already, or kept by the keyring for exactly these bytes.
+                (Some(state), _) => Some(state.clone()),
+                (None, Some(_)) => Some(self.full("a move")?.clone()),
+                // The seed is read (and checked) by the move itself.
+                (None, None) => None,
+            }
+        } else {
+            Some(self.game.file.state.clone())
+        };
+        let known = Known {
+            state: known_state,
+            before_head: self.before_head.clone(),
+        };
+        self.game
+            .apply_to_checked(keyring, player, move_text, self.earlier, known)
+    }
+
+    /// The first record the next move may need (see [`Resume::from`]), worked out from
+    /// the records read, which reach back far enough by the same rule.
+    fn resume_from(&self) -> u64 {
+        let game = &self.game;
+        let Some(head) = game.file.records.last() else {
+            return 1;
+        };
+        let Ok(ledger) = game.ledger_before(self.earlier) else {
+            return 1;
+        };
+        if !ledger.anchor_known() {
+            return 1;
+        }
+        let anchor = ledger.round_inputs().anchor.unwrap_or(1);
+        let unopened = game
+            .file
+            .records
+            .iter()
+            .filter(|record| record.is_sealed() && game.opening_of(record.turn).is_none())
+            .map(|record| record.turn);
+        let from = unopened.chain([anchor, head.turn]).min().unwrap_or(1);
+        let takes_back = game
+            .file
+            .records
+            .iter()
+            .any(|record| record.turn >= from && record.undo.is_some());
+        if takes_back {
+            1
+        } else {
+            from
+        }
     }
 
     /// After a move or a reveal: the new bytes, and everything derived from the old
@@ -519,24 +606,27 @@ impl<R: Rules> Opened<R> {
         self.whole = OnceCell::new();
         self.append = None;
         self.reports = OnceCell::new();
+        self.before_head = None;
     }
 }
 
-/// A file read on the fast path: the game with only its head, the records before it,
-/// where a new record goes, and, for a game with hidden state, the full state the
-/// keyring kept for these bytes.
+/// A file read on the fast path: the game with only its latest records (the head, or
+/// for a game with hidden state the window its state note names), the records before
+/// them, where a new record goes, and, for a game with hidden state, what the
+/// keyring's note kept for these bytes.
 struct Verified<R: Rules> {
     game: Game<R>,
     earlier: u64,
     append: Append,
-    full: Option<R::State>,
+    resume: Option<Resume<R::State>>,
 }
 
 /// Reads the file's head and state when the bytes are exactly those this keyring's
 /// referee last verified and wrote: the chain was checked before they were written,
 /// and they are the same bytes. A game with hidden state takes its full state from the
-/// keyring's state note for the same bytes (so it need not replay every record), and
-/// takes this path only with one. `None` for any other file.
+/// keyring's state note for the same bytes (so it need not replay every record), with
+/// the records from the first one its next move may need, and takes this path only
+/// with one. `None` for any other file.
 fn open_verified<'a, R: Rules>(
     text: FileText<'a>,
     bytes: &'a [u8],
@@ -557,22 +647,29 @@ fn open_verified<'a, R: Rules>(
     }
     // A note that is missing, stale, torn or does not read as a state costs only the
     // replay: the full path below.
-    let full = if R::HAS_HIDDEN_STATE {
+    let resume = if R::HAS_HIDDEN_STATE {
         let cached = keyring
             .remembered_state(&text.genesis.id, &digest)
-            .and_then(|note| serde_json::from_slice::<R::State>(&note).ok());
+            .and_then(|note| serde_json::from_slice::<Resume<R::State>>(&note).ok());
         match cached {
-            Some(state) => Some(state),
+            Some(resume) => Some(resume),
             None => return Ok(Err(text)),
         }
     } else {
         None
     };
-    let earlier = text.records.len().saturating_sub(1) as u64;
-    let head = match text.records.len() {
-        0 => None,
-        turn => Some(text.record(turn)?),
+    let turns = text.records.len();
+    // The head alone, or the window the note names (the whole file at most).
+    let from = match &resume {
+        Some(resume) => usize::try_from(resume.from)
+            .unwrap_or(1)
+            .clamp(1, turns.max(1)),
+        None => turns.max(1),
     };
+    let earlier = from as u64 - 1;
+    let records = (from..=turns)
+        .map(|turn| text.record(turn))
+        .collect::<Result<Vec<_>>>()?;
     let state = text.state_as_read()?;
     let version = text.version()?;
     let append = Append {
@@ -583,14 +680,14 @@ fn open_verified<'a, R: Rules>(
     let game = Game::<R>::from_file(GameFile {
         format: version.format().to_string(),
         genesis: text.genesis,
-        records: head.into_iter().collect(),
+        records,
         seed: text.seed,
         state,
     })?;
     // The file's state is the public state of the full one: a note that disagrees is
     // not this file's, whatever digest it names.
-    if let Some(full) = &full {
-        if game.rules.public_state(full) != game.file.state {
+    if let Some(resume) = &resume {
+        if game.rules.public_state(&resume.state) != game.file.state {
             return Ok(Err(FileText::parse(bytes)?));
         }
     }
@@ -598,7 +695,7 @@ fn open_verified<'a, R: Rules>(
         game,
         earlier,
         append,
-        full,
+        resume,
     }))
 }
 
@@ -618,6 +715,8 @@ impl<R: Rules> Opened<R> {
             full: OnceCell::new(),
             reports: OnceCell::new(),
             last_report: None,
+            before_head: None,
+            window: false,
         }
     }
 }
@@ -692,8 +791,10 @@ impl<R: Rules + 'static> GameDriver for Driver<R> {
                     opened.checked = true;
                     opened.fast = true;
                     opened.append = Some(verified.append);
-                    if let Some(full) = verified.full {
-                        opened.full = OnceCell::from(full);
+                    if let Some(resume) = verified.resume {
+                        opened.full = OnceCell::from(resume.state);
+                        opened.before_head = resume.before_head;
+                        opened.window = true;
                     }
                     return Ok(Box::new(opened));
                 }
@@ -1105,16 +1206,20 @@ impl<R: Rules> OpenGame for Opened<R> {
 
     fn apply(&mut self, keyring: &Keyring, player: &str, move_text: &str) -> Result<MoveOutcome> {
         // Format 3 keys a move's draws on the last move standing before its round: the
-        // head alone tells that only when it is a move made alone.
+        // head alone tells that only when it is a move made alone. A game with hidden
+        // state may open sealed moves of any earlier record: it reads the window its
+        // note names, or else every record (parsed only: the state is known, the chain
+        // held).
         let head_alone = self
             .game
             .file
             .records
             .last()
             .is_none_or(|head| head.undo.is_none() && head.round.is_none());
-        // A game with hidden state may open sealed moves of any earlier record: the
-        // move reads them all (parsed only: the state is known, the chain held).
-        if (self.game.version == super::file::Version::V3 && !head_alone) || R::HAS_HIDDEN_STATE {
+        if !self.window
+            && ((self.game.version == super::file::Version::V3 && !head_alone)
+                || R::HAS_HIDDEN_STATE)
+        {
             self.read_all()?;
         }
         if !self.checked {
@@ -1122,20 +1227,15 @@ impl<R: Rules> OpenGame for Opened<R> {
             self.checked = true;
         }
         self.keyring = Some(keyring.clone());
-        let known = if R::HAS_HIDDEN_STATE {
-            match (self.full.get(), self.seed.get()) {
-                // Derived already, or kept by the keyring for exactly these bytes.
-                (Some(state), _) => Some(state.clone()),
-                (None, Some(_)) => Some(self.full("a move")?.clone()),
-                // The seed is read (and checked) by the move itself.
-                (None, None) => None,
+        let applied = match self.apply_read(keyring, player, move_text) {
+            // The note's window fell short (it never should): the move again, on every
+            // record.
+            Err(EngineError::BeyondWindow(_)) => {
+                self.read_all()?;
+                self.apply_read(keyring, player, move_text)?
             }
-        } else {
-            Some(self.game.file.state.clone())
+            other => other?,
         };
-        let applied =
-            self.game
-                .apply_to_checked(keyring, player, move_text, self.earlier, known)?;
         let outcome = self.outcome(&applied);
         let (bytes, digest) = match self.append.take() {
             Some(append) => {
@@ -1159,6 +1259,7 @@ impl<R: Rules> OpenGame for Opened<R> {
         };
         self.replace_bytes(bytes, digest);
         self.full = OnceCell::from(applied.state);
+        self.before_head = Some(applied.before);
         self.last_report = Some((applied.turn, applied.report));
         Ok(outcome)
     }
@@ -1250,12 +1351,21 @@ impl<R: Rules> OpenGame for Opened<R> {
         !self.fast
     }
 
+    fn records_read(&self) -> u64 {
+        self.game.file.records.len() as u64
+    }
+
     fn state_note(&self) -> Option<Vec<u8>> {
         if !R::HAS_HIDDEN_STATE {
             // The file's own state is the full state: nothing to keep.
             return None;
         }
-        serde_json::to_vec(self.full.get()?).ok()
+        serde_json::to_vec(&Resume {
+            state: self.full.get()?,
+            from: self.resume_from(),
+            before_head: self.before_head.clone(),
+        })
+        .ok()
     }
 }
 

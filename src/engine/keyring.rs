@@ -288,7 +288,7 @@ pub fn random_bytes() -> Result<[u8; 32], KeyringError> {
 const MAX_NOTE_BYTES: u64 = 4096;
 
 /// The first word of a state note: a note of another format is not read.
-const STATE_NOTE_FORMAT: &str = "pbem.state-cache/1";
+const STATE_NOTE_FORMAT: &str = "pbem.state-cache/2";
 
 /// The most of a state note pbem reads; a game's full state is a few kilobytes.
 const MAX_STATE_NOTE_BYTES: u64 = 16 * 1024 * 1024;

@@ -19,7 +19,7 @@ pub type Seat = usize;
 pub type Options = BTreeMap<String, String>;
 
 /// What the rules say of the round a move belongs to ([`Rules::round_label`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum RoundLabel {
     /// Read from who is to move: several seats awaited make a round, each seat moving
     /// once, while exactly the round's other seats are awaited.

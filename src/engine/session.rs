@@ -47,6 +47,10 @@ pub enum EngineError {
     NeedsKeyring(String),
     #[error("{0}")]
     Usage(String),
+    /// The fast path of a move read only the latest records, and the move needs an
+    /// earlier one: the caller reads the whole file and makes the move again.
+    #[error("the move needs {0}, before the records read; read the whole file")]
+    BeyondWindow(String),
     /// A step of taking back moves the game does not allow now.
     #[error(transparent)]
     Undo(UndoRefused),
@@ -676,8 +680,14 @@ impl<R: Rules> Game<R> {
         ledger: &Ledger,
         current: (u64, &str, &str),
     ) -> Result<Hash> {
+        if !ledger.anchor_known() {
+            return Err(EngineError::BeyondWindow(format!(
+                "the record that keys the draws of turn {}",
+                current.0
+            )));
+        }
         let inputs = ledger.round_inputs();
-        // Searched by turn: on the fast path only the head is loaded.
+        // Searched by turn: on the fast path only the latest records are loaded.
         let record_of = |turn: u64| {
             self.file
                 .records
@@ -731,18 +741,31 @@ impl<R: Rules> Game<R> {
         seed: Option<&Seed>,
         ledger: &Ledger,
         state: &R::State,
-        turn: u64,
-        seat: Seat,
+        (turn, seat): (u64, Seat),
+        before_head: Option<&RoundContext>,
     ) -> Result<Option<u64>> {
         let now = (self.rules.round_label(state), self.rules.to_move(state));
+        let head = self.file.records.last().map(|record| record.turn);
         let before_last = match ledger.last_standing() {
+            // The position before the head, when the caller kept it: no replay.
+            Some((last, _, Some(_))) if now.0 != RoundLabel::Alone && Some(last) == head => {
+                match before_head {
+                    Some(known) => Some(known.clone()),
+                    None => Some(self.round_context(&self.replay(seed, Some(last - 1))?.state)),
+                }
+            }
             Some((last, _, Some(_))) if now.0 != RoundLabel::Alone => {
-                let before = self.replay(seed, Some(last - 1))?.state;
-                Some((self.rules.round_label(&before), self.rules.to_move(&before)))
+                Some(self.round_context(&self.replay(seed, Some(last - 1))?.state))
             }
             _ => None,
         };
         Ok(ruled_round(ledger, &now, before_last.as_ref(), turn, seat))
+    }
+
+    /// What decides the round of a move made in `state`: its round label and the seats
+    /// awaited.
+    pub(crate) fn round_context(&self, state: &R::State) -> RoundContext {
+        (self.rules.round_label(state), self.rules.to_move(state))
     }
 
     /// The text of a record's move: in clear, or sealed and opened by the seed or by a
@@ -850,12 +873,13 @@ impl<R: Rules> Game<R> {
         move_text: &str,
     ) -> Result<Applied<R::State>> {
         self.check_chain()?;
-        self.apply_to_checked(keyring, player, move_text, 0, None)
+        self.apply_to_checked(keyring, player, move_text, 0, Known::default())
     }
 
     /// [`Game::apply`] on a game whose chain is known to hold: `earlier` records come
     /// before those loaded in `self.file.records` (the fast path of
-    /// [`crate::engine::driver`] loads only the head).
+    /// [`crate::engine::driver`] loads only the latest), and `known` is what the
+    /// caller knows of the position already.
     ///
     /// # Errors
     /// As for [`Game::apply`], but for the chain check.
@@ -865,7 +889,7 @@ impl<R: Rules> Game<R> {
         player: &str,
         move_text: &str,
         earlier: u64,
-        known: Option<R::State>,
+        known: Known<R::State>,
     ) -> Result<Applied<R::State>> {
         let seat = self.seat_of(player)?;
         let key_pair = keyring.signing_key()?;
@@ -878,7 +902,7 @@ impl<R: Rules> Game<R> {
                 home: keyring.home().to_path_buf(),
             })
         })?;
-        let state = match known {
+        let state = match known.state {
             Some(state) => state,
             None => self.current_state(Some(&seed))?,
         };
@@ -955,7 +979,13 @@ impl<R: Rules> Game<R> {
         openings.sort_by_key(|opening| opening.turn);
         let (key, round) = if self.version == Version::V3 {
             let mut ledger = self.ledger_before(earlier)?;
-            let round = self.round_for(Some(&seed), &ledger, &state, turn, seat)?;
+            let round = self.round_for(
+                Some(&seed),
+                &ledger,
+                &state,
+                (turn, seat),
+                known.before_head.as_ref(),
+            )?;
             let made = Record {
                 turn,
                 player: name.clone(),
@@ -997,6 +1027,7 @@ impl<R: Rules> Game<R> {
         }
         let after = state_hash(&public)?;
         let report = self.rules.report(&state, seat, &mv, &next, &self.names);
+        let before = self.round_context(&state);
         let draws = chance.draws;
         let mut record = Record {
             turn,
@@ -1042,6 +1073,7 @@ impl<R: Rules> Game<R> {
             sealed,
             hash: to_hex(&hash),
             report,
+            before,
         })
     }
 
@@ -1251,29 +1283,29 @@ impl<R: Rules> Game<R> {
     }
 
     /// The ledger after the records loaded, `earlier` records coming before them: the
-    /// whole file's, or on the fast path (only the head loaded) that of a head which is
-    /// a move made alone, the only head the fast path takes in format 3.
+    /// whole file's, or on the fast path that of the window of latest records read
+    /// ([`Ledger::after`]), which holds no step of taking back.
     ///
     /// # Errors
-    /// A step the records do not allow, or a head the fast path cannot key a draw on.
-    fn ledger_before(&self, earlier: u64) -> Result<Ledger> {
+    /// A step the records do not allow, or one of taking back in a window.
+    pub(crate) fn ledger_before(&self, earlier: u64) -> Result<Ledger> {
         if earlier == 0 {
             return self.ledger();
         }
-        let mut ledger = Ledger::new(self.names.len());
-        match self.file.records.as_slice() {
-            [head] if head.undo.is_none() && head.round.is_none() => {
-                let seat = self.seat_of(&head.player)?;
-                ledger
-                    .step(head.turn, seat, head)
-                    .map_err(|refused| unallowed_step(head, &refused))?;
-                Ok(ledger)
+        let mut ledger = Ledger::after(self.names.len(), earlier);
+        for record in &self.file.records {
+            if record.undo.is_some() {
+                return Err(EngineError::BeyondWindow(format!(
+                    "the moves record {} takes back",
+                    record.turn
+                )));
             }
-            _ => Err(EngineError::Malformed(
-                "the draws of this move are keyed on records before the head; read the whole file"
-                    .into(),
-            )),
+            let seat = self.seat_of(&record.player)?;
+            ledger
+                .step(record.turn, seat, record)
+                .map_err(|refused| unallowed_step(record, &refused))?;
         }
+        Ok(ledger)
     }
 
     /// The ledger of taking back moves after every record of the file (which must be
@@ -1489,6 +1521,31 @@ pub struct Applied<S> {
     pub hash: String,
     /// What the move did, every line with its audience.
     pub report: Vec<ReportLine>,
+    /// What decided the round of the move: kept so that the next move need not replay
+    /// the game to learn it ([`Known::before_head`]).
+    pub before: RoundContext,
+}
+
+/// What decides the round of a move made in a position: the rules' round label there,
+/// and the seats awaited (see [`ruled_round`]).
+pub type RoundContext = (RoundLabel, Vec<Seat>);
+
+/// What the caller of a move knows of the position already, so the move need not
+/// replay the game to learn it.
+pub struct Known<S> {
+    /// The full state after the last record.
+    pub state: Option<S>,
+    /// The round context of the position before the last record, a move.
+    pub before_head: Option<RoundContext>,
+}
+
+impl<S> Default for Known<S> {
+    fn default() -> Self {
+        Known {
+            state: None,
+            before_head: None,
+        }
+    }
 }
 
 /// A state rebuilt by replay, and the turn it stands after.

@@ -85,6 +85,9 @@ pub enum Effect {
 #[derive(Debug, Clone)]
 pub struct Ledger {
     players: usize,
+    /// Records before the first one read: 0 for a ledger of the whole file; more for
+    /// one read from a window of the latest records (see [`Ledger::after`]).
+    earlier: u64,
     standing: Vec<Standing>,
     pending: Option<Pending>,
     taken_back: Vec<u64>,
@@ -93,12 +96,27 @@ pub struct Ledger {
 impl Ledger {
     /// The ledger of a game with `players` seats before its first record.
     pub fn new(players: usize) -> Ledger {
+        Ledger::after(players, 0)
+    }
+
+    /// The ledger of a window of the latest records, after the first `earlier`: it
+    /// knows only the moves in the window, so it may read no step of taking back (which
+    /// may reach before it), and it can say what keys a move's draws only while the
+    /// round's anchor is in the window ([`Ledger::anchor_known`]).
+    pub fn after(players: usize, earlier: u64) -> Ledger {
         Ledger {
             players,
+            earlier,
             standing: Vec::new(),
             pending: None,
             taken_back: Vec::new(),
         }
+    }
+
+    /// Whether [`Ledger::round_inputs`] is this game's: always for a ledger of the
+    /// whole file; for a window, when the move before the round is in it.
+    pub fn anchor_known(&self) -> bool {
+        self.earlier == 0 || self.round_start() > 0
     }
 
     /// The request waiting for answers, if any.
@@ -160,6 +178,15 @@ impl Ledger {
             self.pending = None;
             return Ok(Effect::Move);
         };
+        if self.earlier > 0 {
+            return Err(refused(
+                format!(
+                    "record {turn} takes back moves, and only the records after turn {} were read",
+                    self.earlier
+                ),
+                "the whole file read",
+            ));
+        }
         self.check(seat, undo)?;
         Ok(self.record(seat, undo))
     }
@@ -170,6 +197,11 @@ impl Ledger {
     /// than once) is the audit's replay to check.
     fn check_round(&self, turn: u64, round: u64) -> Result<(), UndoRefused> {
         if round == turn {
+            return Ok(());
+        }
+        // A window may begin inside a round begun before it: its moves are read, but
+        // what keys the round's draws is not known from it (see `anchor_known`).
+        if round <= self.earlier && self.standing.iter().all(|m| m.round == Some(round)) {
             return Ok(());
         }
         let accepted = "a move continues only the round of the last move standing";
@@ -442,6 +474,34 @@ impl Ledger {
 mod tests {
     use super::*;
     use crate::engine::file::Draw;
+
+    #[test]
+    fn a_window_of_the_latest_records_keys_a_draw_only_with_the_move_before_its_round() {
+        let moved = |turn: u64, round: Option<u64>| Record {
+            round,
+            ..record(turn, None, false)
+        };
+        // Records 5 to 7 of a game: 5 and 6 continue round 4, begun before the window.
+        let mut window = Ledger::after(3, 4);
+        window.step(5, 1, &moved(5, Some(4))).expect("continues it");
+        window.step(6, 2, &moved(6, Some(4))).expect("continues it");
+        // What keys round 4's draws (the move before it) is not in the window.
+        assert!(!window.anchor_known());
+        // A round it did not begin with is refused, as in the whole file.
+        assert!(window.clone().step(7, 0, &moved(7, Some(3))).is_err());
+        // A move alone after it keys on the move before it, in the window.
+        let mut alone = window.clone();
+        alone.step(7, 0, &moved(7, None)).expect("alone");
+        assert!(alone.anchor_known());
+        assert_eq!(alone.round_inputs().anchor, Some(6));
+        // So does a move that begins a round.
+        window.step(7, 0, &moved(7, Some(7))).expect("begins one");
+        assert!(window.anchor_known());
+        assert_eq!(window.round_inputs().anchor, Some(6));
+        // A step of taking back may reach before the window: never read there.
+        assert!(step(&mut window, 8, 1, Some((UndoStep::Ask, 7))).is_err());
+        assert!(Ledger::new(3).anchor_known());
+    }
 
     #[test]
     fn a_round_continues_only_the_round_of_the_last_move_standing_and_keys_on_it() {

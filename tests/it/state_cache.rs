@@ -2,7 +2,9 @@
 //! the state a move starts from when the note is used is exactly the state a replay
 //! gives, at every turn, and a move made from the note writes the same bytes as one
 //! made by replaying the game; a note that is missing, torn, altered, stale, of another
-//! format or of another game costs only the replay.
+//! format or of another game costs only the replay. A move from the note reads only
+//! the latest records, a window that does not grow with the game; steps of taking
+//! back moves on the way make it read the whole file until they are behind it.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -11,7 +13,7 @@ use pbem::engine::chance::DrawStream;
 use pbem::engine::digest::sha256;
 use pbem::engine::driver::pick;
 use pbem::engine::fairness::Seed;
-use pbem::engine::file::FileText;
+use pbem::engine::file::{FileText, UndoStep};
 use pbem::engine::keyring::Keyring;
 use pbem::engine::session::{parse_player, Game, NewGame};
 use pbem::engine::Rules;
@@ -19,6 +21,14 @@ use pbem::games::desert_kingdom::DesertKingdom;
 use pbem::games::right_of_way::RightOfWay;
 use pbem::games::triangle_auction::TriangleAuction;
 use pbem::ops;
+
+/// The most records a move from the note may read, in any game at any length: what a
+/// round of simultaneous moves and the move before it take.
+const WINDOW_MOST: u64 = 20;
+
+/// The most moves after a step of taking back that may still read the whole file: the
+/// rest of a round of simultaneous moves it interrupted, and one more.
+const ROUND_MOST: usize = 12;
 
 /// Two keyrings with the same key and seeds: one keeps its notes, the other loses its
 /// state notes before every move (the replay path).
@@ -99,7 +109,7 @@ fn damage(note: &Path, turn: usize, other_game_note: &[u8]) {
         }
         7 => fs::write(
             note,
-            String::from_utf8_lossy(&bytes).replacen("pbem.state-cache/1", "pbem.state-cache/9", 1),
+            String::from_utf8_lossy(&bytes).replacen("pbem.state-cache/2", "pbem.state-cache/9", 1),
         )
         .expect("another format"),
         9 => fs::write(note, other_game_note).expect("another game's note"),
@@ -108,9 +118,46 @@ fn damage(note: &Path, turn: usize, other_game_note: &[u8]) {
     }
 }
 
+/// A step of taking back moves on both referees: both refuse it, leaving the files as
+/// they were, or both write the same bytes.
+fn take_back_on_both(referees: &Referees, game: &str, player: &str) -> bool {
+    let before = fs::read(&referees.cached_file).expect("read");
+    let cached = ops::take_back(
+        &referees.cached_file,
+        &referees.cached,
+        player,
+        UndoStep::Undo,
+    );
+    let _ = fs::remove_dir_all(referees.replaying.home().join("states"));
+    let replaying = ops::take_back(
+        &referees.replayed_file,
+        &referees.replaying,
+        player,
+        UndoStep::Undo,
+    );
+    assert_eq!(
+        cached.as_ref().map(|_| ()).map_err(ToString::to_string),
+        replaying.as_ref().map(|_| ()).map_err(ToString::to_string),
+        "{game}: {player}'s undo"
+    );
+    let after = fs::read(&referees.cached_file).expect("read");
+    if cached.is_err() {
+        assert_eq!(after, before, "{game}: a refused undo changed the file");
+    }
+    assert_eq!(
+        after,
+        fs::read(&referees.replayed_file).expect("read"),
+        "{game}: {player}'s undo wrote other bytes than by replay"
+    );
+    cached.is_ok()
+}
+
 /// Plays a random game to its end (or `cap` moves) on both referees, checking at every
-/// turn that the note holds the replayed state and that both files are the same bytes.
-fn check_game<R: Rules>(game: &str, players: usize, seed_byte: u8, cap: usize) -> usize {
+/// turn that the note holds the replayed state and that both files are the same bytes;
+/// now and then a player takes back their last move, or asks to. Returns the moves
+/// played and the most records a move from the note read, [`ROUND_MOST`] moves or more
+/// after a step of taking back.
+fn check_game<R: Rules>(game: &str, players: usize, seed_byte: u8, cap: usize) -> (usize, u64) {
     let referees = new_game(game, players, seed_byte);
     let seed = Seed([seed_byte; 32]);
     let id = ops::view(&referees.cached_file, None, None, None).expect("view")["id"]
@@ -123,12 +170,26 @@ fn check_game<R: Rules>(game: &str, players: usize, seed_byte: u8, cap: usize) -
     let mut picker = DrawStream::for_testing(u64::from(seed_byte));
     let mut played = 0;
     let mut used = 0;
+    let mut widest = 0;
+    let mut since_undo = usize::MAX;
+    let mut movers: Vec<String> = Vec::new();
     let mut other_note = Vec::new();
     while played < cap {
         let view = ops::view(&referees.cached_file, None, None, None).expect("view");
         if view["over"] == true {
             break;
         }
+        // Now and then the last mover takes back their move (refused where it drew,
+        // was sealed or opened sealed moves), or an earlier mover asks to.
+        let took_back = match (played % 11, movers.as_slice()) {
+            (4, [.., last]) => take_back_on_both(&referees, game, last),
+            (8, [.., earlier, _]) => take_back_on_both(&referees, game, earlier),
+            _ => false,
+        };
+        if took_back {
+            since_undo = 0;
+        }
+        let view = ops::view(&referees.cached_file, None, None, None).expect("view");
         let player = view["to_move"][0].as_str().expect("a player").to_string();
         let legal =
             ops::legal(&referees.cached_file, &player, Some(&referees.cached)).expect("legal");
@@ -138,7 +199,13 @@ fn check_game<R: Rules>(game: &str, players: usize, seed_byte: u8, cap: usize) -
         let opened = ops::open_bytes(&before, Some(&referees.cached), true).expect("opens");
         if !opened.read_whole() {
             used += 1;
+            // A step of taking back stays in the window until the round it
+            // interrupted is over: those moves read the whole file.
+            if since_undo >= ROUND_MOST {
+                widest = widest.max(opened.records_read());
+            }
         }
+        since_undo = since_undo.saturating_add(1);
         drop(opened);
         ops::apply_move(&referees.cached_file, &referees.cached, &player, &text)
             .expect("the move, from the note or by replay");
@@ -146,6 +213,7 @@ fn check_game<R: Rules>(game: &str, players: usize, seed_byte: u8, cap: usize) -
         ops::apply_move(&referees.replayed_file, &referees.replaying, &player, &text)
             .expect("the move by replay");
         played += 1;
+        movers.push(player);
         let bytes = fs::read(&referees.cached_file).expect("read");
         assert_eq!(
             bytes,
@@ -157,7 +225,9 @@ fn check_game<R: Rules>(game: &str, players: usize, seed_byte: u8, cap: usize) -
         // nothing, the file's own (and no note is kept).
         let kept: R::State = if R::HAS_HIDDEN_STATE {
             let note_kept = note_kept.expect("a note for the file just written");
-            serde_json::from_slice(&note_kept).expect("the note reads as a state")
+            let note: serde_json::Value =
+                serde_json::from_slice(&note_kept).expect("the note reads as JSON");
+            serde_json::from_value(note["state"].clone()).expect("the note holds a state")
         } else {
             assert!(
                 note_kept.is_none(),
@@ -191,28 +261,38 @@ fn check_game<R: Rules>(game: &str, players: usize, seed_byte: u8, cap: usize) -
         used * 2 > played,
         "{game}: the note was used on only {used} of {played} moves"
     );
-    played
+    let audit = ops::audit(&referees.cached_file, Some(&referees.cached)).expect("audits");
+    assert!(audit.passed(), "{game}: {:?}", audit.problems);
+    eprintln!("{game}, {players} players: {played} moves, {used} from the note, at most {widest} records read");
+    (played, widest)
 }
 
 #[test]
 fn right_of_way_moves_from_the_file_alone_are_the_replayed_moves() {
-    // Right of Way hides nothing: its file's state is the full state, and no note is kept.
-    let played = check_game::<RightOfWay>("right-of-way", 2, 4, 400);
+    // Right of Way hides nothing: its file's state is the full state, and no note is
+    // kept; a move reads the head alone.
+    let (played, widest) = check_game::<RightOfWay>("right-of-way", 2, 4, 400);
     assert!(played > 20, "{played}");
+    assert_eq!(widest, 1);
 }
 
 #[test]
 fn triangle_auction_moves_from_the_note_are_the_replayed_moves() {
     for (players, seed) in [(5, 11), (3, 12)] {
-        let played = check_game::<TriangleAuction>("triangle-auction", players, seed, 400);
+        let (played, widest) =
+            check_game::<TriangleAuction>("triangle-auction", players, seed, 400);
         assert!(played > 20, "{played}");
+        // A round of sealed choices, its placements and the move before it, however
+        // long the game.
+        assert!(widest <= WINDOW_MOST, "{widest} records read");
     }
 }
 
 #[test]
 fn desert_kingdom_moves_from_the_note_are_the_replayed_moves() {
     for (players, seed) in [(6, 21), (2, 22)] {
-        let played = check_game::<DesertKingdom>("desert-kingdom", players, seed, 400);
+        let (played, widest) = check_game::<DesertKingdom>("desert-kingdom", players, seed, 400);
         assert!(played > 20, "{played}");
+        assert!(widest <= WINDOW_MOST, "{widest} records read");
     }
 }
