@@ -145,7 +145,12 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let parsed = match parse_named(&args) {
+        Some(cli) => Ok(cli),
+        None => Cli::try_parse_from(args),
+    };
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();
@@ -195,6 +200,49 @@ where
             }
         },
     }
+}
+
+/// The command line read with only the subcommand it names: building every
+/// subcommand, with all their arguments and help, costs more than a move's own work
+/// here. `None` when it names none, or does not parse so (help, a mistake): the whole
+/// command line then reads it again, so that what pbem says is the same.
+fn parse_named(args: &[OsString]) -> Option<Cli> {
+    use clap::FromArgMatches as _;
+    let subcommand = subcommand_alone(args.get(1)?.to_str()?)?;
+    let matches = clap::Command::new("pbem")
+        .subcommand_required(true)
+        .subcommand(subcommand)
+        .try_get_matches_from(args)
+        .ok()?;
+    Cli::from_arg_matches(&matches).ok()
+}
+
+/// The subcommand called `name` with its arguments and nothing else.
+fn subcommand_alone(name: &str) -> Option<clap::Command> {
+    use clap::Args as _;
+    let alone = clap::Command::new;
+    Some(match name {
+        "new" => new::Args::augment_args(alone("new")),
+        "join" => join::Args::augment_args(alone("join")),
+        "apply" => apply::Args::augment_args(alone("apply")),
+        "show" => show::Args::augment_args(alone("show")),
+        "legal" => legal::Args::augment_args(alone("legal")),
+        "log" => log::Args::augment_args(alone("log")),
+        "audit" => audit::Args::augment_args(alone("audit")),
+        "undo" => undo::Args::augment_args(alone("undo")),
+        "reveal" => reveal::Args::augment_args(alone("reveal")),
+        "export" => export::Args::augment_args(alone("export")),
+        "pictures" => pictures::Args::augment_args(alone("pictures")),
+        "demo" => demo::Args::augment_args(alone("demo")),
+        "simulate" => simulate::Args::augment_args(alone("simulate")),
+        "inbox" => inbox::Args::augment_args(alone("inbox")),
+        "outbox" => outbox::Args::augment_args(alone("outbox")),
+        "remind" => remind::Args::augment_args(alone("remind")),
+        "watch" => watch::Args::augment_args(alone("watch")),
+        "completions" => generate::CompletionsArgs::augment_args(alone("completions")),
+        "manpages" => generate::ManpagesArgs::augment_args(alone("manpages")),
+        _ => return None,
+    })
 }
 
 /// sysexits' EX_TEMPFAIL: what a mail server's pipe delivery takes as "keep the message
@@ -255,6 +303,49 @@ mod tests {
         // A clash in any subcommand (two flags named alike, a bad default) fails here
         // rather than in use.
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn every_subcommand_alone_has_the_arguments_it_has_in_the_whole_command_line() {
+        let cli = Cli::command();
+        for sub in cli.get_subcommands() {
+            let name = sub.get_name();
+            let alone =
+                subcommand_alone(name).unwrap_or_else(|| panic!("{name} is not built alone"));
+            let ids = |command: &clap::Command| -> Vec<String> {
+                command
+                    .get_arguments()
+                    .map(|arg| arg.get_id().to_string())
+                    .collect()
+            };
+            assert_eq!(ids(&alone), ids(sub), "{name}");
+        }
+        assert!(subcommand_alone("help").is_none());
+    }
+
+    #[test]
+    fn a_command_line_reads_alike_with_its_subcommand_alone_and_with_every_one() {
+        let line = |words: &[&str]| -> Vec<OsString> { words.iter().map(OsString::from).collect() };
+        let apply = line(&[
+            "pbem", "apply", "g.json", "--player", "Ann", "--move", "place x", "--mail",
+        ]);
+        let alone = parse_named(&apply).expect("reads with apply alone");
+        let whole = Cli::try_parse_from(&apply).expect("reads whole");
+        assert_eq!(format!("{alone:?}"), format!("{whole:?}"));
+        // Help, a version, a mistake and no subcommand are left to the whole command
+        // line, which says what it always says.
+        for words in [
+            &["pbem", "apply", "--help"][..],
+            &["pbem", "--version"],
+            &["pbem", "apply", "g.json", "--player", "Ann"],
+            &[
+                "pbem", "apply", "g.json", "--player", "Ann", "--move", "m", "--nosuch",
+            ],
+            &["pbem", "nosuch"],
+            &["pbem"],
+        ] {
+            assert!(parse_named(&line(words)).is_none(), "{words:?}");
+        }
     }
 
     #[test]

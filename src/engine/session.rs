@@ -748,14 +748,11 @@ impl<R: Rules> Game<R> {
         let head = self.file.records.last().map(|record| record.turn);
         let before_last = match ledger.last_standing() {
             // The position before the head, when the caller kept it: no replay.
-            Some((last, _, Some(_))) if now.0 != RoundLabel::Alone && Some(last) == head => {
-                match before_head {
+            Some((last, _, Some(_))) if now.0 != RoundLabel::Alone => {
+                match before_head.filter(|_| Some(last) == head) {
                     Some(known) => Some(known.clone()),
                     None => Some(self.round_context(&self.replay(seed, Some(last - 1))?.state)),
                 }
-            }
-            Some((last, _, Some(_))) if now.0 != RoundLabel::Alone => {
-                Some(self.round_context(&self.replay(seed, Some(last - 1))?.state))
             }
             _ => None,
         };
