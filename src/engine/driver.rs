@@ -572,6 +572,11 @@ impl<R: Rules> Opened<R> {
         let Some(head) = game.file.records.last() else {
             return 1;
         };
+        // Formats 1 and 2 key a sealed move's draws on the run of sealed moves before
+        // it: their files are read whole, as they always were.
+        if game.version != super::file::Version::V3 {
+            return 1;
+        }
         let Ok(ledger) = game.ledger_before(self.earlier) else {
             return 1;
         };
@@ -1205,6 +1210,12 @@ impl<R: Rules> OpenGame for Opened<R> {
     }
 
     fn apply(&mut self, keyring: &Keyring, player: &str, move_text: &str) -> Result<MoveOutcome> {
+        // Bytes a move of this opened game wrote have no append point kept: a further
+        // move (a forced or a bot's move that follows) reads them whole, or it would
+        // write only the records it read.
+        if self.append.is_none() && self.earlier > 0 {
+            self.read_all()?;
+        }
         // Format 3 keys a move's draws on the last move standing before its round: the
         // head alone tells that only when it is a move made alone. A game with hidden
         // state may open sealed moves of any earlier record: it reads the window its

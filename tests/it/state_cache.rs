@@ -296,3 +296,51 @@ fn desert_kingdom_moves_from_the_note_are_the_replayed_moves() {
         assert!(widest <= WINDOW_MOST, "{widest} records read");
     }
 }
+
+/// Plays `moves` random moves of a new game on both referees, one move a run on the
+/// replaying one, and runs of three moves on one opened file on the other (as a
+/// forced or a bot's move follows a player's in one run by mail): after each run the
+/// files are the same bytes, and the file audits.
+fn moves_in_one_run_write_what_runs_of_one_write(game: &str, players: usize, seed_byte: u8) {
+    let referees = new_game(game, players, seed_byte);
+    let mut picker = DrawStream::for_testing(u64::from(seed_byte));
+    let mut runs = 0;
+    'game: for _ in 0..15 {
+        // The first move of a run takes the fast path: the file this keyring wrote.
+        let bytes = fs::read(&referees.cached_file).expect("read");
+        let mut opened = ops::open_bytes(&bytes, Some(&referees.cached), true).expect("opens");
+        for _ in 0..3 {
+            let view = ops::view(&referees.replayed_file, None, None, None).expect("view");
+            if view["over"] == true {
+                break 'game;
+            }
+            let player = view["to_move"][0].as_str().expect("a player").to_string();
+            let legal = ops::legal(&referees.replayed_file, &player, Some(&referees.replaying))
+                .expect("legal");
+            let text = pick(&legal, &mut picker).expect("a move");
+            opened
+                .apply(&referees.cached, &player, &text)
+                .expect("a move on the file opened");
+            let _ = fs::remove_dir_all(referees.replaying.home().join("states"));
+            ops::apply_move(&referees.replayed_file, &referees.replaying, &player, &text)
+                .expect("a move a run");
+        }
+        ops::write_game(&referees.cached_file, opened.as_ref(), &referees.cached).expect("write");
+        runs += 1;
+        assert_eq!(
+            fs::read(&referees.cached_file).expect("read"),
+            fs::read(&referees.replayed_file).expect("read"),
+            "{game}: run {runs}: moves in one run wrote other bytes than a run a move"
+        );
+        let audit = ops::audit(&referees.cached_file, Some(&referees.cached)).expect("audits");
+        assert!(audit.passed(), "{game}: run {runs}: {:?}", audit.problems);
+    }
+    assert!(runs >= 5, "{game}: {runs} runs");
+}
+
+#[test]
+fn several_moves_in_one_run_write_what_a_run_a_move_writes() {
+    moves_in_one_run_write_what_runs_of_one_write("right-of-way", 2, 31);
+    moves_in_one_run_write_what_runs_of_one_write("triangle-auction", 5, 32);
+    moves_in_one_run_write_what_runs_of_one_write("desert-kingdom", 6, 33);
+}
