@@ -1210,12 +1210,6 @@ impl<R: Rules> OpenGame for Opened<R> {
     }
 
     fn apply(&mut self, keyring: &Keyring, player: &str, move_text: &str) -> Result<MoveOutcome> {
-        // Bytes a move of this opened game wrote have no append point kept: a further
-        // move (a forced or a bot's move that follows) reads them whole, or it would
-        // write only the records it read.
-        if self.append.is_none() && self.earlier > 0 {
-            self.read_all()?;
-        }
         // Format 3 keys a move's draws on the last move standing before its round: the
         // head alone tells that only when it is a move made alone. A game with hidden
         // state may open sealed moves of any earlier record: it reads the window its
@@ -1248,27 +1242,43 @@ impl<R: Rules> OpenGame for Opened<R> {
             other => other?,
         };
         let outcome = self.outcome(&applied);
-        let (bytes, digest) = match self.append.take() {
+        // Where the new record went is where the next one goes: a move that follows in
+        // this run (a forced or a bot's move, by mail) appends too, and never writes
+        // only the records it read.
+        let (bytes, digest, next) = match self.append.take() {
             Some(append) => {
                 let file = &self.game.file;
                 let record = file
                     .records
                     .last()
                     .ok_or_else(|| EngineError::Malformed("the new record is missing".into()))?;
-                let added = super::file::appended(append.first, record, &file.seed, &file.state)?;
-                let digest = append.hasher.chain_update(&added).finalize().into();
+                let line = super::file::record_line(append.first, record)?;
+                let hasher = append.hasher.chain_update(&line);
                 let mut bytes = std::mem::take(&mut self.bytes);
                 bytes.truncate(append.kept);
-                bytes.extend_from_slice(&added);
-                (bytes, digest)
+                bytes.extend_from_slice(&line);
+                let kept = bytes.len();
+                super::file::append_tail(&mut bytes, &file.seed, &file.state)?;
+                let digest = hasher
+                    .clone()
+                    .chain_update(&bytes[kept..])
+                    .finalize()
+                    .into();
+                let next = Append {
+                    kept,
+                    first: false,
+                    hasher,
+                };
+                (bytes, digest, Some(next))
             }
             None => {
                 let bytes = self.game.file.to_bytes()?;
                 let digest = sha256(&bytes);
-                (bytes, digest)
+                (bytes, digest, None)
             }
         };
         self.replace_bytes(bytes, digest);
+        self.append = next;
         self.full = OnceCell::from(applied.state);
         self.before_head = Some(applied.before);
         self.last_report = Some((applied.turn, applied.report));

@@ -337,12 +337,33 @@ pub fn appended<S: Serialize>(
     seed: &Option<String>,
     state: &S,
 ) -> Result<Vec<u8>> {
-    let state = to_json(state)?;
-    let mut out = Vec::with_capacity(state.len() + 1024);
+    let mut out = record_line(first, record)?;
+    append_tail(&mut out, seed, state)?;
+    Ok(out)
+}
+
+/// A record as it goes after the records before it (the first of a file or another),
+/// on a line of its own: what stays when the next record is appended.
+///
+/// # Errors
+/// Something does not serialize.
+pub fn record_line(first: bool, record: &Record) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(1024);
     out.extend_from_slice(if first { b"\n" } else { b",\n" });
     serde_json::to_writer(&mut out, record).map_err(unserializable)?;
-    write_tail(&mut out, seed, &state)?;
     Ok(out)
+}
+
+/// Appends what follows the records to `out`: their list's end, the seed and `state`.
+///
+/// # Errors
+/// The state does not serialize.
+pub fn append_tail<S: Serialize>(
+    out: &mut Vec<u8>,
+    seed: &Option<String>,
+    state: &S,
+) -> Result<()> {
+    write_tail(out, seed, &to_json(state)?)
 }
 
 /// What opens the list of records (each on a line of its own).
