@@ -39,7 +39,7 @@
 //! So a full area of forks encloses one area around each vertex inside the area, and a
 //! ring that leans on the area's border encloses nothing.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -229,20 +229,20 @@ pub fn cell_centre(cell: Cell, size: f64) -> PicturePoint {
 /// Which of a tile's regions (0..3) each half-edge (edge, half) belongs to, by the
 /// module's model.
 fn regions(outlets: &Outlets) -> [[usize; 2]; 3] {
-    let present: Vec<usize> = (0..3).filter(|&e| outlets[e].is_some()).collect();
-    match present[..] {
+    // With two outlets on edges a < b, the corner between them is named by its first
+    // edge clockwise: a when b = a + 1, else b (edges 0 and 2 meet at corner 2).
+    let corner = match outlets.map(|outlet| outlet.is_some()) {
         // A fork: corner k holds (k, 1) and (k+1, 0), so half (e, 0) is in corner e-1.
-        [_, _, _] => [[2, 0], [0, 1], [1, 2]],
-        [a, b] => {
-            // The corner between the two outlets, named by its first edge clockwise.
-            let c = if b == (a + 1) % 3 { a } else { b };
-            let mut map = [[0; 2]; 3];
-            map[c][1] = 1;
-            map[(c + 1) % 3][0] = 1;
-            map
-        }
-        _ => [[0; 2]; 3],
-    }
+        [true, true, true] => return [[2, 0], [0, 1], [1, 2]],
+        [true, true, false] => 0,
+        [false, true, true] => 1,
+        [true, false, true] => 2,
+        _ => return [[0; 2]; 3],
+    };
+    let mut map = [[0; 2]; 3];
+    map[corner][1] = 1;
+    map[(corner + 1) % 3][0] = 1;
+    map
 }
 
 /// Union-find over region numbers, for [`enclosed_areas`].
@@ -274,11 +274,14 @@ pub fn enclosed_areas(side: u8, placed: &BTreeMap<Cell, Outlets>) -> usize {
         .filter(|(cell, _)| cell.within(side))
         .map(|(&cell, outlets)| (cell, regions(outlets)))
         .collect();
-    let slot: BTreeMap<Cell, usize> = tiles
-        .iter()
-        .enumerate()
-        .map(|(j, (cell, _))| (*cell, j))
-        .collect();
+    // The tiles are in the map's order, by cell: the tile across an edge is found by
+    // a binary search, without a map or a table of the whole area (an open area's side
+    // is the largest there is), since scoring runs on every move.
+    let slot = |cell: Cell| {
+        tiles
+            .binary_search_by_key(&cell, |(placed, _)| *placed)
+            .ok()
+    };
     // Tile j's region k is number 3j + k.
     let mut sets = Sets {
         parent: (0..3 * tiles.len()).collect(),
@@ -287,12 +290,12 @@ pub fn enclosed_areas(side: u8, placed: &BTreeMap<Cell, Outlets>) -> usize {
     let mut used = Vec::new();
     for (j, (cell, map)) in tiles.iter().enumerate() {
         for (edge, halves) in (0..3u8).zip(map) {
+            let across = cell
+                .neighbour(edge, side)
+                .and_then(|(n, f)| slot(n).map(|k| (k, f)));
             for (half, region) in halves.iter().enumerate() {
                 let here = 3 * j + region;
                 used.push(here);
-                let across = cell
-                    .neighbour(edge, side)
-                    .and_then(|(n, f)| slot.get(&n).map(|&k| (k, f)));
                 match across {
                     Some((k, f)) => {
                         // The neighbour runs the edge the other way: our half 0 is its half 1.
@@ -304,9 +307,22 @@ pub fn enclosed_areas(side: u8, placed: &BTreeMap<Cell, Outlets>) -> usize {
             }
         }
     }
-    let open_roots: BTreeSet<usize> = open.into_iter().map(|r| sets.find(r)).collect();
-    let roots: BTreeSet<usize> = used.into_iter().map(|r| sets.find(r)).collect();
-    roots.difference(&open_roots).count()
+    let mut is_open = vec![false; sets.parent.len()];
+    for region in open {
+        let root = sets.find(region);
+        is_open[root] = true;
+    }
+    // Each closed set counted once, at its root.
+    let mut counted = is_open;
+    let mut enclosed = 0;
+    for region in used {
+        let root = sets.find(region);
+        if !counted[root] {
+            counted[root] = true;
+            enclosed += 1;
+        }
+    }
+    enclosed
 }
 
 /// What [`draw`] shows in a placed cell: a label of up to 2 characters and, at each

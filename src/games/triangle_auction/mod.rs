@@ -393,13 +393,15 @@ impl Rules for TriangleAuction {
         }
         // Ties: the most enclosed areas, then the furthest on the improvement track;
         // what is still tied is shared.
-        let key = |seat: usize| {
-            let score = self.score(state, seat);
-            (score.total, score.enclosed, state.players[seat].improvement)
-        };
-        let best = (0..state.players.len()).map(key).max();
-        (0..state.players.len())
-            .filter(|&seat| Some(key(seat)) == best)
+        let keys: Vec<_> = (0..state.players.len())
+            .map(|seat| {
+                let score = self.score(state, seat);
+                (score.total, score.enclosed, state.players[seat].improvement)
+            })
+            .collect();
+        let best = keys.iter().max();
+        (0..keys.len())
+            .filter(|&seat| Some(&keys[seat]) == best)
             .collect()
     }
 
