@@ -6,6 +6,7 @@
 //!   last move), and late again with 5,000 game files beside it; next to
 //!   `apply/GAME-POINT/dd-fsync-floor`, a process that only reads the same file and
 //!   writes it back durably (`dd conv=fsync`): the physical floor. Target: within 2x.
+//!   The two run in turn, and the summary's ratio is of the pairs so measured.
 //! - `audit/GAME/pbem-audit-process`: the referee's audit of each complete game.
 //!   Target: within 3x of one (late) apply.
 //! - `random-games/GAME-PLAYERS`: complete random games on one core, every game at its
@@ -16,9 +17,10 @@
 //!
 //! `PBEM_BENCH_BIN=path cargo bench` measures another build of pbem (a static one, say).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 
@@ -164,10 +166,26 @@ fn write_synced(path: &Path, bytes: &[u8]) {
         .expect("sync");
 }
 
+/// Runs `command` to its successful end and says how long it took.
+fn timed(command: &mut Command) -> Duration {
+    let started = Instant::now();
+    run(command);
+    started.elapsed()
+}
+
+/// Each point's pairs of (floor, apply) times, measured one right after the other.
+type Pairs = BTreeMap<String, Vec<(Duration, Duration)>>;
+
 /// `pbem apply` of each game's early and late move, each next to the floor of its
 /// file: a process that reads it and writes it back durably (`dd conv=fsync`); and the
 /// late move of the first game again in a folder of [`CROWD`] other game files.
-fn bench_apply(c: &mut Criterion, fixture: &Fixture) {
+///
+/// The two processes run in turn, each on the file freshly restored: every iteration
+/// of either benchmark runs the other process too, untimed, so that both are measured
+/// under the same load, and the apply benchmark keeps each of its (floor, apply) pairs
+/// for the summary's ratio. The floor alone moved by half from one run to another on a
+/// shared machine; measured in pairs, the ratio moves with neither.
+fn bench_apply(c: &mut Criterion, fixture: &Fixture) -> Pairs {
     let mut group = c.benchmark_group("apply");
     group.sample_size(30);
     group.measurement_time(Duration::from_secs(5));
@@ -186,6 +204,7 @@ fn bench_apply(c: &mut Criterion, fixture: &Fixture) {
         )
         .expect("a game beside");
     }
+    let mut pairs = Pairs::new();
     let mut measure = |name: String, folder: &Path, point: &Point| {
         let work = folder.join("work.json");
         let copy = folder.join("copy.json");
@@ -205,33 +224,48 @@ fn bench_apply(c: &mut Criterion, fixture: &Fixture) {
                 write_synced(path, bytes);
             }
         };
+        let floor = || {
+            restore();
+            timed(
+                Command::new("dd")
+                    .arg(format!("if={}", work.display()))
+                    .arg(format!("of={}", copy.display()))
+                    .arg("conv=fsync")
+                    .arg("status=none"),
+            )
+        };
+        let apply = || {
+            restore();
+            timed(Command::new(pbem_bin()).arg("apply").arg(&work).args([
+                "--player",
+                &point.player,
+                "--move",
+                &point.text,
+            ]))
+        };
         group.bench_function(format!("{name}/dd-fsync-floor"), |b| {
-            b.iter_batched(
-                restore,
-                |()| {
-                    run(Command::new("dd")
-                        .arg(format!("if={}", work.display()))
-                        .arg(format!("of={}", copy.display()))
-                        .arg("conv=fsync")
-                        .arg("status=none"));
-                },
-                BatchSize::PerIteration,
-            );
+            b.iter_custom(|iterations| {
+                (0..iterations)
+                    .map(|_| {
+                        apply();
+                        floor()
+                    })
+                    .sum()
+            });
         });
+        let mut paired = Vec::new();
         group.bench_function(format!("{name}/pbem-apply-process"), |b| {
-            b.iter_batched(
-                restore,
-                |()| {
-                    run(Command::new(pbem_bin()).arg("apply").arg(&work).args([
-                        "--player",
-                        &point.player,
-                        "--move",
-                        &point.text,
-                    ]));
-                },
-                BatchSize::PerIteration,
-            );
+            b.iter_custom(|iterations| {
+                (0..iterations)
+                    .map(|_| {
+                        let pair = (floor(), apply());
+                        paired.push(pair);
+                        pair.1
+                    })
+                    .sum()
+            });
         });
+        pairs.insert(name, paired);
     };
     for played in &fixture.played {
         measure(format!("{}-early", played.game), &alone, &played.early);
@@ -246,9 +280,9 @@ fn bench_apply(c: &mut Criterion, fixture: &Fixture) {
     }
     group.finish();
     std::env::remove_var("PBEM_HOME");
+    pairs
 }
 
-/// `pbem audit` (the referee's, with the keyring) of each complete game.
 fn bench_audit(c: &mut Criterion, fixture: &Fixture) {
     let mut group = c.benchmark_group("audit");
     group.sample_size(20);
@@ -510,10 +544,10 @@ fn benches(c: &mut Criterion) {
     let fixture = fixture();
     bench_random_games(c);
     bench_simulate(c);
-    bench_apply(c, &fixture);
+    let pairs = bench_apply(c, &fixture);
     bench_audit(c, &fixture);
     bench_inbox(c);
-    summary(started);
+    summary(started, &pairs);
 }
 
 /// Where criterion keeps its estimates: CRITERION_HOME, else `criterion` in the target
@@ -546,9 +580,23 @@ fn median(started: std::time::SystemTime, group: &str, id: &str) -> Option<f64> 
     Some(estimates["median"]["point_estimate"].as_f64()? / 1e9)
 }
 
+/// The median of some durations, in seconds; `None` for none.
+fn median_of(mut times: Vec<Duration>) -> Option<f64> {
+    times.sort_unstable();
+    let middle = times.len() / 2;
+    let median = match times.len() {
+        0 => return None,
+        n if n % 2 == 1 => times[middle],
+        _ => (times[middle - 1] + times[middle]) / 2,
+    };
+    Some(median.as_secs_f64())
+}
+
 /// The targets as ratios of this run's medians: apply against its floor at every
-/// point, the audit against one (late) apply, random games per second per core.
-fn summary(started: std::time::SystemTime) {
+/// point (from the pairs measured one right after the other: the target's measure;
+/// then from criterion's two estimates), the audit against one (late) apply, random
+/// games per second per core.
+fn summary(started: std::time::SystemTime, pairs: &Pairs) {
     let shown = |value: Option<f64>, unit: &str| {
         value.map_or("not measured".to_string(), |v| format!("{v:.2}{unit}"))
     };
@@ -562,14 +610,23 @@ fn summary(started: std::time::SystemTime) {
         points.push(format!("{game}-late-beside-{CROWD}"));
     }
     for point in &points {
-        let floor = median(started, "apply", &format!("{point}/dd-fsync-floor"));
-        let apply = median(started, "apply", &format!("{point}/pbem-apply-process"));
-        let ratio = floor.zip(apply).map(|(floor, apply)| apply / floor);
+        let paired = pairs.get(point).map(Vec::as_slice).unwrap_or_default();
+        let floor = median_of(paired.iter().map(|pair| pair.0).collect());
+        let apply = median_of(paired.iter().map(|pair| pair.1).collect());
+        let estimated_floor = median(started, "apply", &format!("{point}/dd-fsync-floor"));
+        let estimated_apply = median(started, "apply", &format!("{point}/pbem-apply-process"));
+        let ratio = |apply: Option<f64>, floor: Option<f64>| {
+            shown(floor.zip(apply).map(|(floor, apply)| apply / floor), "x")
+        };
         eprintln!(
-            "  apply {point}: {} / floor {} = {} (target <= 2x)",
+            "  apply {point}: {} / floor {} = {} over {} pairs (target <= 2x); criterion's medians: {} / {} = {}",
             shown(apply.map(|s| s * 1e3), " ms"),
             shown(floor.map(|s| s * 1e3), " ms"),
-            shown(ratio, "x")
+            ratio(apply, floor),
+            paired.len(),
+            shown(estimated_apply.map(|s| s * 1e3), " ms"),
+            shown(estimated_floor.map(|s| s * 1e3), " ms"),
+            ratio(estimated_apply, estimated_floor),
         );
     }
     for (game, _) in GAMES {
