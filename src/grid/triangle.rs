@@ -283,11 +283,11 @@ pub fn enclosed_areas(side: u8, placed: &BTreeMap<Cell, Outlets>) -> usize {
             .ok()
     };
     // Tile j's region k is number 3j + k.
+    let regions = 3 * tiles.len();
     let mut sets = Sets {
-        parent: (0..3 * tiles.len()).collect(),
+        parent: (0..regions).collect(),
     };
-    let mut open = Vec::new();
-    let mut used = Vec::new();
+    let mut flags = vec![0u8; regions];
     for (j, (cell, map)) in tiles.iter().enumerate() {
         for (edge, halves) in (0..3u8).zip(map) {
             let across = cell
@@ -295,35 +295,46 @@ pub fn enclosed_areas(side: u8, placed: &BTreeMap<Cell, Outlets>) -> usize {
                 .and_then(|(n, f)| slot(n).map(|k| (k, f)));
             for (half, region) in halves.iter().enumerate() {
                 let here = 3 * j + region;
-                used.push(here);
+                flags[here] |= USED;
                 match across {
                     Some((k, f)) => {
                         // The neighbour runs the edge the other way: our half 0 is its half 1.
                         let there = 3 * k + tiles[k].1[usize::from(f)][1 - half];
                         sets.join(here, there);
                     }
-                    None => open.push(here),
+                    None => flags[here] |= OPEN,
                 }
             }
         }
     }
-    let mut is_open = vec![false; sets.parent.len()];
-    for region in open {
-        let root = sets.find(region);
-        is_open[root] = true;
+    // A set is open when any of its regions is: marked on its root, then each closed
+    // set counted once, at its root.
+    for region in 0..regions {
+        if flags[region] & OPEN != 0 {
+            let root = sets.find(region);
+            flags[root] |= OPEN;
+        }
     }
-    // Each closed set counted once, at its root.
-    let mut counted = is_open;
     let mut enclosed = 0;
-    for region in used {
+    for region in 0..regions {
+        if flags[region] & USED == 0 {
+            continue;
+        }
         let root = sets.find(region);
-        if !counted[root] {
-            counted[root] = true;
+        if flags[root] & (OPEN | COUNTED) == 0 {
+            flags[root] |= COUNTED;
             enclosed += 1;
         }
     }
     enclosed
 }
+
+/// What [`enclosed_areas`] knows of a region: some half of a tile lies in it, ...
+const USED: u8 = 1;
+/// ... it meets an empty cell or the border (on its set's root: the set does) ...
+const OPEN: u8 = 2;
+/// ... and, on a root, that its set has been counted.
+const COUNTED: u8 = 4;
 
 /// What [`draw`] shows in a placed cell: a label of up to 2 characters and, at each
 /// edge with an outlet, that outlet's character.
