@@ -283,6 +283,7 @@ fn bench_apply(c: &mut Criterion, fixture: &Fixture) -> Pairs {
     pairs
 }
 
+/// `pbem audit` (the referee's, with the keyring) of each complete game.
 fn bench_audit(c: &mut Criterion, fixture: &Fixture) {
     let mut group = c.benchmark_group("audit");
     group.sample_size(20);
