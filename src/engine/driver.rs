@@ -679,7 +679,7 @@ fn open_verified<'a, R: Rules>(
     let version = text.version()?;
     let append = Append {
         kept: appendable.kept.len(),
-        first: text.records.is_empty(),
+        first: appendable.first,
         hasher,
     };
     let game = Game::<R>::from_file(GameFile {

@@ -303,43 +303,14 @@ impl<'a> FileText<'a> {
 }
 
 /// A game file's bytes up to the end of its last record, to which a record can be
-/// appended (see [`FileText::appendable`]).
+/// appended (see [`FileText::appendable`]): the kept bytes, then [`record_line`] and
+/// [`append_tail`], are exactly what [`GameFile::to_bytes`] writes for the file with
+/// that record.
 #[derive(Debug, Clone, Copy)]
 pub struct Appendable<'a> {
     pub kept: &'a [u8],
-    first: bool,
-}
-
-impl Appendable<'_> {
-    /// The bytes that follow [`Appendable::kept`] once `record` is appended and the seed
-    /// and state are replaced: with the kept bytes, exactly what
-    /// [`GameFile::to_bytes`] writes for the file with that record.
-    ///
-    /// # Errors
-    /// Something does not serialize.
-    pub fn added<S: Serialize>(
-        &self,
-        record: &Record,
-        seed: &Option<String>,
-        state: &S,
-    ) -> Result<Vec<u8>> {
-        appended(self.first, record, seed, state)
-    }
-}
-
-/// What [`Appendable::added`] gives, for the first record of a file or another.
-///
-/// # Errors
-/// Something does not serialize.
-pub fn appended<S: Serialize>(
-    first: bool,
-    record: &Record,
-    seed: &Option<String>,
-    state: &S,
-) -> Result<Vec<u8>> {
-    let mut out = record_line(first, record)?;
-    append_tail(&mut out, seed, state)?;
-    Ok(out)
+    /// Whether the record appended is the file's first.
+    pub first: bool,
 }
 
 /// A record as it goes after the records before it (the first of a file or another),
@@ -1025,9 +996,8 @@ mod tests {
             let text = FileText::parse(&bytes).expect("parses");
             let appendable = text.appendable(&bytes).expect("pbem's own layout");
             let next = file(records + 1);
-            let added = appendable
-                .added(&record(records + 1), &next.seed, &next.state)
-                .expect("added");
+            let mut added = record_line(appendable.first, &record(records + 1)).expect("line");
+            append_tail(&mut added, &next.seed, &next.state).expect("tail");
             let whole = [appendable.kept, &added].concat();
             assert_eq!(
                 String::from_utf8(whole).expect("utf-8"),
