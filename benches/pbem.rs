@@ -34,10 +34,45 @@ use pbem::games::right_of_way::RightOfWay;
 use pbem::games::triangle_auction::TriangleAuction;
 use pbem::ops;
 
-/// The binary measured: this build's, or another build of the same source named by
-/// PBEM_BENCH_BIN (a statically linked build, say: README's "Faster starts").
-fn pbem_bin() -> std::ffi::OsString {
-    std::env::var_os("PBEM_BENCH_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_pbem").into())
+/// The programs measured, each run from a copy in the benchmark's folder, made as
+/// `cargo install` makes one: pbem (this build's, or another build of the same source
+/// named by PBEM_BENCH_BIN: a statically linked one, say, README's "Faster starts") and
+/// dd, the floor.
+///
+/// Why copies: how a program's file came to be in memory changes how fast it runs. The
+/// same bytes moved 7% slower from the file the linker wrote than from such a copy, and
+/// dd 2% slower from its installed file than from its copy (a move of the triangle
+/// auction, and the floor, 100 runs of each in turn). A referee runs an installed pbem,
+/// and the two programs are measured alike.
+struct Programs {
+    pbem: PathBuf,
+    dd: PathBuf,
+}
+
+fn install_programs(folder: &Path) -> Programs {
+    let build = std::env::var_os("PBEM_BENCH_BIN")
+        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_pbem")), PathBuf::from);
+    let dd = std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|dir| dir.join("dd"))
+        .find(|path| path.is_file())
+        .expect("dd on the PATH");
+    std::fs::create_dir_all(folder).expect("a folder for the programs");
+    let install = |from: &Path, name: &str| {
+        let to = folder.join(name);
+        std::fs::copy(from, &to).expect("a copy of a program");
+        to
+    };
+    Programs {
+        pbem: install(&build, "pbem"),
+        dd: install(&dd, "dd"),
+    }
+}
+
+/// Where the benchmarks write their files: PBEM_BENCH_DIR, or the working folder.
+fn bench_dir() -> PathBuf {
+    std::env::var_os("PBEM_BENCH_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from)
 }
 
 /// The games measured, each at its largest number of players.
@@ -72,6 +107,7 @@ struct Played {
 
 struct Fixture {
     dir: tempfile::TempDir,
+    programs: Programs,
     home: PathBuf,
     played: Vec<Played>,
 }
@@ -132,9 +168,7 @@ fn play(dir: &Path, home: &Path, game: &'static str, players: usize, seed_byte: 
 }
 
 fn fixture() -> Fixture {
-    let dir =
-        tempfile::tempdir_in(std::env::var_os("PBEM_BENCH_DIR").unwrap_or_else(|| ".".into()))
-            .expect("a temporary folder");
+    let dir = tempfile::tempdir_in(bench_dir()).expect("a temporary folder");
     let home = dir.path().join("keyring");
     // A fixed referee key, as the tests use: the setup's draws depend on genesis, which
     // names the key, so with it every run of the benchmarks plays the same games and
@@ -146,7 +180,13 @@ fn fixture() -> Fixture {
         .enumerate()
         .map(|(n, &(game, players))| play(dir.path(), &home, game, players, n as u8 + 1))
         .collect();
-    Fixture { dir, home, played }
+    let programs = install_programs(&dir.path().join("bin"));
+    Fixture {
+        dir,
+        programs,
+        home,
+        played,
+    }
 }
 
 fn run(command: &mut Command) {
@@ -227,7 +267,7 @@ fn bench_apply(c: &mut Criterion, fixture: &Fixture) -> Pairs {
         let floor = || {
             restore();
             timed(
-                Command::new("dd")
+                Command::new(&fixture.programs.dd)
                     .arg(format!("if={}", work.display()))
                     .arg(format!("of={}", copy.display()))
                     .arg("conv=fsync")
@@ -236,12 +276,12 @@ fn bench_apply(c: &mut Criterion, fixture: &Fixture) -> Pairs {
         };
         let apply = || {
             restore();
-            timed(Command::new(pbem_bin()).arg("apply").arg(&work).args([
-                "--player",
-                &point.player,
-                "--move",
-                &point.text,
-            ]))
+            timed(
+                Command::new(&fixture.programs.pbem)
+                    .arg("apply")
+                    .arg(&work)
+                    .args(["--player", &point.player, "--move", &point.text]),
+            )
         };
         group.bench_function(format!("{name}/dd-fsync-floor"), |b| {
             b.iter_custom(|iterations| {
@@ -297,7 +337,7 @@ fn bench_audit(c: &mut Criterion, fixture: &Fixture) {
         );
         group.bench_function(format!("{}/pbem-audit-process", played.game), |b| {
             b.iter(|| {
-                run(Command::new(pbem_bin())
+                run(Command::new(&fixture.programs.pbem)
                     .env("PBEM_HOME", &fixture.home)
                     .arg("audit")
                     .arg(&played.complete))
@@ -382,11 +422,9 @@ fn copy_dir(from: &Path, to: &Path) {
 
 /// `pbem inbox --maildir` on a Maildir of MESSAGES moves, each a real message with the
 /// player's token, sent on through a folder transport.
-fn bench_inbox(c: &mut Criterion) {
+fn bench_inbox(c: &mut Criterion, pbem: &Path) {
     const MESSAGES: usize = 40;
-    let dir =
-        tempfile::tempdir_in(std::env::var_os("PBEM_BENCH_DIR").unwrap_or_else(|| ".".into()))
-            .expect("a temporary folder");
+    let dir = tempfile::tempdir_in(bench_dir()).expect("a temporary folder");
     // Play the game once to learn a legal sequence of moves...
     let scout = Keyring::at(dir.path().join("scout"));
     let request = || NewGame {
@@ -454,7 +492,7 @@ Content-Type: text/plain; charset=utf-8\r\n\r\n{text}\r\n\r\npbem-token: {}\r\n"
                 delivered_in_name_order(&work.join("maildir/new"));
             },
             |()| {
-                let output = Command::new(pbem_bin())
+                let output = Command::new(pbem)
                     .env("PBEM_HOME", work.join("keyring"))
                     .env(
                         "PBEM_SMTP",
@@ -547,7 +585,7 @@ fn benches(c: &mut Criterion) {
     bench_simulate(c);
     let pairs = bench_apply(c, &fixture);
     bench_audit(c, &fixture);
-    bench_inbox(c);
+    bench_inbox(c, &fixture.programs.pbem);
     summary(started, &pairs);
 }
 
