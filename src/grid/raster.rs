@@ -30,14 +30,20 @@ fn fonts() -> Arc<Database> {
     static FONTS: OnceLock<Arc<Database>> = OnceLock::new();
     FONTS
         .get_or_init(|| {
-            let mut fonts = Database::new();
-            fonts.load_system_fonts();
+            let mut fonts = system_fonts();
             keep_in_memory(&mut fonts, &PICTURE_FAMILIES);
-            fonts.set_sans_serif_family("DejaVu Sans");
-            fonts.set_monospace_family("DejaVu Sans Mono");
             Arc::new(fonts)
         })
         .clone()
+}
+
+/// The machine's fonts as fontdb finds them, each face read from its file when used.
+fn system_fonts() -> Database {
+    let mut fonts = Database::new();
+    fonts.load_system_fonts();
+    fonts.set_sans_serif_family("DejaVu Sans");
+    fonts.set_monospace_family("DejaVu Sans Mono");
+    fonts
 }
 
 /// Reads the files of the faces a picture draws with (of `families`, upright, regular
@@ -204,25 +210,12 @@ mod tests {
         mono.mono = true;
         svg.text((150.0, 55.0), "A1 B2 C3", mono);
         let svg = svg.finish();
-        let mut from_files = Database::new();
-        from_files.load_system_fonts();
-        from_files.set_sans_serif_family("DejaVu Sans");
-        from_files.set_monospace_family("DejaVu Sans Mono");
-        let blank = {
-            let mut nothing = Svg::new(300.0, 60.0, "test");
-            nothing.rect(
-                (0.0, 0.0),
-                1.0,
-                1.0,
-                super::super::svg::Style::filled("#ffffff"),
-            );
-            png_of_svg(&nothing.finish()).expect("png")
-        };
+        let blank = png_of_svg(&Svg::new(300.0, 60.0, "test").finish()).expect("png");
         let drawn = png_of_svg(&svg).expect("png");
         assert_ne!(drawn, blank, "the text is drawn");
         assert_eq!(
             drawn,
-            png_with_fonts(&svg, Arc::new(from_files)).expect("png")
+            png_with_fonts(&svg, Arc::new(system_fonts())).expect("png")
         );
     }
 
