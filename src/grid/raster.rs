@@ -17,9 +17,15 @@ const QUANTISER_SAMPLING: i32 = 10;
 /// The most pixels a picture may have (a board drawn in error must not eat memory).
 const MAX_PIXELS: u64 = 40_000_000;
 
-/// The families every picture names first ([`super::svg::FONT_FAMILY`],
-/// [`super::svg::MONO_FAMILY`]).
-const PICTURE_FAMILIES: [&str; 2] = ["DejaVu Sans", "DejaVu Sans Mono"];
+/// The family every picture names first for its text ([`super::svg::FONT_FAMILY`]).
+const SANS_FAMILY: &str = "DejaVu Sans";
+
+/// The family every picture names first for its monospace text
+/// ([`super::svg::MONO_FAMILY`]).
+const MONO_FAMILY: &str = "DejaVu Sans Mono";
+
+/// The families every picture draws with.
+const PICTURE_FAMILIES: [&str; 2] = [SANS_FAMILY, MONO_FAMILY];
 
 /// The most of a font file read into memory (DejaVu's are under 1 MB each).
 const MAX_FONT_FILE_BYTES: u64 = 32 * 1024 * 1024;
@@ -41,8 +47,8 @@ fn fonts() -> Arc<Database> {
 fn system_fonts() -> Database {
     let mut fonts = Database::new();
     fonts.load_system_fonts();
-    fonts.set_sans_serif_family("DejaVu Sans");
-    fonts.set_monospace_family("DejaVu Sans Mono");
+    fonts.set_sans_serif_family(SANS_FAMILY);
+    fonts.set_monospace_family(MONO_FAMILY);
     fonts
 }
 
