@@ -216,7 +216,7 @@ fn audit_into<R: Rules>(
                 "seed {source}: matches the commitment; every draw is re-derived"
             ));
             report.draws_derived = true;
-            if game.version == Version::V3 {
+            if game.version.marks_rounds() {
                 match game.derived_id(&seed) {
                     Ok(derived) if derived == *id => {
                         report.ok(format!("game id {id}: derived from the seed and genesis"))
@@ -343,7 +343,7 @@ fn audit_into<R: Rules>(
         let seat = game.seat_of(&record.player)?;
         // The round the rules give a move here, checked before the ledger reads it.
         let ruled_round = match state.as_ref().filter(|_| pending.is_none()) {
-            Some(before) if game.version == Version::V3 && record.undo.is_none() => {
+            Some(before) if game.version.marks_rounds() && record.undo.is_none() => {
                 let now = (game.rules.round_label(before), game.rules.to_move(before));
                 let before_last = ledger
                     .last_standing()
@@ -413,6 +413,24 @@ fn audit_into<R: Rules>(
             continue;
         }
         problems.extend(check_openings(game, seed.as_ref(), index, &mut opened));
+        // Format 4: a seat's second move of a round carries the seat's moves of the
+        // round as one (checked against the rules on replay), any other move none.
+        let earlier_in_round = (game.version == Version::V4)
+            .then(|| game.earlier_in_round(&ledger, record.turn, seat))
+            .flatten();
+        if game.version == Version::V4 {
+            match (earlier_in_round, &record.combined) {
+                (Some(earlier), None) => problems.push(format!(
+                    "it is {}'s second move of the round (after turn {earlier}) but carries no combined move",
+                    record.player
+                )),
+                (None, Some(_)) => problems.push(format!(
+                    "it carries a combined move but is {}'s first move of the round",
+                    record.player
+                )),
+                _ => {}
+            }
+        }
         // The move: in clear, or sealed and opened by the seed or a later record. Its
         // text is never printed while it could still be a secret.
         let text = match game.move_of(seed.as_ref(), record) {
@@ -446,6 +464,18 @@ fn audit_into<R: Rules>(
                         seed,
                         game.draw_key_v3(seed, &ledger, (record.turn, &record.player, &text))?,
                     )),
+                    Some(seed) if game.version == Version::V4 => {
+                        let entry = record.combined.as_deref().unwrap_or(&text);
+                        let history =
+                            game.history_v4(seed, &ledger, (record.turn, &record.player, entry))?;
+                        if record.history.as_deref() != Some(to_hex(&history).as_str()) {
+                            problems.push(
+                                "its standing history is not the one the seed and the standing moves give"
+                                    .into(),
+                            );
+                        }
+                        Some((seed, seed.draw_key_v4(&body, &history)))
+                    }
                     Some(seed) => Some((
                         seed,
                         game.draw_key(
@@ -461,6 +491,16 @@ fn audit_into<R: Rules>(
                 };
                 let mut chance = chance_for(keyed, &scope, record.turn, &record.draws);
                 let replayed = game.rules.parse_move(before, seat, &text).and_then(|mv| {
+                    if let Some(problem) = not_as_recorded(game, before, seat, &text, &mv)? {
+                        problems.push(problem);
+                    }
+                    if let Some(earlier) = earlier_in_round {
+                        if let Some(problem) =
+                            not_combined(game, before, (seat, record), earlier, &mv)?
+                        {
+                            problems.push(problem);
+                        }
+                    }
                     let opens = game.rules.opens(before, seat, &mv);
                     let next = game.rules.apply(before, seat, &mv, &mut chance)?;
                     Ok((next, opens))
@@ -611,6 +651,67 @@ fn opened_as_ruled<R: Rules>(
     (expected != actual).then(|| {
         format!("it opens the sealed moves of turns {actual:?}, the rules open those of turns {expected:?}")
     })
+}
+
+/// Whether a record's move text is the one a move made now would be recorded as: the
+/// rules' canonical text of the move it reads as (formats 3 and 4: a move is drawn on
+/// as recorded, so a spelling the rules would not write could have been chosen for its
+/// draws), and in format 4 also in its recorded form (the triangle auction's one order
+/// of a placing turn; format 3 files were written before that rule and replay as
+/// played). `None` when it is, or the format predates the rule.
+///
+/// # Errors
+/// None; the rules' refusal of the recorded form is a finding, returned as such.
+fn not_as_recorded<R: Rules>(
+    game: &Game<R>,
+    before: &R::State,
+    seat: usize,
+    text: &str,
+    mv: &R::Move,
+) -> Result<Option<String>, super::rules::RuleError> {
+    let recorded = match game.version {
+        Version::V1 | Version::V2 => return Ok(None),
+        Version::V3 => game.rules.canonical_text(mv),
+        Version::V4 => match game.rules.as_recorded(before, seat, mv.clone()) {
+            Ok(recorded) => game.rules.canonical_text(&recorded),
+            Err(error) => return Ok(Some(format!("its move cannot be recorded: {error}"))),
+        },
+    };
+    Ok((recorded != text).then(|| {
+        format!("its move {text:?} is not the rules' recorded text of that move, {recorded:?}")
+    }))
+}
+
+/// Format 4: whether a seat's second move of a round carries what the rules make of
+/// the seat's moves of the round as one (its `combined`). `earlier` is the turn of the
+/// seat's move before it in the round.
+///
+/// # Errors
+/// None; what does not combine is a finding, returned as such.
+fn not_combined<R: Rules>(
+    game: &Game<R>,
+    before: &R::State,
+    (seat, record): (usize, &super::file::Record),
+    earlier: u64,
+    mv: &R::Move,
+) -> Result<Option<String>, super::rules::RuleError> {
+    let earlier_text = earlier
+        .checked_sub(1)
+        .and_then(|at| game.file.records.get(at as usize))
+        .map(|earlier| game.entry_text(None, earlier));
+    let Some(Ok(Some(earlier_text))) = earlier_text else {
+        return Ok(Some(format!("turn {earlier}, which it follows in the round, does not read")));
+    };
+    let combined = match game.rules.combine(before, seat, &earlier_text, mv) {
+        Ok(together) => game.rules.canonical_text(&together),
+        Err(error) => return Ok(Some(format!("its move does not combine with turn {earlier}: {error}"))),
+    };
+    Ok((record.combined.as_deref() != Some(combined.as_str())).then(|| {
+        format!(
+            "its combined move {:?} is not what the rules make of the seat's moves of the round, {combined:?}",
+            record.combined.as_deref().unwrap_or("")
+        )
+    }))
 }
 
 /// A round marker in words.

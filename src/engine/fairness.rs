@@ -107,6 +107,33 @@ impl Seed {
         fields.finish()
     }
 
+    /// The standing history up to a move, `pbem-draw/4`: keyed, since it covers the
+    /// text of sealed moves not yet opened, which a plain hash over a few possible
+    /// choices would give away. `before` is the history of the last move standing
+    /// before the move's round (the genesis body for the first round), `entries` the
+    /// round's moves so far, one per seat in seat order, each (player, text) with a
+    /// seat's several moves of the round combined into one.
+    pub fn history_v4(&self, body: &Hash, before: &Hash, entries: &[(&str, &str)]) -> Hash {
+        let mut fields = Fields::keyed(&self.0, "pbem/v4/history")
+            .fixed(body)
+            .fixed(before)
+            .u32(u32::try_from(entries.len()).unwrap_or(u32::MAX));
+        for (player, text) in entries {
+            fields = fields.text(player).text(text);
+        }
+        fields.finish()
+    }
+
+    /// The key of one record's draws, `pbem-draw/4`: the genesis body and the standing
+    /// history up to and including the record's move ([`Seed::history_v4`]), so that
+    /// the draws follow from the standing moves alone.
+    pub fn draw_key_v4(&self, body: &Hash, history: &Hash) -> Hash {
+        Fields::keyed(&self.0, "pbem/v4/draw")
+            .fixed(body)
+            .fixed(history)
+            .finish()
+    }
+
     /// A keyed derivation of `domain` bound to the game by `scope`: `pbem/v2/NAME` with
     /// the game id, or `pbem/v3/NAME` with the genesis body.
     fn scoped(&self, scope: &Scope, name: &str) -> Fields<hmac::Hmac<sha2::Sha256>> {

@@ -22,16 +22,21 @@ use super::rules::Options;
 use super::session::{EngineError, Result};
 
 /// The value of `format` this version writes.
-pub const FORMAT: &str = "pbem.game/3";
+pub const FORMAT: &str = "pbem.game/4";
 /// The first format, which this version still reads, checks and plays on: no sealed
 /// moves, draws keyed by `pbem-draw/1`.
 pub const FORMAT_V1: &str = "pbem.game/1";
 /// The second format, still read, checked and played on: sealed moves, draws keyed by
 /// `pbem-draw/2`.
 pub const FORMAT_V2: &str = "pbem.game/2";
+/// The third format, still read, checked and played on: rounds marked, draws keyed on
+/// the hash of the last record standing before a round, `pbem-draw/3`.
+pub const FORMAT_V3: &str = "pbem.game/3";
 /// The value of `draw_algorithm` this version writes: the derivation in
 /// docs/FAIRNESS.md.
-pub const DRAW_ALGORITHM: &str = "pbem-draw/3";
+pub const DRAW_ALGORITHM: &str = "pbem-draw/4";
+/// The draw algorithm of files in [`FORMAT_V3`].
+pub const DRAW_ALGORITHM_V3: &str = "pbem-draw/3";
 /// The draw algorithm of files in [`FORMAT_V1`].
 pub const DRAW_ALGORITHM_V1: &str = "pbem-draw/1";
 /// The draw algorithm of files in [`FORMAT_V2`].
@@ -51,6 +56,13 @@ pub enum Version {
     /// round (so moves taken back change no draw) and the round's moves in seat order,
     /// every derivation bound to the whole genesis.
     V3,
+    /// `pbem.game/4` with `pbem-draw/4`: as format 3, but a record's draws are keyed on
+    /// the standing history (a keyed chain over the standing rounds, each round's
+    /// moves by seat, a seat's several moves in a round as one combined move) that each
+    /// move record carries as `history`, never on a record hash: so what was taken back
+    /// on the way, the order a round's moves arrived in and a move's spelling change no
+    /// later draw.
+    V4,
 }
 
 impl Version {
@@ -59,14 +71,15 @@ impl Version {
         match format {
             FORMAT_V1 => Some(Version::V1),
             FORMAT_V2 => Some(Version::V2),
-            FORMAT => Some(Version::V3),
+            FORMAT_V3 => Some(Version::V3),
+            FORMAT => Some(Version::V4),
             _ => None,
         }
     }
 
     /// The version whose `draw_algorithm` this is.
     pub fn of_draw_algorithm(algorithm: &str) -> Option<Version> {
-        [Version::V1, Version::V2, Version::V3]
+        [Version::V1, Version::V2, Version::V3, Version::V4]
             .into_iter()
             .find(|version| version.draw_algorithm() == algorithm)
     }
@@ -81,7 +94,7 @@ impl Version {
             .filter(|version| version.seals())
             .ok_or_else(|| {
                 EngineError::Malformed(format!(
-                    "draw_algorithm {algorithm:?} is not one a new game is made in ({DRAW_ALGORITHM:?} or {DRAW_ALGORITHM_V2:?})"
+                    "draw_algorithm {algorithm:?} is not one a new game is made in ({DRAW_ALGORITHM:?}, {DRAW_ALGORITHM_V3:?} or {DRAW_ALGORITHM_V2:?})"
                 ))
             })
     }
@@ -91,7 +104,8 @@ impl Version {
         match self {
             Version::V1 => DRAW_ALGORITHM_V1,
             Version::V2 => DRAW_ALGORITHM_V2,
-            Version::V3 => DRAW_ALGORITHM,
+            Version::V3 => DRAW_ALGORITHM_V3,
+            Version::V4 => DRAW_ALGORITHM,
         }
     }
 
@@ -99,13 +113,20 @@ impl Version {
         match self {
             Version::V1 => FORMAT_V1,
             Version::V2 => FORMAT_V2,
-            Version::V3 => FORMAT,
+            Version::V3 => FORMAT_V3,
+            Version::V4 => FORMAT,
         }
     }
 
     /// Whether the format records sealed moves, openings and steps of taking back.
     pub fn seals(self) -> bool {
         self != Version::V1
+    }
+
+    /// Whether the format marks rounds of simultaneous moves and binds every keyed
+    /// derivation to the whole genesis body (formats 3 and 4).
+    pub fn marks_rounds(self) -> bool {
+        matches!(self, Version::V3 | Version::V4)
     }
 }
 
@@ -589,6 +610,16 @@ pub struct Record {
     /// (docs/FAIRNESS.md, "Rounds").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round: Option<u64>,
+    /// Format 4: on a move that is not its seat's first standing move of its round,
+    /// that seat's moves of the round so far as one move, in the rules' canonical text
+    /// (docs/FAIRNESS.md, "Combined moves"); left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub combined: Option<String>,
+    /// Format 4: on every move, the standing history up to and including this move
+    /// (docs/FAIRNESS.md, "The standing history"), hex: a keyed hash, which keys the
+    /// record's draws; left out on a step of taking back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<String>,
     /// Sealed moves of earlier records this record opens (format 2).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub opens: Vec<Opening>,
@@ -621,14 +652,32 @@ impl Record {
     /// A record of a shape its format does not have.
     pub fn check_shape(&self, version: Version) -> Result<()> {
         let round = match self.round {
-            Some(_) if version != Version::V3 => Some("marks a round, which only format 3 has"),
+            Some(_) if !version.marks_rounds() => {
+                Some("marks a round, which only formats 3 and 4 have")
+            }
             Some(_) if self.undo.is_some() => Some("takes back moves but also marks a round"),
             Some(round) if round == 0 || round > self.turn => {
                 Some("marks a round that does not begin at it or before it")
             }
             _ => None,
         };
-        let problem = round.or(match (version, &self.sealed, self.move_text.is_empty()) {
+        let history = match (&self.history, &self.combined) {
+            (Some(_), _) | (_, Some(_)) if version != Version::V4 => {
+                Some("holds a standing history or a combined move, which only format 4 has")
+            }
+            (Some(_), _) | (_, Some(_)) if self.undo.is_some() => {
+                Some("takes back moves but also holds a standing history or a combined move")
+            }
+            (None, _) if version == Version::V4 && self.undo.is_none() => {
+                Some("is a move without its standing history")
+            }
+            (_, Some(_)) if self.sealed.is_some() => {
+                Some("is sealed but holds a combined move in clear")
+            }
+            (_, Some(combined)) if combined.is_empty() => Some("holds an empty combined move"),
+            _ => None,
+        };
+        let problem = round.or(history).or(match (version, &self.sealed, self.move_text.is_empty()) {
             (Version::V1, _, _) if self.undo.is_some() => {
                 Some("takes back moves, which format 1 cannot")
             }
@@ -836,13 +885,17 @@ pub mod hashes {
             Version::V1 => "pbem/v1/record",
             Version::V2 => "pbem/v2/record",
             Version::V3 => "pbem/v3/record",
+            Version::V4 => "pbem/v4/record",
         };
         let mut fields = Fields::hash(domain)
             .text(game_id)
             .u64(record.turn)
             .fixed(prev)
             .text(&record.player);
-        if record.round.is_some() && version != Version::V3 {
+        if record.round.is_some() && !version.marks_rounds() {
+            return None;
+        }
+        if (record.history.is_some() || record.combined.is_some()) && version != Version::V4 {
             return None;
         }
         fields = match (version, &record.sealed) {
@@ -864,8 +917,18 @@ pub mod hashes {
                     .bytes(&sealed_box)
             }
         };
-        if version == Version::V3 {
+        if version.marks_rounds() {
             fields = fields.u64(record.round.unwrap_or(0));
+        }
+        if version == Version::V4 {
+            fields = match &record.combined {
+                Some(combined) => fields.u8(1).text(combined),
+                None => fields.u8(0),
+            };
+            fields = match &record.history {
+                Some(history) => fields.u8(1).fixed(&hash_from_hex(history)?),
+                None => fields.u8(0),
+            };
         }
         if version.seals() {
             fields = fields.u32(u32::try_from(record.opens.len()).ok()?);
@@ -948,6 +1011,8 @@ mod tests {
             sealed: None,
             undo: None,
             round: None,
+            combined: None,
+            history: None,
             opens: Vec::new(),
             draws: vec![Draw::Hidden {
                 of: 9,

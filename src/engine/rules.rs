@@ -541,6 +541,29 @@ pub trait Rules: Sized {
         Ok(mv)
     }
 
+    /// Format 4: `seat`'s moves of one round as one move, for what keys the draws
+    /// (docs/FAIRNESS.md, "Combined moves"): `earlier` is the text of the seat's moves
+    /// of the round so far as one (as recorded), `latest` the move it makes now in
+    /// `state`, the position after them. The result must be the move one message with
+    /// all of their steps would have been recorded as, so that how a player split a
+    /// round's moves into messages, and in what order, changes no draw. Only a game
+    /// whose seats may move more than once in a round needs it.
+    ///
+    /// # Errors
+    /// A game whose seats move once a round; moves that do not combine.
+    fn combine(
+        &self,
+        _state: &Self::State,
+        _seat: Seat,
+        _earlier: &str,
+        _latest: &Self::Move,
+    ) -> Result<Self::Move, RuleError> {
+        Err(RuleError::new(
+            "in this game a player moves once a round",
+            "one move for each round",
+        ))
+    }
+
     /// Which round of simultaneous moves a move made in `state` belongs to (format 3,
     /// docs/FAIRNESS.md "Rounds"): the moves of one round draw on all of them in seat
     /// order. The default reads it from who is to move, each seat once a round; a game

@@ -256,10 +256,11 @@ impl<R: Rules> Game<R> {
             Some(seed) => seed,
             None => Seed(random_bytes()?),
         };
-        let version = request.format.unwrap_or(Version::V3);
+        let version = request.format.unwrap_or(Version::V4);
         if !version.seals() {
             return Err(EngineError::Usage(format!(
-                "a new game is made in {} or {}",
+                "a new game is made in {}, {} or {}",
+                Version::V4.format(),
                 Version::V3.format(),
                 Version::V2.format()
             )));
@@ -273,7 +274,7 @@ impl<R: Rules> Game<R> {
         // for other players does not give the same id (and so the same commitment);
         // four bytes of a hash reveal nothing usable about the seed.
         let id = match version {
-            Version::V3 => game_id_v3(
+            Version::V3 | Version::V4 => game_id_v3(
                 &seed,
                 R::NAME,
                 &referee_key,
@@ -430,7 +431,7 @@ impl<R: Rules> Game<R> {
     /// A malformed genesis.
     pub(crate) fn scope(&self) -> Result<Scope> {
         let body = match self.version {
-            Version::V3 => self.genesis_body()?,
+            Version::V3 | Version::V4 => self.genesis_body()?,
             Version::V1 | Version::V2 => [0; 32],
         };
         Ok(scope_of(self.version, &self.file.genesis.id, &body))
@@ -607,9 +608,10 @@ impl<R: Rules> Game<R> {
         match self.version {
             Version::V1 => return Ok(seed.draw_key(id, turn, prev, player, text)),
             Version::V2 => {}
-            Version::V3 => {
+            Version::V3 | Version::V4 => {
                 return Err(EngineError::Malformed(
-                    "format 3 keys draws by rounds (Game::draw_key_v3)".into(),
+                    "formats 3 and 4 key draws by rounds (Game::draw_key_v3, Game::history_v4)"
+                        .into(),
                 ))
             }
         }
@@ -726,6 +728,107 @@ impl<R: Rules> Game<R> {
             .map(|(_, _, player, text)| (player.as_str(), text.as_str()))
             .collect();
         Ok(seed.draw_key_v3(&self.genesis_body()?, &anchor, &pairs))
+    }
+
+    /// A record loaded now, by turn, needed for what keys the draws of turn `for_turn`.
+    /// Searched from the end: on the fast path only the latest records are loaded.
+    fn loaded_record(&self, turn: u64, for_turn: u64) -> Result<&Record> {
+        // The records loaded are consecutive from the first one's turn.
+        let first = self.file.records.first().map_or(1, |record| record.turn);
+        turn.checked_sub(first)
+            .and_then(|at| self.file.records.get(usize::try_from(at).ok()?))
+            .filter(|record| record.turn == turn)
+            .ok_or_else(|| {
+                EngineError::Malformed(format!(
+                    "record {turn} is needed to key the draws of turn {for_turn}"
+                ))
+            })
+    }
+
+    /// Format 4: the turn of `seat`'s latest standing move in the round of the last
+    /// move standing in `ledger` (which holds the move of `turn` already), other than
+    /// `turn` itself: the move a move of `turn` is combined with.
+    pub(crate) fn earlier_in_round(&self, ledger: &Ledger, turn: u64, seat: Seat) -> Option<u64> {
+        ledger
+            .round_inputs()
+            .moves
+            .iter()
+            .rev()
+            .find(|&&(other, of)| of == seat && other != turn)
+            .map(|&(other, _)| other)
+    }
+
+    /// Format 4: what a seat's standing moves of a round up to `record` come to, as
+    /// one text: its `combined` where it has one, else its move (a sealed one opened
+    /// with the seed).
+    ///
+    /// # Errors
+    /// A sealed move that does not open.
+    pub(crate) fn entry_text(&self, seed: Option<&Seed>, record: &Record) -> Result<Option<String>> {
+        match &record.combined {
+            Some(combined) => Ok(Some(combined.clone())),
+            None => self.move_of(seed, record),
+        }
+    }
+
+    /// Format 4: the standing history up to the last move standing in `ledger`
+    /// (docs/FAIRNESS.md, "The standing history"): keyed on the history of the last
+    /// move standing before its round (the genesis body before the first round) and
+    /// the round's moves so far, one entry per seat in seat order, a seat's several
+    /// moves being its latest `combined`. `current` is that last move's (turn, player,
+    /// its entry) when it is not yet in the file; the others are read from it.
+    ///
+    /// # Errors
+    /// A record it needs is missing (outside a window) or malformed, or a sealed one
+    /// does not open.
+    pub(crate) fn history_v4(
+        &self,
+        seed: &Seed,
+        ledger: &Ledger,
+        current: (u64, &str, &str),
+    ) -> Result<Hash> {
+        if !ledger.anchor_known() {
+            return Err(EngineError::BeyondWindow(format!(
+                "the record that keys the draws of turn {}",
+                current.0
+            )));
+        }
+        let body = self.genesis_body()?;
+        let inputs = ledger.round_inputs();
+        let before = match inputs.anchor {
+            None => body,
+            Some(turn) => {
+                let record = self.loaded_record(turn, current.0)?;
+                let history = record.history.as_deref().ok_or_else(|| {
+                    EngineError::Malformed(format!("record {turn} has no standing history"))
+                })?;
+                hex_field("a record's history", history)?
+            }
+        };
+        // The latest move of each seat in the round: a seat's entry.
+        let mut latest: Vec<(Seat, u64)> = Vec::new();
+        for &(turn, seat) in &inputs.moves {
+            match latest.iter_mut().find(|(of, _)| *of == seat) {
+                Some(entry) => entry.1 = entry.1.max(turn),
+                None => latest.push((seat, turn)),
+            }
+        }
+        latest.sort_unstable();
+        let mut entries = Vec::with_capacity(latest.len());
+        for (seat, turn) in latest {
+            if turn == current.0 {
+                entries.push((current.1.to_string(), current.2.to_string()));
+            } else {
+                let record = self.loaded_record(turn, current.0)?;
+                let text = self.entry_text(Some(seed), record)?.unwrap_or_default();
+                entries.push((self.names[seat].clone(), text));
+            }
+        }
+        let pairs: Vec<(&str, &str)> = entries
+            .iter()
+            .map(|(player, text)| (player.as_str(), text.as_str()))
+            .collect();
+        Ok(seed.history_v4(&body, &before, &pairs))
     }
 
     /// Format 3: the round a move of `seat` made now belongs to, in `state` (the
@@ -974,7 +1077,7 @@ impl<R: Rules> Game<R> {
         // In turn order, as docs/FAIRNESS.md lists them, whatever order the rules
         // named the seats in.
         openings.sort_by_key(|opening| opening.turn);
-        let (key, round) = if self.version == Version::V3 {
+        let (key, round, combined, history) = if self.version.marks_rounds() {
             let mut ledger = self.ledger_before(earlier)?;
             let round = self.round_for(
                 Some(&seed),
@@ -990,6 +1093,8 @@ impl<R: Rules> Game<R> {
                 sealed: None,
                 undo: None,
                 round,
+                combined: None,
+                history: None,
                 opens: Vec::new(),
                 draws: Vec::new(),
                 prev: String::new(),
@@ -1000,11 +1105,35 @@ impl<R: Rules> Game<R> {
             ledger
                 .step(turn, seat, &made)
                 .map_err(|refused| unallowed_step(&made, &refused))?;
-            let key = self.draw_key_v3(&seed, &ledger, (turn, &name, &understood))?;
-            (key, round)
+            if self.version == Version::V3 {
+                let key = self.draw_key_v3(&seed, &ledger, (turn, &name, &understood))?;
+                (key, round, None, None)
+            } else {
+                // A seat's second move in a round stands for its moves of the round as
+                // one, however many messages they took.
+                let combined = match self.earlier_in_round(&ledger, turn, seat) {
+                    Some(_) if sealed => {
+                        return Err(EngineError::Malformed(format!(
+                            "{} seals a second move of one seat in a round, which format 4 cannot combine",
+                            R::NAME
+                        )))
+                    }
+                    Some(earlier_turn) => {
+                        let earlier = self.loaded_record(earlier_turn, turn)?;
+                        let earlier = self.entry_text(Some(&seed), earlier)?.unwrap_or_default();
+                        let together = self.rules.combine(&state, seat, &earlier, &mv)?;
+                        Some(self.rules.canonical_text(&together))
+                    }
+                    None => None,
+                };
+                let entry = combined.as_deref().unwrap_or(&understood);
+                let history = self.history_v4(&seed, &ledger, (turn, &name, entry))?;
+                let key = seed.draw_key_v4(&self.genesis_body()?, &history);
+                (key, round, combined, Some(to_hex(&history)))
+            }
         } else {
             let key = self.draw_key(&seed, turn, &prev, &name, &understood, sealed)?;
-            (key, None)
+            (key, None, None, None)
         };
         let draws = TurnDraws {
             seed: &seed,
@@ -1033,6 +1162,8 @@ impl<R: Rules> Game<R> {
             sealed: None,
             undo: None,
             round,
+            combined,
+            history,
             opens: openings,
             draws,
             prev: to_hex(&prev),
@@ -1376,6 +1507,8 @@ impl<R: Rules> Game<R> {
                 sealed: None,
                 undo: Some(undo),
                 round: None,
+                combined: None,
+                history: None,
                 opens: Vec::new(),
                 draws: Vec::new(),
                 prev: to_hex(&prev),
@@ -1596,7 +1729,9 @@ pub(crate) fn setup_key(version: Version, seed: &Seed, game_id: &str, body: &Has
     match version {
         Version::V1 => seed.draw_key(game_id, 0, body, "", ""),
         Version::V2 => seed.draw_key_v2(game_id, 0, body, &[]),
-        Version::V3 => seed.setup_key_v3(body),
+        // Format 4 changes only what keys a record's draws: the setup's key is format
+        // 3's, bound to a genesis body that names format 4.
+        Version::V3 | Version::V4 => seed.setup_key_v3(body),
     }
 }
 
@@ -1676,7 +1811,7 @@ pub(crate) fn continues_round(before: &[Seat], last_seat: Seat, now: &[Seat]) ->
 /// What a game's keyed derivations bind besides the seed, in its format.
 pub(crate) fn scope_of(version: Version, game_id: &str, body: &Hash) -> Scope {
     match version {
-        Version::V3 => Scope::Body(*body),
+        Version::V3 | Version::V4 => Scope::Body(*body),
         Version::V1 | Version::V2 => Scope::Id(game_id.to_string()),
     }
 }

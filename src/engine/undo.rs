@@ -566,6 +566,8 @@ mod tests {
             sealed: None,
             undo,
             round: None,
+            combined: None,
+            history: None,
             opens: Vec::new(),
             draws: if drew {
                 vec![Draw::Public { of: 2, pick: 0 }]

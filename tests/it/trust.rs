@@ -540,6 +540,8 @@ fn doc_vectors() -> Vec<String> {
         sealed: None,
         undo: None,
         round: Some(2),
+        combined: None,
+        history: None,
         opens: Vec::new(),
         draws: vec![Draw::Public { of: 6, pick: 3 }],
         prev: to_hex(&anchor),

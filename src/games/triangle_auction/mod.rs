@@ -443,6 +443,16 @@ impl Rules for TriangleAuction {
         }
     }
 
+    fn combine(
+        &self,
+        state: &State,
+        seat: Seat,
+        earlier: &str,
+        latest: &Move,
+    ) -> Result<Move, RuleError> {
+        self.placing_combined(state, seat, earlier, latest)
+    }
+
     fn round_label(&self, state: &State) -> RoundLabel {
         // The cards of a round are chosen all at once, and its placements made by every
         // winner at once, in as many messages as each likes: each is one round of

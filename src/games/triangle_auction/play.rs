@@ -580,6 +580,59 @@ impl TriangleAuction {
         ))
     }
 
+    /// A player's placing turns of one round as the one turn that would have been
+    /// recorded had they sent every step in one message (format 4's combined move):
+    /// `earlier` is what the player's earlier turns of the round come to, as recorded,
+    /// `latest` the turn made now in `state`, the position after the earlier ones. The
+    /// position the player's first turn of the round was made in is found again by
+    /// taking the earlier steps back (each player places in their own area, so nobody
+    /// else's turn changed it), and the steps of both are put in their recorded form
+    /// from there (T18): the same steps give the same text however they were split.
+    ///
+    /// # Errors
+    /// A turn that is not a placing turn, or an `earlier` that does not read.
+    pub(crate) fn placing_combined(
+        &self,
+        state: &State,
+        seat: Seat,
+        earlier: &str,
+        latest: &Move,
+    ) -> Result<Move, RuleError> {
+        let (Phase::Placing, Move::Place(latest)) = (state.phase, latest) else {
+            return Err(RuleError::new(
+                "only placing turns are made more than once a round",
+                "one move for each round",
+            ));
+        };
+        let Move::Place(before) = super::moves::parse_place(earlier, &self.tile_words(state, None), self.side)?
+        else {
+            return Err(RuleError::new(
+                "the earlier turns of the round are not placing turns",
+                "placing turns",
+            ));
+        };
+        let mut start = state.clone();
+        let Some(player) = start.players.get_mut(seat) else {
+            return Err(RuleError::new("no such seat", "a seat of the game"));
+        };
+        for step in &before {
+            match *step {
+                Step::Place { cell, .. } => player.area.retain(|placed| placed.cell != cell),
+                Step::Discard { tile } => {
+                    let design = state.offer.get(usize::from(tile)).map(|offer| offer.tile);
+                    if let Some(at) = start.discarded.iter().rposition(|&d| Some(d) == design) {
+                        start.discarded.remove(at);
+                    }
+                }
+            }
+            player.won.push(step.tile());
+        }
+        player.won.sort_unstable();
+        player.won.dedup();
+        let steps = before.iter().chain(latest).copied().collect();
+        self.placing_as_recorded(&start, seat, Move::Place(steps))
+    }
+
     /// What `place` does with `step` on `area`: `None` when it refuses the step (a
     /// tile that does not fit there, or a discard of a tile that fits somewhere), else
     /// the space it took, if any, now in `area`.
