@@ -700,11 +700,17 @@ fn not_combined<R: Rules>(
         .and_then(|at| game.file.records.get(at as usize))
         .map(|earlier| game.entry_text(None, earlier));
     let Some(Ok(Some(earlier_text))) = earlier_text else {
-        return Ok(Some(format!("turn {earlier}, which it follows in the round, does not read")));
+        return Ok(Some(format!(
+            "turn {earlier}, which it follows in the round, does not read"
+        )));
     };
     let combined = match game.rules.combine(before, seat, &earlier_text, mv) {
         Ok(together) => game.rules.canonical_text(&together),
-        Err(error) => return Ok(Some(format!("its move does not combine with turn {earlier}: {error}"))),
+        Err(error) => {
+            return Ok(Some(format!(
+                "its move does not combine with turn {earlier}: {error}"
+            )))
+        }
     };
     Ok((record.combined.as_deref() != Some(combined.as_str())).then(|| {
         format!(

@@ -677,24 +677,30 @@ impl Record {
             (_, Some(combined)) if combined.is_empty() => Some("holds an empty combined move"),
             _ => None,
         };
-        let problem = round.or(history).or(match (version, &self.sealed, self.move_text.is_empty()) {
-            (Version::V1, _, _) if self.undo.is_some() => {
-                Some("takes back moves, which format 1 cannot")
-            }
-            (_, None, true) if version.seals() && self.undo.is_some() => (!self.opens.is_empty()
-                || !self.draws.is_empty())
-            .then_some("takes back moves but also opens or draws"),
-            _ if version.seals() && self.undo.is_some() => {
-                Some("takes back moves but also holds a move")
-            }
-            (Version::V1, Some(_), _) => Some("holds a sealed move, which format 1 has not"),
-            (Version::V1, None, _) if !self.opens.is_empty() => {
-                Some("opens sealed moves, which format 1 has not")
-            }
-            (_, None, true) => Some("holds no move"),
-            (_, Some(_), false) => Some("holds both a move and a sealed move"),
-            _ => None,
-        });
+        let problem =
+            round
+                .or(history)
+                .or(match (version, &self.sealed, self.move_text.is_empty()) {
+                    (Version::V1, _, _) if self.undo.is_some() => {
+                        Some("takes back moves, which format 1 cannot")
+                    }
+                    (_, None, true) if version.seals() && self.undo.is_some() => {
+                        (!self.opens.is_empty() || !self.draws.is_empty())
+                            .then_some("takes back moves but also opens or draws")
+                    }
+                    _ if version.seals() && self.undo.is_some() => {
+                        Some("takes back moves but also holds a move")
+                    }
+                    (Version::V1, Some(_), _) => {
+                        Some("holds a sealed move, which format 1 has not")
+                    }
+                    (Version::V1, None, _) if !self.opens.is_empty() => {
+                        Some("opens sealed moves, which format 1 has not")
+                    }
+                    (_, None, true) => Some("holds no move"),
+                    (_, Some(_), false) => Some("holds both a move and a sealed move"),
+                    _ => None,
+                });
         match problem {
             Some(problem) => Err(EngineError::Malformed(format!(
                 "record {} {problem}",

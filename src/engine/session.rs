@@ -764,7 +764,11 @@ impl<R: Rules> Game<R> {
     ///
     /// # Errors
     /// A sealed move that does not open.
-    pub(crate) fn entry_text(&self, seed: Option<&Seed>, record: &Record) -> Result<Option<String>> {
+    pub(crate) fn entry_text(
+        &self,
+        seed: Option<&Seed>,
+        record: &Record,
+    ) -> Result<Option<String>> {
         match &record.combined {
             Some(combined) => Ok(Some(combined.clone())),
             None => self.move_of(seed, record),

@@ -18,6 +18,7 @@ mod replies;
 mod right_of_way;
 mod secret_game;
 mod simulate;
+mod standing;
 mod state_cache;
 mod support;
 mod transport;

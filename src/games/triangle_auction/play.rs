@@ -604,7 +604,8 @@ impl TriangleAuction {
                 "one move for each round",
             ));
         };
-        let Move::Place(before) = super::moves::parse_place(earlier, &self.tile_words(state, None), self.side)?
+        let Move::Place(before) =
+            super::moves::parse_place(earlier, &self.tile_words(state, None), self.side)?
         else {
             return Err(RuleError::new(
                 "the earlier turns of the round are not placing turns",
