@@ -553,6 +553,33 @@ fn doc_vectors() -> Vec<String> {
         "record: {}",
         to_hex(&hashes::record(Version::V3, &id, &record, &anchor, &body).expect("a hash"))
     ));
+
+    // Format 4.
+    let history = seed.history_v4(&body, &anchor, &[("Ann", "place E,W at E5")]);
+    out.push(format!(
+        "v4 history B A Ann \"place E,W at E5\": {}",
+        to_hex(&history)
+    ));
+    out.push(format!(
+        "v4 history B A Ann \"card 2\" Bob \"card 1\" Cat \"card 5\": {}",
+        to_hex(&seed.history_v4(&body, &anchor, &cards))
+    ));
+    let key_v4 = seed.draw_key_v4(&body, &history);
+    out.push(format!("v4 key B H1: {}", to_hex(&key_v4)));
+    out.push(format!(
+        "v4 turn draws B turn 4 key (B, H1): {}",
+        turn_draws(&by_body, 4, key_v4, &mixed_2)
+    ));
+    let record = Record {
+        move_text: "place D at C4 r0".into(),
+        combined: Some("place A at C5 r1; place D at C4 r0".into()),
+        history: Some(to_hex(&history)),
+        ..record
+    };
+    out.push(format!(
+        "record v4: {}",
+        to_hex(&hashes::record(Version::V4, &id, &record, &anchor, &body).expect("a hash"))
+    ));
     out
 }
 
