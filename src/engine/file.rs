@@ -1150,7 +1150,7 @@ mod tests {
             ("\"seed\":", "\"sead\":null,\"seed\":"),
             ("\"turn\":1,", "\"turn\":1,\"extra\":0,"),
             ("{\"game\":", "{\"x\":0,\"game\":"),
-            ("pbem.game/3", "pbem.game/4"),
+            ("pbem.game/4", "pbem.game/5"),
         ] {
             let changed = bytes.replacen(from, to, 1);
             assert_ne!(changed, bytes);
