@@ -574,7 +574,7 @@ impl<R: Rules> Opened<R> {
         };
         // Formats 1 and 2 key a sealed move's draws on the run of sealed moves before
         // it: their files are read whole, as they always were.
-        if game.version != super::file::Version::V3 {
+        if !game.version.marks_rounds() {
             return 1;
         }
         let Ok(ledger) = game.ledger_before(self.earlier) else {
@@ -1210,8 +1210,9 @@ impl<R: Rules> OpenGame for Opened<R> {
     }
 
     fn apply(&mut self, keyring: &Keyring, player: &str, move_text: &str) -> Result<MoveOutcome> {
-        // Format 3 keys a move's draws on the last move standing before its round: the
-        // head alone tells that only when it is a move made alone. A game with hidden
+        // Formats 3 and 4 key a move's draws on the last move standing before its
+        // round (its hash, or in format 4 its standing history) and the round's moves:
+        // the head alone tells that only when it is a move made alone. A game with hidden
         // state may open sealed moves of any earlier record: it reads the window its
         // note names, or else every record (parsed only: the state is known, the chain
         // held).
@@ -1222,8 +1223,7 @@ impl<R: Rules> OpenGame for Opened<R> {
             .last()
             .is_none_or(|head| head.undo.is_none() && head.round.is_none());
         if !self.window
-            && ((self.game.version == super::file::Version::V3 && !head_alone)
-                || R::HAS_HIDDEN_STATE)
+            && ((self.game.version.marks_rounds() && !head_alone) || R::HAS_HIDDEN_STATE)
         {
             self.read_all()?;
         }

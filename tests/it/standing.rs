@@ -10,10 +10,10 @@
 use proptest::prelude::*;
 use serde_json::Value;
 
-use pbem::engine::digest::{hash_from_hex, to_hex};
+use pbem::engine::digest::to_hex;
 use pbem::engine::driver::OpenGame;
 use pbem::engine::fairness::{hidden_commitment, Scope, Seed};
-use pbem::engine::file::{hashes, Genesis, UndoStep, Version};
+use pbem::engine::file::{UndoStep, Version};
 use pbem::engine::keyring::Keyring;
 use pbem::engine::session::{parse_player, NewGame};
 use pbem::engine::DrawStream;
@@ -93,7 +93,7 @@ impl Play {
     /// a file's whole future as far as chance goes.
     fn standing_draws(&self) -> Vec<(u64, u64)> {
         let file: Value = serde_json::from_slice(self.game.bytes()).expect("JSON");
-        let scope = Scope::Body(genesis_body(&file));
+        let scope = Scope::Body(super::support::genesis_body(&file));
         let mut standing: Vec<(u64, Vec<(u64, u64)>)> = Vec::new();
         for record in file["records"].as_array().expect("records") {
             let turn = record["turn"].as_u64().expect("turn");
@@ -143,21 +143,6 @@ impl Play {
             Err(report.problems.join("\n"))
         }
     }
-}
-
-/// The genesis body hash of a game file of format 3 or 4: the scope of its salts.
-fn genesis_body(file: &Value) -> [u8; 32] {
-    use base64::Engine as _;
-    let genesis: Genesis = serde_json::from_value(file["genesis"].clone()).expect("genesis");
-    let version = Version::of(file["format"].as_str().expect("format")).expect("a format");
-    let key: [u8; 32] = base64::engine::general_purpose::STANDARD
-        .decode(&genesis.referee_key)
-        .expect("base64")
-        .try_into()
-        .expect("32 bytes");
-    let commitment = hash_from_hex(&genesis.seed_commitment).expect("hex");
-    let rules_hash = hash_from_hex(&genesis.rules_hash).expect("hex");
-    hashes::genesis_body(version, &genesis, &key, &commitment, &rules_hash)
 }
 
 /// A random complete game: its moves and the file's records at the end.

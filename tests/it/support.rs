@@ -243,6 +243,23 @@ pub fn resign(file: &mut Value, key: &ed25519_dalek::SigningKey) {
     }
 }
 
+/// The genesis body hash of a game file of format 3 or 4: the scope of its salts.
+pub fn genesis_body(file: &Value) -> [u8; 32] {
+    use base64::Engine as _;
+    use pbem::engine::digest::hash_from_hex;
+    use pbem::engine::file::{hashes, Genesis, Version};
+    let genesis: Genesis = serde_json::from_value(file["genesis"].clone()).expect("genesis");
+    let version = Version::of(file["format"].as_str().expect("format")).expect("a format");
+    let key: [u8; 32] = base64::engine::general_purpose::STANDARD
+        .decode(&genesis.referee_key)
+        .expect("base64")
+        .try_into()
+        .expect("32 bytes");
+    let commitment = hash_from_hex(&genesis.seed_commitment).expect("hex");
+    let rules_hash = hash_from_hex(&genesis.rules_hash).expect("hex");
+    hashes::genesis_body(version, &genesis, &key, &commitment, &rules_hash)
+}
+
 /// The first Right of Way move in `legal` (`pbem legal --format json`) that neither
 /// draws nor discards: a placement whose profit pays exactly its cost, which can be
 /// taken back.

@@ -704,3 +704,90 @@ fn a_placing_turn_recorded_in_another_order_still_replays() {
     let (passed, report) = table.audit(false);
     assert!(passed, "{report}");
 }
+
+/// A Right of Way game of `format` (the tests' key, `SEED`) with one quiet move made,
+/// on `table`.
+fn one_quiet_move(table: &Table, format: pbem::engine::file::Version) -> String {
+    use pbem::engine::fairness::Seed;
+    use pbem::engine::keyring::Keyring;
+    use pbem::engine::session::{parse_player, NewGame};
+    table.test_key();
+    let request = NewGame {
+        players: vec![parse_player("Ann <ann@example.org>"), parse_player("Bob")],
+        seed: Seed::from_hex(SEED),
+        format: Some(format),
+        ..NewGame::default()
+    };
+    let bytes = pbem::ops::driver("right-of-way")
+        .expect("a game")
+        .create(request, &Keyring::at(table.home()))
+        .expect("created");
+    std::fs::write(table.file(), bytes).expect("written");
+    let first = to_move(&table.view());
+    let quiet = quiet_move(&table.legal(&first));
+    let (ok, error) = table.apply(&first, &quiet);
+    assert!(ok, "{error}");
+    quiet
+}
+
+/// A referee running a modified pbem cannot choose draws by spelling a move otherwise:
+/// a record whose text is not the rules' recorded text of its move fails the audit,
+/// though everything else holds (in format 4 its standing history recomputed for the
+/// new text with the seed, every record hashed and signed again with the referee's
+/// key), and the audit names the record and the text the rules record.
+#[test]
+fn a_move_recorded_in_another_spelling_fails_the_audit_though_re_signed() {
+    use pbem::engine::digest::to_hex;
+    use pbem::engine::fairness::Seed;
+    use pbem::engine::file::Version;
+    let key = ed25519_dalek::SigningKey::from_bytes(&[0x42; 32]);
+    for format in [Version::V4, Version::V3] {
+        let table = Table::new();
+        let quiet = one_quiet_move(&table, format);
+        let (passed, report) = table.audit(false);
+        assert!(passed, "{report}");
+        for spelt in [
+            quiet.to_uppercase(),
+            format!(" {quiet}"),
+            quiet.replace(' ', "  "),
+        ] {
+            let mut file: Value =
+                serde_json::from_slice(&std::fs::read(table.file()).expect("file")).expect("JSON");
+            let player = file["records"][0]["player"]
+                .as_str()
+                .expect("player")
+                .to_string();
+            file["records"][0]["move"] = spelt.clone().into();
+            if format == Version::V4 {
+                // The first round of the game: its history starts from the genesis body.
+                let body = super::support::genesis_body(&file);
+                let seed = Seed::from_hex(SEED).expect("seed");
+                let history = seed.history_v4(&body, &body, &[(player.as_str(), spelt.as_str())]);
+                file["records"][0]["history"] = to_hex(&history).into();
+            }
+            super::support::resign(&mut file, &key);
+            let forged = copy_of(&table);
+            std::fs::write(forged.file(), serde_json::to_vec(&file).expect("JSON")).expect("write");
+            // With the referee's keyring (so the seed checks the history) and without.
+            for public in [false, true] {
+                let (passed, report) = forged.audit(public);
+                assert_eq!(
+                    report.contains("every draw is re-derived"),
+                    !public,
+                    "{report}"
+                );
+                assert!(!passed, "{format:?} {spelt:?}: {report}");
+                let failed: Vec<&str> =
+                    report.lines().filter(|l| l.starts_with("FAILED")).collect();
+                assert_eq!(failed.len(), 1, "{format:?} {spelt:?}: {report}");
+                assert!(
+                    failed[0].contains("turn 1")
+                        && failed[0].contains(&format!(
+                            "is not the rules' recorded text of that move, {quiet:?}"
+                        )),
+                    "{format:?} {spelt:?}: {report}"
+                );
+            }
+        }
+    }
+}
