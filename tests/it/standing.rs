@@ -441,3 +441,92 @@ fn format_3_fails_the_same_test() {
         assert!(failed, "{name}: every branch of format 3 drew alike");
     }
 }
+
+/// Every arrival order of a round's moves (each seat's own in their order), from every
+/// order of seats, for the first sealed round (the cards) and the first placing round
+/// of a triangle auction of four, then the same moves through the next rounds (random
+/// branches above follow whole games): all draw alike.
+#[test]
+fn every_arrival_order_of_a_round_draws_alike_after_it() {
+    let (name, seats, seed) = ("triangle-auction", 4, 11);
+    let (moves, _) = random_game(name, seats, seed, Version::V4);
+    let rounds: Vec<(usize, usize)> = ["card ", "place "]
+        .iter()
+        .map(|kind| {
+            let start = moves
+                .iter()
+                .position(|m| m.round.is_some() && m.text.starts_with(kind))
+                .expect("such a round");
+            let round = moves[start].round;
+            let end = start
+                + moves[start..]
+                    .iter()
+                    .take_while(|m| m.round == round)
+                    .count();
+            (start, end)
+        })
+        .collect();
+    for (start, end) in rounds {
+        let seats_in: Vec<String> =
+            moves[start..end]
+                .iter()
+                .map(|m| m.player.clone())
+                .fold(Vec::new(), |mut seen, p| {
+                    if !seen.contains(&p) {
+                        seen.push(p);
+                    }
+                    seen
+                });
+        // The round and the two sealed rounds after it, each of which draws.
+        let later = moves[end..]
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.text.starts_with("card "))
+            .map(|(at, _)| end + at)
+            .nth(seats * 2)
+            .unwrap_or(moves.len());
+        let mut outcomes: Vec<(Vec<usize>, Vec<(u64, u64)>)> = Vec::new();
+        for order in permutations(seats_in.len()) {
+            // The round's moves, seat after seat in this order, each seat's in theirs.
+            let mut reordered: Vec<&Made> = moves[..start].iter().collect();
+            for &seat in &order {
+                reordered.extend(
+                    moves[start..end]
+                        .iter()
+                        .filter(|m| m.player == seats_in[seat]),
+                );
+            }
+            reordered.extend(&moves[end..later]);
+            let mut play = Play::new(name, seats, seed, Version::V4);
+            for made in reordered {
+                play.apply(&made.player, &made.text)
+                    .expect("the same moves apply");
+            }
+            outcomes.push((order, play.standing_draws()));
+        }
+        assert!(outcomes.len() >= 6, "{} orders", outcomes.len());
+        assert!(outcomes[0].1.len() > 2 * seats, "{:?}", outcomes[0]);
+        for (order, drawn) in &outcomes[1..] {
+            assert_eq!(
+                drawn, &outcomes[0].1,
+                "order {order:?} of turns {start}..{end}"
+            );
+        }
+    }
+}
+
+/// Every order of `0..n`.
+fn permutations(n: usize) -> Vec<Vec<usize>> {
+    if n == 0 {
+        return vec![Vec::new()];
+    }
+    let mut all = Vec::new();
+    for rest in permutations(n - 1) {
+        for at in 0..=rest.len() {
+            let mut order = rest.clone();
+            order.insert(at, n - 1);
+            all.push(order);
+        }
+    }
+    all
+}
