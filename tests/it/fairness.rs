@@ -777,7 +777,7 @@ fn the_reference_implementation_checks_sealed_moves_openings_and_hidden_draws() 
     let path = path.to_str().expect("utf-8 path");
 
     let file: serde_json::Value = serde_json::from_slice(&bytes).expect("json");
-    assert_eq!(file["format"], "pbem.game/3");
+    assert_eq!(file["format"], "pbem.game/4");
     let genesis = &file["genesis"];
     let records = file["records"].as_array().expect("records");
     let count = |draws: &serde_json::Value| draws.as_array().expect("draws").len();
