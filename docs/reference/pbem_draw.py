@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""A second, independent implementation of pbem-draw/1, /2 and /3
-(docs/FAIRNESS.md), for game files in format pbem.game/1, /2 and /3.
+"""A second, independent implementation of pbem-draw/1, /2, /3 and /4
+(docs/FAIRNESS.md), for game files in format pbem.game/1, /2, /3 and /4.
 
 Standard library only. Without arguments it prints the golden vectors that
 tests/it/fairness.rs pins, so the specification is checked against code that shares
-nothing with pbem's. `pbem_draw.py check FILE` checks a revealed game file of either
+nothing with pbem's. `pbem_draw.py check FILE` checks a revealed game file of any
 format: the seed against its commitment, the rules hash, the genesis and record hashes
 and their chain, every draw re-derived from the seed (public picks compared, hidden
-commitments opened), and the cached state's hash; in format 3 also the game id, the
-rounds the records mark and the draw keys of the moves standing; in formats 2 and 3
+commitments opened), and the cached state's hash; in formats 3 and 4 also the game id,
+the rounds the records mark and the draw keys of the moves standing; in format 4 where
+each record's combined move must be and its standing history; in formats 2 to 4
 every sealed move
 (its box decrypted with the seed and checked against its commitment) and every
 opening (its commitment, its salt, an earlier sealed record opened once), and every
@@ -227,11 +228,11 @@ def check_draws(what, seed, scope, turn, key, draws):
 STATE_KEY = b'\n"state":'
 
 FORMATS = {"pbem.game/1": (1, "pbem-draw/1"), "pbem.game/2": (2, "pbem-draw/2"),
-           "pbem.game/3": (3, "pbem-draw/3")}
+           "pbem.game/3": (3, "pbem-draw/3"), "pbem.game/4": (4, "pbem-draw/4")}
 
 
-# Format 3 binds every keyed derivation to the genesis body ("scope"); formats 1 and 2
-# to the game id.
+# Formats 3 and 4 bind every keyed derivation to the genesis body ("scope"); formats 1
+# and 2 to the game id.
 def scoped_salt(seed, scope, turn, j):
     if scope[0] == "body":
         return HMAC(seed, "pbem/v3/salt", scope[1], u64(turn), u32(j))
@@ -257,8 +258,22 @@ def draw_key_v3(seed, body, anchor, moves):
     return HMAC(seed, "pbem/v3/draw", *fields)
 
 
+def history_v4(seed, body, before, entries):
+    """pbem-draw/4, the standing history: `before` is the history of the standing move
+    before the round (the genesis body for none), `entries` the round's (player, text),
+    one per seat, in seat order."""
+    fields = [body, before, u32(len(entries))]
+    for player, text in entries:
+        fields += [field_str(player), field_str(text)]
+    return HMAC(seed, "pbem/v4/history", *fields)
+
+
+def draw_key_v4(seed, body, history):
+    return HMAC(seed, "pbem/v4/draw", body, history)
+
+
 def game_id_v3(seed, g, key):
-    """FAIRNESS.md, "The game id": what the id of a format-3 game is derived from."""
+    """FAIRNESS.md, "The game id": what the id of a format-3 or -4 game is derived from."""
     own = g.get("entropy", [])
     if g.get("invitation", ""):
         own = own[:len(own) - len(g["players"])]
@@ -272,6 +287,8 @@ def game_id_v3(seed, g, key):
     fields += [unhex(g["rules_hash"]), u32(len(own))] + [field_str(e) for e in own]
     initials = "".join(word[0] for word in g["game"].split("-") if word)
     return "%s-%s" % (initials, H("pbem/v3/game-id", *fields).hex()[:8])
+
+
 def genesis_body(fmt, g, version):
     """The genesis body hash (also what an invitation's hash is made of)."""
     key = base64.b64decode(g["referee_key"], validate=True)
@@ -288,6 +305,7 @@ def genesis_body(fmt, g, version):
     entropy = g.get("entropy", [])
     body += u32(len(entropy)) + b"".join(field_str(e) for e in entropy)
     if version >= 2:
+        # Formats 2 to 4 (format 4's genesis is as format 3's; "Joining").
         body += field_str(g.get("invitation", ""))
     return H("pbem/v1/genesis-body", body)
 
@@ -298,6 +316,8 @@ RECORD_KEYS = {
         "hash", "signature"],
     3: ["turn", "player", "move", "sealed", "undo", "round", "opens", "draws", "prev",
         "state_hash", "hash", "signature"],
+    4: ["turn", "player", "move", "sealed", "undo", "round", "combined", "history", "opens",
+        "draws", "prev", "state_hash", "hash", "signature"],
 }
 
 
@@ -336,8 +356,12 @@ def record_hash(version, game_id, r, prev):
         body = b"\x02" + field_str(r["undo"]["step"]) + u64(r["undo"]["turn"])
     else:
         body = b"\x00" + field_str(r["move"])
-    if version == 3:
+    if version >= 3:
         body += u64(r.get("round", 0))
+    if version == 4:
+        # Each a u8 saying whether the record has it, then the value.
+        body += (b"\x01" + field_str(r["combined"])) if "combined" in r else b"\x00"
+        body += (b"\x01" + unhex(r["history"])) if "history" in r else b"\x00"
     opens = r.get("opens", [])
     body += u32(len(opens))
     for o in opens:
@@ -381,6 +405,14 @@ class Ledger:
         before = len(self.standing) - len(members) - 1
         anchor = self.standing[before][0] if before >= 0 else None
         return anchor, [(m[0], m[1]) for m in members]
+
+    def first_of_its_seat(self):
+        """pbem-draw/4: whether the last move standing is its seat's first standing move
+        of its round (a move made alone is)."""
+        last = self.standing[-1]
+        if last[3] is None:
+            return True
+        return all(m[1] != last[1] for m in self.round_members(last[3])[:-1])
 
     def step(self, number, seat, r):
         """Reads record `number`; returns the turn whose position an undo returns to
@@ -435,7 +467,7 @@ def check_file(path):
     keys_checked("the file", f, ["format", "genesis", "records", "seed", "state"],
                   ["format", "genesis", "records", "seed", "state"])
     if f["format"] not in FORMATS:
-        raise Bad("format %r is not pbem.game/1, /2 or /3" % f["format"])
+        raise Bad("format %r is not pbem.game/1, /2, /3 or /4" % f["format"])
     version, algorithm = FORMATS[f["format"]]
     g = f["genesis"]
     game_id = g["id"]
@@ -451,8 +483,8 @@ def check_file(path):
     if version == 1 and "invitation" in g:
         raise Bad("genesis names an invitation, which format 1 has not")
     body = genesis_body(f["format"], g, version)
-    scope = ("body", body) if version == 3 else ("id", game_id)
-    if version == 3:
+    scope = ("body", body) if version >= 3 else ("id", game_id)
+    if version >= 3:
         same("game id", game_id_v3(seed, g, key), game_id)
     if g.get("invitation", ""):
         # The game of `pbem new --join`: the invitation it names is genesis without the
@@ -480,9 +512,11 @@ def check_file(path):
     same("genesis hash", genesis.hex(), g["hash"])
     print("genesis %s draws %d" % (g["hash"], len(g["draws"])))
     records = f["records"]
-    # state_hash after each turn (turn 0: the setup), the text of each sealed move.
+    # state_hash after each turn (turn 0: the setup), the text of each sealed move, the
+    # standing history of each move (format 4).
     states = [unhex(g["state_hash"])]
     texts = {}
+    histories = {}
     opened = set()
     prev = genesis
     ledger = Ledger(len(seats))
@@ -492,6 +526,15 @@ def check_file(path):
         keys_checked(what, r, RECORD_KEYS[version], required + (["move"] if version == 1 else []))
         if "round" in r and "undo" in r:
             raise Bad("%s takes back moves but also marks a round" % what)
+        if version == 4:
+            if "undo" in r and ("combined" in r or "history" in r):
+                raise Bad("%s takes back moves but holds a combined move or a history" % what)
+            if "undo" not in r and "history" not in r:
+                raise Bad("%s is a move without its standing history" % what)
+            if "sealed" in r and "combined" in r:
+                raise Bad("%s is a sealed move with a combined move" % what)
+            if r.get("combined") == "":
+                raise Bad("%s holds an empty combined move" % what)
         same(what + " turn", r["turn"], number)
         same(what + " prev", prev.hex(), r["prev"])
         if r["player"] not in seats:
@@ -517,6 +560,17 @@ def check_file(path):
         except Bad as why:
             raise Bad("%s: %s" % (what, why))
         sealed = "sealed" in r
+        if version == 4:
+            # A move that is not its seat's first standing move of its round carries
+            # the seat's moves of the round as one; no other move does, and a sealed
+            # one never (pbem records no second sealed move of a seat in a round).
+            first = ledger.first_of_its_seat()
+            if sealed and not first:
+                raise Bad("%s is a sealed move of a seat that already moved in its round" % what)
+            if "combined" in r and first:
+                raise Bad("%s holds a combined move but is its seat's first move of its round" % what)
+            if "combined" not in r and not first:
+                raise Bad("%s lacks the combined move of its seat's moves of its round" % what)
         if version >= 2 and sealed == ("move" in r):
             raise Bad("%s holds %s" % (what, "both a move and a sealed move" if sealed else "no move"))
         if version >= 2 and not sealed and r["move"] == "":
@@ -554,6 +608,25 @@ def check_file(path):
             moves = [(records[t - 1]["player"], texts[t] if "sealed" in records[t - 1] else records[t - 1]["move"])
                      for _, t in sorted((seat, t) for t, seat in members)]
             key = draw_key_v3(seed, body, anchor, moves)
+        elif version == 4:
+            # The standing history: the history before the round (the genesis body for
+            # none), and one entry per seat of the round, its latest move standing (its
+            # combined move where it has one), in seat order.
+            before_turn, members = ledger.round_inputs()
+            before = body if before_turn is None else histories[before_turn]
+            latest = {}
+            for t, seat in members:
+                latest[seat] = t
+            entries = []
+            for seat, t in sorted(latest.items()):
+                m = records[t - 1]
+                if "combined" in m:
+                    entries.append((m["player"], m["combined"]))
+                else:
+                    entries.append((m["player"], texts[t] if "sealed" in m else m["move"]))
+            histories[number] = history_v4(seed, body, before, entries)
+            same(what + " history", histories[number].hex(), r["history"])
+            key = draw_key_v4(seed, body, histories[number])
         elif not sealed:
             key = draw_key_v2(seed, game_id, number, states[number - 1], [(r["player"], r["move"])])
         else:
@@ -756,6 +829,19 @@ def doc_vectors():
     record = {"turn": 3, "player": "Ann", "move": "place E,W at E5", "round": 2,
               "draws": [{"of": 6, "pick": 3}], "state_hash": body.hex()}
     out.append("record: " + record_hash(3, g["id"], record, anchor).hex())
+    # Format 4: standing histories of body B with `before` A (H1 the first), the draw key
+    # of H1 and its draws, and a record that carries `combined` and `history`.
+    h1 = history_v4(seed, body, anchor, [("Ann", "place E,W at E5")])
+    out.append('v4 history B A Ann "place E,W at E5": ' + h1.hex())
+    out.append('v4 history B A Ann "card 2" Bob "card 1" Cat "card 5": '
+               + history_v4(seed, body, anchor, cards).hex())
+    key4 = draw_key_v4(seed, body, h1)
+    out.append("v4 key B H1: " + key4.hex())
+    out.append("v4 turn draws B turn 4 key (B, H1): "
+               + draws_json(scoped_draws(seed, by_body, 4, key4, mixed_2)))
+    record = dict(record, move="place D at C4 r0", combined="place A at C5 r1; place D at C4 r0",
+                  history=h1.hex())
+    out.append("record v4: " + record_hash(4, g["id"], record, anchor).hex())
     return out
 
 

@@ -777,7 +777,7 @@ fn the_reference_implementation_checks_sealed_moves_openings_and_hidden_draws() 
     let path = path.to_str().expect("utf-8 path");
 
     let file: serde_json::Value = serde_json::from_slice(&bytes).expect("json");
-    assert_eq!(file["format"], "pbem.game/3");
+    assert_eq!(file["format"], "pbem.game/4");
     let genesis = &file["genesis"];
     let records = file["records"].as_array().expect("records");
     let count = |draws: &serde_json::Value| draws.as_array().expect("draws").len();
@@ -1004,5 +1004,238 @@ fn the_reference_implementation_checks_a_joined_game() {
         assert_ne!(changed, written);
         std::fs::write(&path, changed).expect("write");
         assert!(!reference(&["check", path_text]).status.success(), "{to}");
+    }
+}
+
+/// The file's text with its record lines (one a line, as pbem writes them) replaced by
+/// `records`, whose keys serde_json orders its own way (the reference reads any order).
+fn with_records(text: &str, records: &[serde_json::Value]) -> String {
+    let mut next = records.iter();
+    text.split_inclusive('\n')
+        .map(|line| {
+            if !line.starts_with("{\"turn\":") {
+                return line.to_string();
+            }
+            let record = next.next().expect("as many records");
+            let end = if line.ends_with(",\n") { ",\n" } else { "\n" };
+            format!("{}{end}", serde_json::to_string(record).expect("json"))
+        })
+        .collect()
+}
+
+/// The reference checks a game of format 4: a triangle auction whose placing round one
+/// seat plays in several messages (each after its first carries the seat's moves of the
+/// round `combined`), one of them taken back and made again (the standing history skips
+/// the records taken back), then a sealed round, revealed. It refuses copies with a
+/// changed `history` or `combined` (hashed again or not) and a changed draw.
+#[test]
+fn the_reference_implementation_checks_the_standing_history_of_format_4() {
+    use crate::support::Table;
+    use serde_json::Value;
+    let table = Table::new();
+    table.start(
+        "triangle-auction",
+        &["Ann <ann@example.org>", "Bob <bob@example.org>", "Cat"],
+        &"22".repeat(32),
+    );
+    let movers = super::trust::to_the_placements(&table);
+    // The seat that won the most tiles places them one message at a time.
+    let won = |player: &str| {
+        table.view()["players"]
+            .as_array()
+            .expect("players")
+            .iter()
+            .find(|p| p["name"] == player)
+            .map_or(0, |p| p["won"].as_array().expect("won").len())
+    };
+    let many = movers
+        .iter()
+        .max_by_key(|player| won(player))
+        .expect("a mover")
+        .clone();
+    assert!(won(&many) >= 3, "{many} won {}", won(&many));
+    // Whether `player` still has tiles of this round to place.
+    let to_place = |player: &str| {
+        let view = table.view();
+        view["phase"] == "placing"
+            && view["to_move"]
+                .as_array()
+                .expect("to_move")
+                .iter()
+                .any(|m| m == player)
+    };
+    let place = |player: &str| {
+        let text = table
+            .legal(player)
+            .iter()
+            .find(|e| e["kind"] == "place" || e["kind"] == "discard")
+            .and_then(|e| e["move"].as_str())
+            .expect("a placement")
+            .to_string();
+        let (ok, error) = table.apply(player, &text);
+        assert!(ok, "{player} {text}: {error}");
+        text
+    };
+    place(&many);
+    let second = place(&many);
+    let (ok, output) = table.run(&["undo", "--player", &many]);
+    assert!(ok, "{output}");
+    assert_eq!(place(&many), second, "the same tile placed again");
+    for player in std::iter::once(&many).chain(movers.iter().filter(|p| **p != many)) {
+        while to_place(player) {
+            place(player);
+        }
+    }
+    // The next round's sealed cards and the bids that open them.
+    for _ in 0..6 {
+        let (mover, text) = table.first_move();
+        let (ok, error) = table.apply(&mover, &text);
+        assert!(ok, "{error}");
+    }
+    let (ok, output) = table.run(&["reveal", "--force"]);
+    assert!(ok, "{output}");
+
+    let text = std::fs::read_to_string(table.file()).expect("the file");
+    let file: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(file["format"], "pbem.game/4");
+    assert_eq!(file["genesis"]["draw_algorithm"], "pbem-draw/4");
+    let records = file["records"].as_array().expect("records").clone();
+    let index = |turn: &Value| usize::try_from(turn.as_u64().expect("a turn")).expect("a turn") - 1;
+    let record = |turn: &Value| &records[index(turn)];
+    let undo = records
+        .iter()
+        .find(|r| r.get("undo").is_some())
+        .expect("the undo");
+    let taken = record(&undo["undo"]["turn"]);
+    let again = &records[index(&undo["turn"]) + 1];
+    assert!(taken.get("combined").is_some(), "{taken}");
+    for key in ["move", "combined", "history"] {
+        assert_eq!(taken[key], again[key], "{key}: the same standing moves");
+    }
+    let combined: Vec<u64> = records
+        .iter()
+        .filter(|r| r.get("combined").is_some())
+        .map(|r| r["turn"].as_u64().expect("a turn"))
+        .collect();
+    assert!(combined.len() >= 3, "{combined:?}");
+    let drawing = records
+        .iter()
+        .find(|r| r["draws"].as_array().is_some_and(|d| !d.is_empty()))
+        .expect("the placement that ends the round draws the next offer");
+    assert!(records.iter().any(|r| r.get("sealed").is_some()));
+
+    // What the reference recomputed, line by line, is what the file holds.
+    let count = |draws: &Value| draws.as_array().expect("draws").len();
+    let mut expected = vec![format!(
+        "genesis {} draws {}",
+        file["genesis"]["hash"].as_str().expect("hash"),
+        count(&file["genesis"]["draws"])
+    )];
+    for r in &records {
+        let hash = r["hash"].as_str().expect("hash");
+        let mut line = if let Some(undo) = r.get("undo") {
+            format!(
+                "record {} {hash} {} {}",
+                r["turn"],
+                undo["step"].as_str().expect("a step"),
+                undo["turn"]
+            )
+        } else {
+            format!("record {} {hash} draws {}", r["turn"], count(&r["draws"]))
+        };
+        if r.get("sealed").is_some() {
+            line.push_str(" sealed");
+        }
+        if let Some(opens) = r.get("opens") {
+            let turns: Vec<String> = opens
+                .as_array()
+                .expect("openings")
+                .iter()
+                .map(|o| o["turn"].to_string())
+                .collect();
+            line.push_str(&format!(" opens {}", turns.join(",")));
+        }
+        expected.push(line);
+    }
+    let head = records.last().expect("a record");
+    expected.push(format!(
+        "state {}",
+        head["state_hash"].as_str().expect("hex")
+    ));
+    expected.push("ok".into());
+    let path = table.file();
+    let path = path.to_str().expect("utf-8 path");
+    assert_eq!(lines_of(&reference(&["check", path])), expected);
+
+    // Hashed and signed again unchanged, the file still checks: so what the copies
+    // below are refused for is their change.
+    let key = Keyring::at(table.home()).signing_key().expect("the key");
+    let changed = |change: &dyn Fn(&mut Vec<Value>), hash_again: bool| {
+        let mut file = file.clone();
+        let mut records = records.clone();
+        change(&mut records);
+        file["records"] = Value::Array(records);
+        if hash_again {
+            super::support::resign(&mut file, &key);
+        }
+        with_records(&text, file["records"].as_array().expect("records"))
+    };
+    let resigned = changed(&|_| {}, true);
+    std::fs::write(path, &resigned).expect("write");
+    assert_eq!(lines_of(&reference(&["check", path])), expected);
+
+    let at = index(&again["turn"]);
+    let other_history = |records: &mut Vec<Value>| {
+        let history = records[at]["history"].as_str().expect("hex").to_string();
+        let digit = if history.starts_with('0') { "1" } else { "0" };
+        records[at]["history"] = format!("{digit}{}", &history[1..]).into();
+    };
+    // The same steps in another order: a respelling the rules would not record.
+    let respelt = |records: &mut Vec<Value>| {
+        let combined = records[at]["combined"].as_str().expect("combined");
+        let mut steps: Vec<&str> = combined.split("; ").collect();
+        steps.reverse();
+        records[at]["combined"] = steps.join("; ").into();
+    };
+    let without_combined = |records: &mut Vec<Value>| {
+        records[at]
+            .as_object_mut()
+            .expect("a record")
+            .remove("combined");
+    };
+    let last = index(&drawing["turn"]);
+    let other_pick = |records: &mut Vec<Value>| {
+        let draw = &mut records[last]["draws"][0];
+        let pick = draw["pick"].as_u64().expect("a public pick");
+        draw["pick"] = ((pick + 1) % draw["of"].as_u64().expect("of")).into();
+    };
+    // Each copy, the record the reference names and what it says. Not hashed again, a
+    // changed `history` or `combined` is caught by the history recomputed before the
+    // record's hash; hashed again, by the history alone.
+    let cases = [
+        (changed(&other_history, false), at, "history"),
+        (changed(&other_history, true), at, "history"),
+        (changed(&respelt, false), at, "history"),
+        (changed(&respelt, true), at, "history"),
+        (
+            changed(&without_combined, true),
+            at,
+            "lacks the combined move",
+        ),
+        (changed(&other_pick, false), last, "draw 0"),
+    ];
+    for (number, (changed, index, says)) in cases.iter().enumerate() {
+        assert_ne!(changed, &text, "case {number}");
+        std::fs::write(path, changed).expect("write");
+        let output = reference(&["check", path]);
+        assert!(!output.status.success(), "case {number}: {changed}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let record = format!("record {}", index + 1);
+        assert!(
+            stderr.contains(&format!("FAILED: {record}")) && stderr.contains(says),
+            "case {number}, {record}: {says}: {stderr}"
+        );
+        let (passed, report) = table.audit(false);
+        assert!(!passed, "case {number}: pbem's audit passed it: {report}");
     }
 }

@@ -77,7 +77,7 @@ fn a_move_draws_the_same_however_many_moves_were_taken_back_before_it() {
 
 /// Plays a triangle auction with first legal moves until several players are to place
 /// the tiles they won at once.
-fn to_the_placements(table: &Table) -> Vec<String> {
+pub(super) fn to_the_placements(table: &Table) -> Vec<String> {
     for _ in 0..200 {
         let view = table.view();
         let movers: Vec<String> = view["to_move"]
