@@ -16,6 +16,7 @@ use super::file::{
 };
 use super::invitation::Invitation;
 use super::keyring::{random_bytes, Keyring, KeyringError};
+use super::players::{find as find_bot, BotId};
 use super::rules::{Chance, Options, ReportLine, RoundLabel, RuleError, Rules, Seat, Visibility};
 use super::undo::{Effect, Ledger, UndoRefused};
 
@@ -54,6 +55,9 @@ pub enum EngineError {
     /// A step of taking back moves the game does not allow now.
     #[error(transparent)]
     Undo(UndoRefused),
+    /// A bot's seat is to move, and the referee's machine does not play its bot.
+    #[error("{0}")]
+    BotNotPlayed(String),
     /// The rules ask the player to confirm the move before it is made.
     #[error("{reason}; to make it as it stands, send it again starting with `confirm`: confirm {understood}")]
     NeedsConfirmation { reason: String, understood: String },
@@ -190,7 +194,18 @@ impl<R: Rules> Game<R> {
     /// # Errors
     /// Bad options or player count, or a keyring that cannot be written.
     pub fn create(request: NewGame, keyring: &Keyring) -> Result<Game<R>> {
-        let (rules, genesis, seed) = Self::prepare(request, keyring)?;
+        Self::create_played(request, keyring, &[])
+    }
+
+    /// [`Game::create`] with seats that the built-in players `bots` (those the
+    /// referee's machine plays, each at its version) may take: a player given as
+    /// `bot:NAME` or `bot:NAME/VERSION` names one, and genesis records it as
+    /// `bot:NAME/VERSION`.
+    ///
+    /// # Errors
+    /// As for [`Game::create`]; a bot's seat not one of `bots`.
+    pub fn create_played(request: NewGame, keyring: &Keyring, bots: &[BotId]) -> Result<Game<R>> {
+        let (rules, genesis, seed) = Self::prepare(request, keyring, bots)?;
         let game = Self::found(rules, genesis, &seed, keyring)?;
         keyring.store_seed(&game.file.genesis.id, &seed)?;
         Ok(game)
@@ -203,7 +218,8 @@ impl<R: Rules> Game<R> {
     /// # Errors
     /// As for [`Game::create`].
     pub fn invite(request: NewGame, keyring: &Keyring) -> Result<Invitation> {
-        let (rules, genesis, seed) = Self::prepare(request, keyring)?;
+        // A bot has no words of its own to join with: no seat of an invitation is one.
+        let (rules, genesis, seed) = Self::prepare(request, keyring, &[])?;
         // The player count and options are checked now, not when the last one joins:
         // a setup with stand-in draws, thrown away.
         let names: Vec<String> = genesis.players.iter().map(|p| p.name.clone()).collect();
@@ -239,8 +255,12 @@ impl<R: Rules> Game<R> {
     }
 
     /// The rules, a genesis without setup, hash or signature, and the seed of a new
-    /// game.
-    fn prepare(request: NewGame, keyring: &Keyring) -> Result<(R, Genesis, Seed)> {
+    /// game whose bots' seats `bots` may take.
+    fn prepare(
+        mut request: NewGame,
+        keyring: &Keyring,
+        bots: &[BotId],
+    ) -> Result<(R, Genesis, Seed)> {
         let rules_data = request
             .rules_data
             .clone()
@@ -251,7 +271,8 @@ impl<R: Rules> Game<R> {
                 "a game needs players; give each with --player NAME".into(),
             ));
         }
-        check_players(&request.players)?;
+        check_players(&request.players, bots)?;
+        request.players = with_bot_versions(std::mem::take(&mut request.players), bots);
         let seed = match request.seed {
             Some(seed) => seed,
             None => Seed(random_bytes()?),
@@ -1727,12 +1748,14 @@ pub(crate) fn mismatch_text(mismatch: &ReplayMismatch) -> String {
 /// board in (`[/code]`, a ``` fence), letting a name rewrite the post.
 pub const NAME_REFUSED: [char; 6] = ['<', '>', ';', '[', ']', '`'];
 
-/// Checks a list of players before a game is made of it: usable, distinct names, and
-/// for each address one plain address of its own.
+/// Checks a list of players before a game is made of it: usable, distinct names, for
+/// each address one plain address of its own, and for each seat a built-in player
+/// takes (`bot:NAME` or `bot:NAME/VERSION`) one of `bots`, those the referee's machine
+/// plays.
 ///
 /// # Errors
 /// The first problem, with what would be accepted.
-pub fn check_players(players: &[PlayerEntry]) -> Result<()> {
+pub fn check_players(players: &[PlayerEntry], bots: &[BotId]) -> Result<()> {
     for (i, player) in players.iter().enumerate() {
         let name = player.name.trim();
         if name.is_empty() || name.contains(NAME_REFUSED) || name.chars().any(char::is_control) {
@@ -1755,13 +1778,15 @@ pub fn check_players(players: &[PlayerEntry]) -> Result<()> {
             )));
         }
         if let Some(bot) = player.bot() {
-            // A seat a built-in player takes: its name must be one we have. Several
-            // seats may take the same bot.
-            crate::bots::Bot::parse(bot).map_err(|error| {
-                EngineError::Usage(format!(
-                    "{error}: give a bot's seat as --player \"{name} <bot:search>\""
-                ))
-            })?;
+            // A seat a built-in player takes: it must be one of `bots`, at the version
+            // there is. Several seats may take the same bot.
+            BotId::parse(bot)
+                .and_then(|asked| find_bot(&asked, bots).map(|_| ()))
+                .map_err(|error| {
+                    EngineError::Usage(format!(
+                        "{error}: give a bot's seat as --player \"{name} <bot:search>\", which the game records with the version this pbem has (bot:search/1)"
+                    ))
+                })?;
         } else if let Some(email) = &player.email {
             check_address(name, email)?;
             let shared = players[..i].iter().any(|p| {
@@ -1777,6 +1802,23 @@ pub fn check_players(players: &[PlayerEntry]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `players` as a new game records them: each seat a built-in player takes named
+/// `bot:NAME/VERSION`, with the version of it `bots` holds (`bot:search` becomes
+/// `bot:search/1`), so the game says which bot, as it chooses now, plays it. The
+/// players must have passed [`check_players`] with the same `bots`.
+fn with_bot_versions(mut players: Vec<PlayerEntry>, bots: &[BotId]) -> Vec<PlayerEntry> {
+    for player in &mut players {
+        let played = player
+            .bot()
+            .and_then(|text| BotId::parse(text).ok())
+            .and_then(|asked| find_bot(&asked, bots).ok());
+        if let Some(bot) = played {
+            player.email = Some(format!("{}{bot}", super::file::BOT_ADDRESS));
+        }
+    }
+    players
 }
 
 /// One plain address (an RFC 5322 addr-spec such as `ann@example.org`): never a second
