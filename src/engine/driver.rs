@@ -1259,7 +1259,7 @@ impl<R: Rules + 'static> OpenGame for Opened<R> {
 
     fn audit(&self) -> AuditReport {
         match self.whole() {
-            Ok(game) => game.audit(self.keyring.as_ref()),
+            Ok(game) => game.audit_played(self.keyring.as_ref(), self.bots),
             Err(error) => {
                 let mut report = AuditReport::default();
                 report.lines.push(format!("FAILED audit stopped: {error}"));

@@ -16,7 +16,7 @@ use super::file::{
 };
 use super::invitation::Invitation;
 use super::keyring::{random_bytes, Keyring, KeyringError};
-use super::players::{find as find_bot, BotId};
+use super::players::{find as find_bot, BotId, BotPlayers};
 use super::rules::{Chance, Options, ReportLine, RoundLabel, RuleError, Rules, Seat, Visibility};
 use super::undo::{Effect, Ledger, UndoRefused};
 
@@ -1484,9 +1484,20 @@ impl<R: Rules> Game<R> {
         Ok(())
     }
 
-    /// Checks everything that can be checked and reports turn by turn.
+    /// Checks everything that can be checked and reports turn by turn. The moves of
+    /// bots' seats are not checked against their bots: see [`Game::audit_played`].
     pub fn audit(&self, keyring: Option<&Keyring>) -> AuditReport {
-        super::audit::audit(self, keyring)
+        super::audit::audit(self, keyring, None)
+    }
+
+    /// [`Game::audit`], with every move of a bot's seat played again by `bots` (those
+    /// the referee's machine plays) where the game keys them on the seed.
+    pub fn audit_played(
+        &self,
+        keyring: Option<&Keyring>,
+        bots: Option<&dyn BotPlayers<R>>,
+    ) -> AuditReport {
+        super::audit::audit(self, keyring, bots)
     }
 }
 
