@@ -1130,7 +1130,7 @@ impl<R: Rules + 'static> OpenGame for Opened<R> {
         let known = self.bots.map(|bots| bots.known()).unwrap_or_default();
         let not_played = |why: String| {
             EngineError::BotNotPlayed(format!(
-                "{name}'s seat is played by bot:{named}, and {why}: the referee's machine cannot make its moves (it plays {}); finish the game with a pbem that plays that bot, or enter {name}'s moves by hand (pbem apply FILE --player {name:?} --move MOVE), which the audit will report as not the bot's",
+                "{name}'s seat is played by bot:{named}, and {why}: the referee's machine cannot make its moves (it plays {}); finish the game with a pbem that plays that bot",
                 listed(&known)
             ))
         };
