@@ -4092,3 +4092,70 @@ fn a_bots_move_replaced_by_another_fails_the_audit_once_the_seed_is_known() {
         "{report}"
     );
 }
+
+/// A game whose genesis names a version of a bot this pbem does not have (`search/7`,
+/// from a later pbem, made here with the engine as that pbem would) still reads and
+/// takes its people's moves; the referee's machine refuses to play the bot's seat,
+/// saying which bots it plays, and the audit passes, saying it cannot check that
+/// seat's moves.
+#[test]
+fn a_bot_version_this_pbem_lacks_is_refused_and_its_moves_not_checked() {
+    use pbem::engine::fairness::Seed;
+    use pbem::engine::keyring::Keyring;
+    use pbem::engine::players::BotId;
+    use pbem::engine::session::{parse_player, Game, NewGame};
+    use pbem::games::right_of_way::RightOfWay;
+    let host = Host::new();
+    let keyring = Keyring::at(host.dir.path().join("keyring"));
+    let later = [BotId {
+        name: "search".into(),
+        version: Some(7),
+    }];
+    // A seed with Ann to move first, so that the bot's turn comes after a move by mail.
+    let game = (0..=u8::MAX)
+        .map(|byte| {
+            let request = NewGame {
+                players: vec![
+                    parse_player("Ann <ann@example.org>"),
+                    parse_player("Robo <bot:search>"),
+                ],
+                seed: Some(Seed([byte; 32])),
+                ..NewGame::default()
+            };
+            Game::<RightOfWay>::create_played(request, &keyring, &later).expect("create")
+        })
+        .find(|game| {
+            use pbem::engine::Rules;
+            game.rules.to_move(&game.file.state) == [0]
+        })
+        .expect("a seed with Ann first");
+    std::fs::write(host.file(), game.file.to_bytes().expect("bytes")).expect("write");
+    assert_eq!(
+        host.file_json()["genesis"]["players"][1]["email"],
+        "bot:search/7"
+    );
+    let (ann, text) = host.first_move();
+    assert_eq!(ann, "Ann");
+    let (ok, out) = host.run(
+        host.pbem()
+            .arg("apply")
+            .arg(host.file())
+            .args(["--player", "Ann", "--move", &text, "--mail"]),
+    );
+    assert!(
+        !ok && out.contains(
+            "Robo's seat is played by bot:search/7, and this pbem does not play search/7"
+        ) && out.contains("(it plays random/1, greedy/1, search/1)"),
+        "{out}"
+    );
+    // Ann's move stands; the bot's seat waits.
+    assert_eq!(records_of(&host.file_json()).len(), 1);
+    assert_eq!(host.view()["to_move"], serde_json::json!(["Robo"]));
+    let (ok, report) = host.run(host.pbem().arg("audit").arg(host.file()));
+    assert!(
+        ok && report.contains(
+            "not checked by this pbem: the moves of Robo's seat against the bot search/7"
+        ),
+        "{report}"
+    );
+}
