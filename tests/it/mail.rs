@@ -4093,24 +4093,16 @@ fn a_bots_move_replaced_by_another_fails_the_audit_once_the_seed_is_known() {
     );
 }
 
-/// A game whose genesis names a version of a bot this pbem does not have (`search/7`,
-/// from a later pbem, made here with the engine as that pbem would) still reads and
-/// takes its people's moves; the referee's machine refuses to play the bot's seat,
-/// saying which bots it plays, and the audit passes, saying it cannot check that
-/// seat's moves.
-#[test]
-fn a_bot_version_this_pbem_lacks_is_refused_and_its_moves_not_checked() {
+/// A right-of-way game between Ann and Robo, whose genesis names Robo's bot as the
+/// engine records `bots` (a pbem that has them would), with Ann to move first; written
+/// to the host's game file.
+fn game_naming(host: &Host, bots: &[pbem::engine::players::BotId]) {
     use pbem::engine::fairness::Seed;
     use pbem::engine::keyring::Keyring;
-    use pbem::engine::players::BotId;
     use pbem::engine::session::{parse_player, Game, NewGame};
+    use pbem::engine::Rules;
     use pbem::games::right_of_way::RightOfWay;
-    let host = Host::new();
     let keyring = Keyring::at(host.dir.path().join("keyring"));
-    let later = [BotId {
-        name: "search".into(),
-        version: Some(7),
-    }];
     // A seed with Ann to move first, so that the bot's turn comes after a move by mail.
     let game = (0..=u8::MAX)
         .map(|byte| {
@@ -4122,14 +4114,63 @@ fn a_bot_version_this_pbem_lacks_is_refused_and_its_moves_not_checked() {
                 seed: Some(Seed([byte; 32])),
                 ..NewGame::default()
             };
-            Game::<RightOfWay>::create_played(request, &keyring, &later).expect("create")
+            Game::<RightOfWay>::create_played(request, &keyring, bots).expect("create")
         })
-        .find(|game| {
-            use pbem::engine::Rules;
-            game.rules.to_move(&game.file.state) == [0]
-        })
+        .find(|game| game.rules.to_move(&game.file.state) == [0])
         .expect("a seed with Ann first");
     std::fs::write(host.file(), game.file.to_bytes().expect("bytes")).expect("write");
+}
+
+/// A game written before bots had versions (`bot:search` in genesis, as the engine
+/// writes it for a bot without one) is played as it always was: the bot moves, with
+/// randomness from the system, and the audit passes, saying why it cannot play those
+/// moves again.
+#[test]
+fn a_bot_named_without_a_version_is_played_as_before() {
+    use pbem::engine::players::BotId;
+    let host = Host::new();
+    let before = [BotId {
+        name: "search".into(),
+        version: None,
+    }];
+    game_naming(&host, &before);
+    assert_eq!(
+        host.file_json()["genesis"]["players"][1]["email"],
+        "bot:search"
+    );
+    let (ann, text) = host.first_move();
+    assert_eq!(ann, "Ann");
+    let (ok, out) = host.run(
+        host.pbem()
+            .arg("apply")
+            .arg(host.file())
+            .args(["--player", "Ann", "--move", &text, "--mail"]),
+    );
+    assert!(ok, "{out}");
+    let records = records_of(&host.file_json());
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[1]["player"], "Robo");
+    let (ok, report) = host.run(host.pbem().arg("audit").arg(host.file()));
+    assert!(
+        ok && report.contains("Robo's seat is the bot search's: named without a version, its moves were chosen with randomness from the system"),
+        "{report}"
+    );
+}
+
+/// A game whose genesis names a version of a bot this pbem does not have (`search/7`,
+/// from a later pbem, made here with the engine as that pbem would) still reads and
+/// takes its people's moves; the referee's machine refuses to play the bot's seat,
+/// saying which bots it plays, and the audit passes, saying it cannot check that
+/// seat's moves.
+#[test]
+fn a_bot_version_this_pbem_lacks_is_refused_and_its_moves_not_checked() {
+    use pbem::engine::players::BotId;
+    let host = Host::new();
+    let later = [BotId {
+        name: "search".into(),
+        version: Some(7),
+    }];
+    game_naming(&host, &later);
     assert_eq!(
         host.file_json()["genesis"]["players"][1]["email"],
         "bot:search/7"
