@@ -272,6 +272,11 @@ def draw_key_v4(seed, body, history):
     return HMAC(seed, "pbem/v4/draw", body, history)
 
 
+def bot_key(seed, body, before, seat, n, bot_id):
+    """The key of the stream a bot's seat chooses a move with (format 4, "Bots' seats")."""
+    return HMAC(seed, "pbem/v4/bot", body, before, u32(seat), u32(n), field_str(bot_id))
+
+
 def game_id_v3(seed, g, key):
     """FAIRNESS.md, "The game id": what the id of a format-3 or -4 game is derived from."""
     own = g.get("entropy", [])
@@ -842,6 +847,8 @@ def doc_vectors():
     record = dict(record, move="place D at C4 r0", combined="place A at C5 r1; place D at C4 r0",
                   history=h1.hex())
     out.append("record v4: " + record_hash(4, g["id"], record, anchor).hex())
+    out.append('v4 bot key B H1 seat 2 n 1 "search/1": '
+               + bot_key(seed, body, h1, 2, 1, "search/1").hex())
     return out
 
 

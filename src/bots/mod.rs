@@ -17,7 +17,8 @@ mod view;
 pub use view::SeatView;
 
 use crate::engine::chance::DrawStream;
-use crate::engine::rules::Rules;
+use crate::engine::players::{BotId, BotPlayers, NotPlayed};
+use crate::engine::rules::{Rules, Seat};
 
 /// The kinds of built-in player.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +41,28 @@ impl Bot {
             Bot::Random => "random",
             Bot::Greedy => "greedy",
             Bot::Search => "search",
+        }
+    }
+
+    /// The version of this bot's choices, which a game's genesis names with it
+    /// (`bot:search/1`) so the audit can play its moves again. Raise it with any change
+    /// that could make the bot choose otherwise from the same position and stream: its
+    /// algorithm, its budget ([`search::BUDGET`]), the order it reads moves or draws
+    /// from its stream in. A game naming a version this pbem does not have is not
+    /// played, nor its bot's moves checked, by it.
+    pub const fn version(self) -> u32 {
+        match self {
+            Bot::Random => 1,
+            Bot::Greedy => 1,
+            Bot::Search => 1,
+        }
+    }
+
+    /// This bot as genesis names it: its name and version.
+    pub fn id(self) -> BotId {
+        BotId {
+            name: self.name().to_string(),
+            version: Some(self.version()),
         }
     }
 
@@ -68,6 +91,34 @@ impl Bot {
             Bot::Greedy => greedy::choose(view, rng),
             Bot::Search => search::choose(view, rng),
         }
+    }
+}
+
+/// pbem's built-in players as the engine asks for them ([`BotPlayers`]): every game's
+/// driver is given them where the games are listed (`crate::games::GAMES`), to play a
+/// bot's seat by mail and to play its moves again in the audit.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BuiltIn;
+
+impl<R: Rules> BotPlayers<R> for BuiltIn {
+    fn known(&self) -> Vec<BotId> {
+        Bot::ALL.map(Bot::id).to_vec()
+    }
+
+    fn play(
+        &self,
+        bot: &BotId,
+        rules: &R,
+        state: &R::State,
+        seat: Seat,
+        rng: &mut DrawStream,
+    ) -> Result<Option<String>, NotPlayed> {
+        let played = Bot::ALL
+            .into_iter()
+            .find(|played| bot.is(&played.id()))
+            .ok_or(NotPlayed)?;
+        // The bot is handed its seat's view alone, never the full state.
+        Ok(played.choose(&SeatView::new(rules, state, seat), rng))
     }
 }
 

@@ -15,7 +15,8 @@ pub struct Args {
     game: String,
     /// A player, as NAME or "Name <email>", in seat order; repeat for each player.
     /// In a game by mail, "Name <bot:BOT>" gives the seat to a built-in player (random,
-    /// greedy or search), whose moves the referee makes as soon as it is to move
+    /// greedy or search), whose moves the referee makes as soon as it is to move; the
+    /// game records it with its version (bot:search/1)
     #[arg(long = "player", value_name = "NAME", required = true)]
     players: Vec<String>,
     /// A rule option, KEY=VALUE (see docs/rules/GAME.md); repeat as needed
@@ -75,8 +76,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         entropy: args.entropy,
         ..NewGame::default()
     };
-    // Before anything is written, and before a key is made for a new keyring.
-    crate::engine::session::check_players(&request.players)?;
+    // Before anything is written, and before a key is made for a new keyring: a bot's
+    // seat must name one of the game's built-in players (the game records it with the
+    // version this pbem plays).
+    let played = ops::driver(&args.game)?.bots();
+    crate::engine::session::check_players(&request.players, &played)?;
     let bots = request.players.iter().filter(|p| p.bot().is_some()).count();
     if bots > 0 {
         // A bot moves when the referee's mail loop sees it is to move; an invitation

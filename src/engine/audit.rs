@@ -6,12 +6,14 @@
 
 use std::fmt::Write as _;
 
+use super::chance::DrawStream;
 use super::digest::{hash_from_hex, to_hex, Hash};
 use super::fairness::{
     sealed_commitment, RecordingChance, ReplayChance, ReplayMismatch, Scope, Seed, TurnDraws,
 };
 use super::file::{hashes, Draw, UndoStep, Version};
 use super::keyring::Keyring;
+use super::players::{find as find_bot, listed, BotId, BotPlayers};
 use super::rules::{Chance, Rules};
 use super::session::{
     ruled_round, setup_key, signatures_hold, state_hash_of, undo_line, EngineError, Game,
@@ -32,8 +34,12 @@ pub struct AuditReport {
     /// record by turn.
     pub chain: Vec<(u64, String)>,
     /// What could not be checked without the seed (hidden draws, sealed moves not yet
-    /// opened), which the reveal at the end makes checkable. Not a failure.
+    /// opened, the moves of bots' seats), which the reveal at the end makes
+    /// checkable. Not a failure.
     pub pending: Vec<String>,
+    /// What this pbem cannot check at all, seed or not (the moves of a bot's seat
+    /// whose bot it does not play). Not a failure.
+    pub unchecked: Vec<String>,
 }
 
 impl AuditReport {
@@ -92,6 +98,13 @@ impl AuditReport {
             let _ = writeln!(out, "audit passed");
         } else {
             let _ = writeln!(out, "audit FAILED: {} problem(s)", self.problems.len());
+        }
+        if !self.unchecked.is_empty() {
+            let _ = writeln!(
+                out,
+                "not checked by this pbem: {}",
+                self.unchecked.join("; ")
+            );
         }
         out
     }
@@ -165,9 +178,141 @@ impl AuditChance<'_> {
     }
 }
 
-pub(crate) fn audit<R: Rules>(game: &Game<R>, keyring: Option<&Keyring>) -> AuditReport {
+/// A seat a built-in player takes, as the audit checks its moves.
+struct BotSeat {
+    /// The bot as genesis names it after `bot:` (`search/1`): part of its key.
+    named: String,
+    bot: BotId,
+    /// Whether each of its moves is played again: the game keys them on the seed, and
+    /// the bots given to the audit play this one.
+    checked: bool,
+}
+
+/// The seats bots take, by seat, each reported in a line; `None` for a person's.
+fn bot_seats<R: Rules>(
+    game: &Game<R>,
+    bots: Option<&dyn BotPlayers<R>>,
+    seeded: bool,
+    report: &mut AuditReport,
+) -> Vec<Option<BotSeat>> {
+    let known = bots.map(|bots| bots.known()).unwrap_or_default();
+    let mut seats = Vec::new();
+    for player in &game.file.genesis.players {
+        let Some(named) = player.bot() else {
+            seats.push(None);
+            continue;
+        };
+        let name = &player.name;
+        let bot = match BotId::parse(named) {
+            Ok(bot) => bot,
+            Err(error) => {
+                report.ok(format!(
+                    "{name}'s seat is a bot's, but {error}: its moves are not checked against one"
+                ));
+                report
+                    .unchecked
+                    .push(format!("the moves of {name}'s seat (bot:{named})"));
+                seats.push(None);
+                continue;
+            }
+        };
+        let keyed = game.bot_keyed(&bot);
+        let played = find_bot(&bot, &known).is_ok();
+        if !keyed {
+            report.ok(format!(
+                "{name}'s seat is the bot {bot}'s: {}, its moves were chosen with randomness from the system, which nobody can play again; they are checked as any move is",
+                if bot.version.is_none() {
+                    "named without a version"
+                } else {
+                    "in this file's format"
+                }
+            ));
+        } else if !played {
+            report.ok(format!(
+                "{name}'s seat is the bot {bot}'s, which this pbem does not play (it plays {}): its moves are not checked against the bot; a pbem with {bot} can check them",
+                listed(&known)
+            ));
+            report
+                .unchecked
+                .push(format!("the moves of {name}'s seat against the bot {bot}"));
+        } else if seeded {
+            report.ok(format!(
+                "{name}'s seat is the bot {bot}'s: each of its moves is played again by the bot, with the key the seed gives, and compared"
+            ));
+        } else {
+            report.ok(format!(
+                "{name}'s seat is the bot {bot}'s: its moves are played again by the bot once the seed is known"
+            ));
+        }
+        seats.push(Some(BotSeat {
+            named: named.to_string(),
+            bot,
+            checked: keyed && played,
+        }));
+    }
+    seats
+}
+
+/// Whether `text`, the move of the bot's seat `seat` recorded as `turn` in the position
+/// `before` (`ledger` the ledger with that record read), is the move the rules force
+/// there or the one the bot makes there with its key: what the record then is, in a
+/// few words.
+///
+/// # Errors
+/// What the bot would have played instead, in words.
+fn check_bot_move<R: Rules>(
+    game: &Game<R>,
+    bots: &dyn BotPlayers<R>,
+    seed: &Seed,
+    seat_of_bot: &BotSeat,
+    (ledger, before): (&Ledger, &R::State),
+    (turn, seat): (u64, usize),
+    text: &str,
+) -> Result<&'static str, String> {
+    let rules = &game.rules;
+    // As the record would hold it: the rules' text of the move as it is recorded.
+    let understood = |sent: &str| {
+        rules
+            .parse_move(before, seat, sent)
+            .and_then(|mv| rules.as_recorded(before, seat, mv))
+            .map(|mv| rules.canonical_text(&mv))
+    };
+    // The referee makes a move the rules force before asking the bot.
+    if let Some(forced) = rules.forced_move(before, seat) {
+        if understood(&rules.canonical_text(&forced)).is_ok_and(|forced| forced == text) {
+            return Ok("the move the rules force");
+        }
+    }
+    let bot = &seat_of_bot.bot;
+    let key = game
+        .bot_key(seed, ledger, (turn, seat), &seat_of_bot.named)
+        .map_err(|error| format!("the key of the bot {bot}'s move does not derive: {error}"))?;
+    let chosen = bots
+        .play(bot, rules, before, seat, &mut DrawStream::new(key))
+        .map_err(|_| format!("the bot {bot} is not played here"))?;
+    match chosen {
+        None => Err(format!(
+            "the bot {bot} makes no move from this position, yet its seat's record holds one"
+        )),
+        Some(chosen) => match understood(&chosen) {
+            Ok(chosen) if chosen == text => Ok("the bot's own move"),
+            Ok(chosen) => Err(format!(
+                "it is not the move the bot {bot} makes from this position with its key: the bot would have played {chosen:?}"
+            )),
+            Err(error) => Err(format!(
+                "the bot {bot}'s move from this position ({chosen:?}) does not read: {error}"
+            )),
+        },
+    }
+}
+
+pub(crate) fn audit<R: Rules>(
+    game: &Game<R>,
+    keyring: Option<&Keyring>,
+    bots: Option<&dyn BotPlayers<R>>,
+) -> AuditReport {
     let mut report = AuditReport::default();
-    if let Err(error) = audit_into(game, keyring, &mut report) {
+    if let Err(error) = audit_into(game, keyring, bots, &mut report) {
         report.fail(format!("audit stopped: {error}"));
     }
     report
@@ -176,6 +321,7 @@ pub(crate) fn audit<R: Rules>(game: &Game<R>, keyring: Option<&Keyring>) -> Audi
 fn audit_into<R: Rules>(
     game: &Game<R>,
     keyring: Option<&Keyring>,
+    bots: Option<&dyn BotPlayers<R>>,
     report: &mut AuditReport,
 ) -> Result<(), EngineError> {
     let file = &game.file;
@@ -238,6 +384,11 @@ fn audit_into<R: Rules>(
             None
         }
     };
+
+    // Bots' seats: whose moves are played again, and with what.
+    let bot_seats = bot_seats(game, bots, seed.is_some(), report);
+    // The bots' moves replayed that wait for the seed to be played again, by turn.
+    let mut bots_pending: Vec<u64> = Vec::new();
 
     // Genesis: hash, signature, setup draws, state.
     let body = game.genesis_body()?;
@@ -459,6 +610,26 @@ fn audit_into<R: Rules>(
             }
             (Some(before), Some(text)) => {
                 let seat = game.seat_of(&record.player)?;
+                // A bot's seat: the move must be the one its bot makes here.
+                let bot_seat = bot_seats.get(seat).and_then(Option::as_ref);
+                match (bot_seat.filter(|bot| bot.checked), bots, &seed) {
+                    (Some(bot_seat), Some(bots), Some(seed)) => match check_bot_move(
+                        game,
+                        bots,
+                        seed,
+                        bot_seat,
+                        (&ledger, before),
+                        (record.turn, seat),
+                        &text,
+                    ) {
+                        Ok(what) => {
+                            let _ = write!(detail, "; {what}");
+                        }
+                        Err(problem) => problems.push(problem),
+                    },
+                    (Some(_), Some(_), None) => bots_pending.push(record.turn),
+                    _ => {}
+                }
                 let keyed = match &seed {
                     Some(seed) if game.version == Version::V3 => Some((
                         seed,
@@ -540,6 +711,15 @@ fn audit_into<R: Rules>(
         prev = computed;
     }
 
+    if !bots_pending.is_empty() {
+        let turns: Vec<String> = bots_pending.iter().map(u64::to_string).collect();
+        let what = format!(
+            "the moves of bots' seats (turn {}) played again by their bots",
+            turns.join(", ")
+        );
+        report.ok(format!("PENDING until the seed is revealed: {what}"));
+        report.pending.push(what);
+    }
     if let Some(what) = pending {
         report.ok(format!(
             "PENDING until the seed is revealed: {what}; the stored state's hash is the one the head signs"

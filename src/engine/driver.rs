@@ -6,7 +6,6 @@
 
 use std::cell::OnceCell;
 use std::fmt::Write as _;
-use std::marker::PhantomData;
 
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
@@ -17,6 +16,7 @@ use super::fairness::Seed;
 use super::file::{draws_text, FileText, GameFile, Genesis, UndoRecord, UndoStep};
 use super::invitation::{is_invitation, Invitation};
 use super::keyring::Keyring;
+use super::players::{find as find_bot, listed, BotId, BotPlayers, NotPlayed};
 use super::rules::{
     Audience, BoardContext, Chance, Deadline, GameEnd, LastMove, LegalMove, MoveFilter, ReportLine,
     Rules, Seat, Viewer, Visibility,
@@ -93,6 +93,10 @@ pub trait GameDriver: Sync {
     fn name(&self) -> &'static str;
     /// The built-in rules data.
     fn default_data(&self) -> &'static str;
+    /// The built-in players a seat of this game may be given to (`--player "Bot
+    /// <bot:search>"`), each at the version this pbem plays: none for a game whose
+    /// driver was given none.
+    fn bots(&self) -> Vec<BotId>;
     /// A new game file's bytes.
     ///
     /// # Errors
@@ -234,18 +238,17 @@ pub trait OpenGame {
     /// # Errors
     /// As for [`OpenGame::legal`].
     fn sample_move(&self, player: &str, rng: &mut DrawStream) -> Result<Option<String>>;
-    /// The move `bot` chooses for `player` now, from what their seat may see (a
-    /// [`crate::bots::SeatView`]); `None` when it is not their turn. `rng` is the bot's
-    /// own stream, never the game's.
+    /// The move of `player`'s seat, which a built-in player takes (`bot:search/1` in
+    /// genesis), chosen now by the bot from what the seat may see; `None` when it is
+    /// not their turn, or the seat is a person's. In the newest format the bot chooses
+    /// with a stream keyed from the seed and the game (docs/FAIRNESS.md, "Bots'
+    /// seats"), which the audit plays again; a bot genesis names without a version, or
+    /// an older format, chooses with randomness from the system, as it always did.
     ///
     /// # Errors
-    /// As for [`OpenGame::legal`].
-    fn bot_move(
-        &self,
-        player: &str,
-        bot: crate::bots::Bot,
-        rng: &mut DrawStream,
-    ) -> Result<Option<String>>;
+    /// As for [`OpenGame::legal`]; [`EngineError::BotNotPlayed`] when the game's
+    /// drivers have no such bot (another version of it, say), saying which they have.
+    fn bot_move(&self, player: &str) -> Result<Option<String>>;
     /// The move log as text; sealed moves show only that they were made.
     ///
     /// # Errors
@@ -283,16 +286,26 @@ pub trait OpenGame {
     fn state_note(&self) -> Option<Vec<u8>>;
 }
 
-/// The [`GameDriver`] of one game.
-pub struct Driver<R>(PhantomData<fn() -> R>);
+/// The [`GameDriver`] of one game, with the built-in players its bots' seats are
+/// played by, when it was given some.
+pub struct Driver<R: Rules + 'static> {
+    bots: Option<&'static dyn BotPlayers<R>>,
+}
 
-impl<R> Driver<R> {
+impl<R: Rules + 'static> Driver<R> {
+    /// The driver of a game no bot plays: a seat given to one is refused.
     pub const fn new() -> Self {
-        Driver(PhantomData)
+        Driver { bots: None }
+    }
+
+    /// The driver of a game whose bots' seats `bots` play (pbem's own, in the list of
+    /// games): they make a bot's move by mail, and the audit plays it again.
+    pub const fn played_by(bots: &'static dyn BotPlayers<R>) -> Self {
+        Driver { bots: Some(bots) }
     }
 }
 
-impl<R> Default for Driver<R> {
+impl<R: Rules + 'static> Default for Driver<R> {
     fn default() -> Self {
         Driver::new()
     }
@@ -307,7 +320,7 @@ struct Append {
 }
 
 /// A game file opened: the game as read, its bytes, and what is derived from them once.
-struct Opened<R: Rules> {
+struct Opened<R: Rules + 'static> {
     /// The game as read: every record, or on the fast path only the head.
     game: Game<R>,
     /// Records before those in `game` (the fast path reads only the head).
@@ -337,6 +350,8 @@ struct Opened<R: Rules> {
     /// Whether `game` holds a window of the latest records that the keyring's note
     /// says is all a move needs (a game with hidden state, on the fast path).
     window: bool,
+    /// The built-in players of the game's driver.
+    bots: Option<&'static dyn BotPlayers<R>>,
 }
 
 /// What the keyring keeps of a file of a game with hidden state that this referee
@@ -355,7 +370,7 @@ struct Resume<S> {
     before_head: Option<RoundContext>,
 }
 
-impl<R: Rules> Opened<R> {
+impl<R: Rules + 'static> Opened<R> {
     fn whole(&self) -> Result<&Game<R>> {
         if self.earlier == 0 {
             return Ok(&self.game);
@@ -704,9 +719,15 @@ fn open_verified<'a, R: Rules>(
     }))
 }
 
-impl<R: Rules> Opened<R> {
-    fn new(game: Game<R>, bytes: Vec<u8>, keyring: Option<&Keyring>) -> Opened<R> {
+impl<R: Rules + 'static> Opened<R> {
+    fn new(
+        game: Game<R>,
+        bytes: Vec<u8>,
+        keyring: Option<&Keyring>,
+        bots: Option<&'static dyn BotPlayers<R>>,
+    ) -> Opened<R> {
         Opened {
+            bots,
             game,
             earlier: 0,
             checked: false,
@@ -726,7 +747,7 @@ impl<R: Rules> Opened<R> {
     }
 }
 
-impl<R: Rules> Opened<R> {
+impl<R: Rules + 'static> Opened<R> {
     /// Draws the board of `turn` (the last when `None`) for `viewer` with `draw`: the
     /// one place that decides what a board of either kind may show.
     fn with_board_context<T>(
@@ -768,8 +789,12 @@ impl<R: Rules + 'static> GameDriver for Driver<R> {
         R::DEFAULT_DATA
     }
 
+    fn bots(&self) -> Vec<BotId> {
+        self.bots.map(|bots| bots.known()).unwrap_or_default()
+    }
+
     fn create(&self, request: NewGame, keyring: &Keyring) -> Result<Vec<u8>> {
-        let game = Game::<R>::create(request, keyring)?;
+        let game = Game::<R>::create_played(request, keyring, &self.bots())?;
         game.file.to_bytes()
     }
 
@@ -791,7 +816,8 @@ impl<R: Rules + 'static> GameDriver for Driver<R> {
         let text = match keyring.filter(|_| to_move) {
             Some(keyring) => match open_verified::<R>(text, bytes, keyring)? {
                 Ok(verified) => {
-                    let mut opened = Opened::new(verified.game, bytes.to_vec(), Some(keyring));
+                    let mut opened =
+                        Opened::new(verified.game, bytes.to_vec(), Some(keyring), self.bots);
                     opened.earlier = verified.earlier;
                     opened.checked = true;
                     opened.fast = true;
@@ -809,7 +835,7 @@ impl<R: Rules + 'static> GameDriver for Driver<R> {
         };
         let game = Game::<R>::from_file(text.game_file()?)?;
         game.check_chain()?;
-        let mut opened = Opened::new(game, bytes.to_vec(), keyring);
+        let mut opened = Opened::new(game, bytes.to_vec(), keyring, self.bots);
         opened.checked = true;
         Ok(Box::new(opened))
     }
@@ -821,11 +847,16 @@ impl<R: Rules + 'static> GameDriver for Driver<R> {
         keyring: Option<&Keyring>,
     ) -> Result<Box<dyn OpenGame>> {
         let game = Game::<R>::from_file(text.game_file()?)?;
-        Ok(Box::new(Opened::new(game, bytes.to_vec(), keyring)))
+        Ok(Box::new(Opened::new(
+            game,
+            bytes.to_vec(),
+            keyring,
+            self.bots,
+        )))
     }
 }
 
-impl<R: Rules> OpenGame for Opened<R> {
+impl<R: Rules + 'static> OpenGame for Opened<R> {
     fn name(&self) -> &'static str {
         R::NAME
     }
@@ -1087,16 +1118,50 @@ impl<R: Rules> OpenGame for Opened<R> {
         }))
     }
 
-    fn bot_move(
-        &self,
-        player: &str,
-        bot: crate::bots::Bot,
-        rng: &mut DrawStream,
-    ) -> Result<Option<String>> {
-        let rules = &self.game.rules;
-        Ok(self.on_turn(player)?.and_then(|(seat, state)| {
-            bot.choose(&crate::bots::SeatView::new(rules, state, seat), rng)
-        }))
+    fn bot_move(&self, player: &str) -> Result<Option<String>> {
+        let seat = self.game.seat_of(player)?;
+        let Some(named) = self.game.file.genesis.players[seat].bot() else {
+            return Ok(None);
+        };
+        let Some((seat, state)) = self.on_turn(player)? else {
+            return Ok(None);
+        };
+        let name = &self.game.names[seat];
+        let known = self.bots.map(|bots| bots.known()).unwrap_or_default();
+        let not_played = |why: String| {
+            EngineError::BotNotPlayed(format!(
+                "{name}'s seat is played by bot:{named}, and {why}: the referee's machine cannot make its moves (it plays {}); finish the game with a pbem that plays that bot",
+                listed(&known)
+            ))
+        };
+        let bot = BotId::parse(named).map_err(not_played)?;
+        let bots = match self.bots.filter(|_| find_bot(&bot, &known).is_ok()) {
+            Some(bots) => bots,
+            None => return Err(not_played(format!("this pbem does not play {bot}"))),
+        };
+        let key = if self.game.bot_keyed(&bot) {
+            let seed = self.seed()?.ok_or_else(|| {
+                EngineError::NeedsKeyring(format!("the move of {name}'s seat, a bot's,"))
+            })?;
+            // The round the move would belong to decides its key: read from the whole
+            // file, as a bot's move is rare and the window is a person's move's.
+            let whole = self.whole()?;
+            let turn = self.turns() + 1;
+            let (ledger, _) = whole.ledger_with(Some(seed), 0, state, (turn, seat), None)?;
+            whole.bot_key(seed, &ledger, (turn, seat), named)?
+        } else {
+            // A file without the bot's version, or of an older format: the bot's own
+            // stream from the system, as such games always had it.
+            super::keyring::random_bytes()?
+        };
+        bots.play(
+            &bot,
+            &self.game.rules,
+            state,
+            seat,
+            &mut DrawStream::new(key),
+        )
+        .map_err(|NotPlayed| not_played(format!("this pbem does not play {bot}")))
     }
 
     fn log(&self) -> Result<String> {
@@ -1199,7 +1264,7 @@ impl<R: Rules> OpenGame for Opened<R> {
 
     fn audit(&self) -> AuditReport {
         match self.whole() {
-            Ok(game) => game.audit(self.keyring.as_ref()),
+            Ok(game) => game.audit_played(self.keyring.as_ref(), self.bots),
             Err(error) => {
                 let mut report = AuditReport::default();
                 report.lines.push(format!("FAILED audit stopped: {error}"));

@@ -134,6 +134,22 @@ impl Seed {
             .finish()
     }
 
+    /// The key of the stream a bot's seat chooses its move with (docs/FAIRNESS.md,
+    /// "Bots' seats"): the genesis body, the standing history before the round the
+    /// move belongs to, the seat, how many of the seat's moves already stand in that
+    /// round (`n`), and the bot's name and version as genesis names it (`search/1`).
+    /// Nothing in it comes from the system, so the referee cannot run the bot again
+    /// for another choice, and anyone holding the seed can play it again.
+    pub fn bot_key(&self, body: &Hash, history: &Hash, seat: u32, n: u32, bot_id: &str) -> Hash {
+        Fields::keyed(&self.0, "pbem/v4/bot")
+            .fixed(body)
+            .fixed(history)
+            .u32(seat)
+            .u32(n)
+            .text(bot_id)
+            .finish()
+    }
+
     /// A keyed derivation of `domain` bound to the game by `scope`: `pbem/v2/NAME` with
     /// the game id, or `pbem/v3/NAME` with the genesis body.
     fn scoped(&self, scope: &Scope, name: &str) -> Fields<hmac::Hmac<sha2::Sha256>> {
@@ -392,5 +408,35 @@ impl Chance for ReplayChance<'_> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hmac::{Hmac, Mac};
+    use sha2::Sha256;
+
+    use super::Seed;
+
+    /// The bot key is the HMAC docs/FAIRNESS.md spells out field by field.
+    #[test]
+    fn the_bot_key_is_the_documented_hmac() {
+        let seed = Seed(std::array::from_fn(|i| i as u8));
+        let body = [0xb0; 32];
+        let history = [0x4b; 32];
+        let mut mac = Hmac::<Sha256>::new_from_slice(&seed.0).expect("any key length");
+        let domain = b"pbem/v4/bot";
+        mac.update(&(domain.len() as u32).to_be_bytes());
+        mac.update(domain);
+        mac.update(&body);
+        mac.update(&history);
+        mac.update(&2u32.to_be_bytes());
+        mac.update(&1u32.to_be_bytes());
+        mac.update(&8u32.to_be_bytes());
+        mac.update(b"search/1");
+        let expected: [u8; 32] = mac.finalize().into_bytes().into();
+        assert_eq!(seed.bot_key(&body, &history, 2, 1, "search/1"), expected);
+        assert_ne!(seed.bot_key(&body, &history, 2, 1, "search/2"), expected);
+        assert_ne!(seed.bot_key(&body, &history, 2, 0, "search/1"), expected);
     }
 }

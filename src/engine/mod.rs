@@ -2,6 +2,7 @@
 //! audit, the keyring and the file store.
 
 pub mod audit;
+mod bot_key;
 pub mod chance;
 pub mod digest;
 pub mod driver;
@@ -10,6 +11,7 @@ pub mod fairness;
 pub mod file;
 pub mod invitation;
 pub mod keyring;
+pub mod players;
 pub mod rules;
 pub mod session;
 pub mod store;

@@ -462,7 +462,7 @@ pub trait Rules: Sized {
     /// Current scores by seat.
     fn scores(&self, state: &Self::State) -> Vec<i64>;
 
-    /// Each seat's standing as the built-in players ([`crate::bots`]) weigh a position:
+    /// Each seat's standing as the built-in players (`src/bots/`) weigh a position:
     /// the scores, by default. A game whose scores move only late (an auction's tiles
     /// count once placed) says here what a move is worth before then.
     fn standing(&self, state: &Self::State) -> Vec<i64> {
@@ -592,7 +592,7 @@ pub trait Rules: Sized {
 
     /// The state as the player in `seat` knows it: [`Rules::public_state`] and that
     /// seat's own hidden material (its face-down card, the tiles it drew to choose
-    /// from), nothing of anyone else's. What the built-in players ([`crate::bots`]) are
+    /// from), nothing of anyone else's. What the built-in players (`src/bots/`) are
     /// given instead of the full state, so that a bot in a mail game knows no more than
     /// a person in its seat. The default, the public state, is right for a game whose
     /// players hold nothing hidden of their own.

@@ -16,6 +16,7 @@ use super::file::{
 };
 use super::invitation::Invitation;
 use super::keyring::{random_bytes, Keyring, KeyringError};
+use super::players::{find as find_bot, BotId, BotPlayers};
 use super::rules::{Chance, Options, ReportLine, RoundLabel, RuleError, Rules, Seat, Visibility};
 use super::undo::{Effect, Ledger, UndoRefused};
 
@@ -54,6 +55,9 @@ pub enum EngineError {
     /// A step of taking back moves the game does not allow now.
     #[error(transparent)]
     Undo(UndoRefused),
+    /// A bot's seat is to move, and the referee's machine does not play its bot.
+    #[error("{0}")]
+    BotNotPlayed(String),
     /// The rules ask the player to confirm the move before it is made.
     #[error("{reason}; to make it as it stands, send it again starting with `confirm`: confirm {understood}")]
     NeedsConfirmation { reason: String, understood: String },
@@ -190,7 +194,18 @@ impl<R: Rules> Game<R> {
     /// # Errors
     /// Bad options or player count, or a keyring that cannot be written.
     pub fn create(request: NewGame, keyring: &Keyring) -> Result<Game<R>> {
-        let (rules, genesis, seed) = Self::prepare(request, keyring)?;
+        Self::create_played(request, keyring, &[])
+    }
+
+    /// [`Game::create`] with seats that the built-in players `bots` (those the
+    /// referee's machine plays, each at its version) may take: a player given as
+    /// `bot:NAME` or `bot:NAME/VERSION` names one, and genesis records it as
+    /// `bot:NAME/VERSION`.
+    ///
+    /// # Errors
+    /// As for [`Game::create`]; a bot's seat not one of `bots`.
+    pub fn create_played(request: NewGame, keyring: &Keyring, bots: &[BotId]) -> Result<Game<R>> {
+        let (rules, genesis, seed) = Self::prepare(request, keyring, bots)?;
         let game = Self::found(rules, genesis, &seed, keyring)?;
         keyring.store_seed(&game.file.genesis.id, &seed)?;
         Ok(game)
@@ -203,7 +218,8 @@ impl<R: Rules> Game<R> {
     /// # Errors
     /// As for [`Game::create`].
     pub fn invite(request: NewGame, keyring: &Keyring) -> Result<Invitation> {
-        let (rules, genesis, seed) = Self::prepare(request, keyring)?;
+        // A bot has no words of its own to join with: no seat of an invitation is one.
+        let (rules, genesis, seed) = Self::prepare(request, keyring, &[])?;
         // The player count and options are checked now, not when the last one joins:
         // a setup with stand-in draws, thrown away.
         let names: Vec<String> = genesis.players.iter().map(|p| p.name.clone()).collect();
@@ -239,8 +255,12 @@ impl<R: Rules> Game<R> {
     }
 
     /// The rules, a genesis without setup, hash or signature, and the seed of a new
-    /// game.
-    fn prepare(request: NewGame, keyring: &Keyring) -> Result<(R, Genesis, Seed)> {
+    /// game whose bots' seats `bots` may take.
+    fn prepare(
+        mut request: NewGame,
+        keyring: &Keyring,
+        bots: &[BotId],
+    ) -> Result<(R, Genesis, Seed)> {
         let rules_data = request
             .rules_data
             .clone()
@@ -251,7 +271,8 @@ impl<R: Rules> Game<R> {
                 "a game needs players; give each with --player NAME".into(),
             ));
         }
-        check_players(&request.players)?;
+        check_players(&request.players, bots)?;
+        request.players = with_bot_versions(std::mem::take(&mut request.players), bots);
         let seed = match request.seed {
             Some(seed) => seed,
             None => Seed(random_bytes()?),
@@ -730,6 +751,47 @@ impl<R: Rules> Game<R> {
         Ok(seed.draw_key_v3(&self.genesis_body()?, &anchor, &pairs))
     }
 
+    /// Formats 3 and 4: the ledger of the records loaded (after the first `earlier`)
+    /// with a move of `seat` made now as record `turn`, in `state`, and the round the
+    /// rules give it; `before_head` is what decided the head's round, when known.
+    ///
+    /// # Errors
+    /// A step of taking back the records do not allow, or a position that cannot be
+    /// replayed.
+    pub(crate) fn ledger_with(
+        &self,
+        seed: Option<&Seed>,
+        earlier: u64,
+        state: &R::State,
+        (turn, seat): (u64, Seat),
+        before_head: Option<&RoundContext>,
+    ) -> Result<(Ledger, Option<u64>)> {
+        let mut ledger = self.ledger_before(earlier)?;
+        let round = self.round_for(seed, &ledger, state, (turn, seat), before_head)?;
+        let made = Record {
+            turn,
+            player: self.names[seat].clone(),
+            // What the ledger reads of a move: its round, and that it is a move in
+            // clear that has drawn nothing yet.
+            move_text: "-".into(),
+            sealed: None,
+            undo: None,
+            round,
+            combined: None,
+            history: None,
+            opens: Vec::new(),
+            draws: Vec::new(),
+            prev: String::new(),
+            state_hash: String::new(),
+            hash: String::new(),
+            signature: String::new(),
+        };
+        ledger
+            .step(turn, seat, &made)
+            .map_err(|refused| unallowed_step(&made, &refused))?;
+        Ok((ledger, round))
+    }
+
     /// A record loaded now, by turn, needed for what keys the draws of turn `for_turn`.
     /// Searched from the end: on the fast path only the latest records are loaded.
     fn loaded_record(&self, turn: u64, for_turn: u64) -> Result<&Record> {
@@ -775,6 +837,30 @@ impl<R: Rules> Game<R> {
         }
     }
 
+    /// Format 4: the standing history before the round of the last move standing in
+    /// `ledger` (record `turn`): that of the move standing just before the round, or
+    /// the genesis body when there is none.
+    ///
+    /// # Errors
+    /// That record is missing (outside a window) or has no history.
+    pub(crate) fn history_before_round(&self, ledger: &Ledger, turn: u64) -> Result<Hash> {
+        if !ledger.anchor_known() {
+            return Err(EngineError::BeyondWindow(format!(
+                "the record that keys the draws of turn {turn}"
+            )));
+        }
+        match ledger.round_inputs().anchor {
+            None => self.genesis_body(),
+            Some(anchor) => {
+                let record = self.loaded_record(anchor, turn)?;
+                let history = record.history.as_deref().ok_or_else(|| {
+                    EngineError::Malformed(format!("record {anchor} has no standing history"))
+                })?;
+                hex_field("a record's history", history)
+            }
+        }
+    }
+
     /// Format 4: the standing history up to the last move standing in `ledger`
     /// (docs/FAIRNESS.md, "The standing history"): keyed on the history of the last
     /// move standing before its round (the genesis body before the first round) and
@@ -791,24 +877,9 @@ impl<R: Rules> Game<R> {
         ledger: &Ledger,
         current: (u64, &str, &str),
     ) -> Result<Hash> {
-        if !ledger.anchor_known() {
-            return Err(EngineError::BeyondWindow(format!(
-                "the record that keys the draws of turn {}",
-                current.0
-            )));
-        }
         let body = self.genesis_body()?;
         let inputs = ledger.round_inputs();
-        let before = match inputs.anchor {
-            None => body,
-            Some(turn) => {
-                let record = self.loaded_record(turn, current.0)?;
-                let history = record.history.as_deref().ok_or_else(|| {
-                    EngineError::Malformed(format!("record {turn} has no standing history"))
-                })?;
-                hex_field("a record's history", history)?
-            }
-        };
+        let before = self.history_before_round(ledger, current.0)?;
         // The latest move of each seat in the round: a seat's entry.
         let mut latest: Vec<(Seat, u64)> = Vec::new();
         for &(turn, seat) in &inputs.moves {
@@ -1082,33 +1153,13 @@ impl<R: Rules> Game<R> {
         // named the seats in.
         openings.sort_by_key(|opening| opening.turn);
         let (key, round, combined, history) = if self.version.marks_rounds() {
-            let mut ledger = self.ledger_before(earlier)?;
-            let round = self.round_for(
+            let (ledger, round) = self.ledger_with(
                 Some(&seed),
-                &ledger,
+                earlier,
                 &state,
                 (turn, seat),
                 known.before_head.as_ref(),
             )?;
-            let made = Record {
-                turn,
-                player: name.clone(),
-                move_text: understood.clone(),
-                sealed: None,
-                undo: None,
-                round,
-                combined: None,
-                history: None,
-                opens: Vec::new(),
-                draws: Vec::new(),
-                prev: String::new(),
-                state_hash: String::new(),
-                hash: String::new(),
-                signature: String::new(),
-            };
-            ledger
-                .step(turn, seat, &made)
-                .map_err(|refused| unallowed_step(&made, &refused))?;
             if self.version == Version::V3 {
                 let key = self.draw_key_v3(&seed, &ledger, (turn, &name, &understood))?;
                 (key, round, None, None)
@@ -1600,9 +1651,20 @@ impl<R: Rules> Game<R> {
         Ok(())
     }
 
-    /// Checks everything that can be checked and reports turn by turn.
+    /// Checks everything that can be checked and reports turn by turn. The moves of
+    /// bots' seats are not checked against their bots: see [`Game::audit_played`].
     pub fn audit(&self, keyring: Option<&Keyring>) -> AuditReport {
-        super::audit::audit(self, keyring)
+        super::audit::audit(self, keyring, None)
+    }
+
+    /// [`Game::audit`], with every move of a bot's seat played again by `bots` (those
+    /// the referee's machine plays) where the game keys them on the seed.
+    pub fn audit_played(
+        &self,
+        keyring: Option<&Keyring>,
+        bots: Option<&dyn BotPlayers<R>>,
+    ) -> AuditReport {
+        super::audit::audit(self, keyring, bots)
     }
 }
 
@@ -1866,12 +1928,14 @@ pub(crate) fn mismatch_text(mismatch: &ReplayMismatch) -> String {
 /// board in (`[/code]`, a ``` fence), letting a name rewrite the post.
 pub const NAME_REFUSED: [char; 6] = ['<', '>', ';', '[', ']', '`'];
 
-/// Checks a list of players before a game is made of it: usable, distinct names, and
-/// for each address one plain address of its own.
+/// Checks a list of players before a game is made of it: usable, distinct names, for
+/// each address one plain address of its own, and for each seat a built-in player
+/// takes (`bot:NAME` or `bot:NAME/VERSION`) one of `bots`, those the referee's machine
+/// plays.
 ///
 /// # Errors
 /// The first problem, with what would be accepted.
-pub fn check_players(players: &[PlayerEntry]) -> Result<()> {
+pub fn check_players(players: &[PlayerEntry], bots: &[BotId]) -> Result<()> {
     for (i, player) in players.iter().enumerate() {
         let name = player.name.trim();
         if name.is_empty() || name.contains(NAME_REFUSED) || name.chars().any(char::is_control) {
@@ -1894,13 +1958,15 @@ pub fn check_players(players: &[PlayerEntry]) -> Result<()> {
             )));
         }
         if let Some(bot) = player.bot() {
-            // A seat a built-in player takes: its name must be one we have. Several
-            // seats may take the same bot.
-            crate::bots::Bot::parse(bot).map_err(|error| {
-                EngineError::Usage(format!(
-                    "{error}: give a bot's seat as --player \"{name} <bot:search>\""
-                ))
-            })?;
+            // A seat a built-in player takes: it must be one of `bots`, at the version
+            // there is. Several seats may take the same bot.
+            BotId::parse(bot)
+                .and_then(|asked| find_bot(&asked, bots).map(|_| ()))
+                .map_err(|error| {
+                    EngineError::Usage(format!(
+                        "{error}: give a bot's seat as --player \"{name} <bot:search>\", which the game records with the version this pbem has (bot:search/1)"
+                    ))
+                })?;
         } else if let Some(email) = &player.email {
             check_address(name, email)?;
             let shared = players[..i].iter().any(|p| {
@@ -1916,6 +1982,23 @@ pub fn check_players(players: &[PlayerEntry]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `players` as a new game records them: each seat a built-in player takes named
+/// `bot:NAME/VERSION`, with the version of it `bots` holds (`bot:search` becomes
+/// `bot:search/1`), so the game says which bot, as it chooses now, plays it. The
+/// players must have passed [`check_players`] with the same `bots`.
+fn with_bot_versions(mut players: Vec<PlayerEntry>, bots: &[BotId]) -> Vec<PlayerEntry> {
+    for player in &mut players {
+        let played = player
+            .bot()
+            .and_then(|text| BotId::parse(text).ok())
+            .and_then(|asked| find_bot(&asked, bots).ok());
+        if let Some(bot) = played {
+            player.email = Some(format!("{}{bot}", super::file::BOT_ADDRESS));
+        }
+    }
+    players
 }
 
 /// One plain address (an RFC 5322 addr-spec such as `ann@example.org`): never a second

@@ -6,13 +6,14 @@ pub mod triangle_auction;
 
 use std::sync::OnceLock;
 
+use crate::bots::BuiltIn;
 use crate::engine::driver::{Driver, GameDriver};
 
-/// Every game, by name.
+/// Every game, by name, each with pbem's built-in players for the seats bots take.
 pub static GAMES: &[&dyn GameDriver] = &[
-    &Driver::<right_of_way::RightOfWay>::new(),
-    &Driver::<triangle_auction::TriangleAuction>::new(),
-    &Driver::<desert_kingdom::DesertKingdom>::new(),
+    &Driver::<right_of_way::RightOfWay>::played_by(&BuiltIn),
+    &Driver::<triangle_auction::TriangleAuction>::played_by(&BuiltIn),
+    &Driver::<desert_kingdom::DesertKingdom>::played_by(&BuiltIn),
 ];
 
 /// Games a program built on the library plays besides [`GAMES`] (the tests' own games,

@@ -937,20 +937,19 @@ impl Referee {
     }
 
     /// The move of the first seat a built-in player takes that is to move now, with
-    /// its player's name.
+    /// its player's name: the bots of the game's driver choose it, with the stream
+    /// the game gives them (docs/FAIRNESS.md, "Bots' seats"). A seat whose bot this
+    /// pbem does not play (another version of it) is the referee's to see to.
     fn bot_move(&self, game: &dyn OpenGame) -> Result<Option<(String, String)>, MailError> {
         for player in &roster(game)?.players {
-            let Some(name) = player.bot() else {
+            if player.bot().is_none() {
                 continue;
-            };
-            let bot = crate::bots::Bot::parse(name).map_err(MailError::Config)?;
-            // The bot's own stream, from the system: its choices owe nothing to the
-            // game's seed.
-            let key = crate::engine::keyring::random_bytes()
-                .map_err(|error| MailError::Config(error.to_string()))?;
-            let mut rng = crate::engine::DrawStream::new(key);
-            if let Some(text) = game.bot_move(&player.name, bot, &mut rng)? {
-                return Ok(Some((player.name.clone(), text)));
+            }
+            match game.bot_move(&player.name) {
+                Ok(Some(text)) => return Ok(Some((player.name.clone(), text))),
+                Ok(None) => {}
+                Err(EngineError::BotNotPlayed(refusal)) => return Err(MailError::Config(refusal)),
+                Err(error) => return Err(error.into()),
             }
         }
         Ok(None)

@@ -18,6 +18,9 @@ use pbem::engine::keyring::Keyring;
 use pbem::engine::session::{parse_player, NewGame};
 use pbem::engine::DrawStream;
 
+/// A draw as the file's whole future sees it: (of, pick), a hidden one opened.
+type Drawn = (u64, u64);
+
 /// A move as the game it branched from made it.
 #[derive(Debug, Clone)]
 struct Made {
@@ -485,7 +488,7 @@ fn every_arrival_order_of_a_round_draws_alike_after_it() {
             .map(|(at, _)| end + at)
             .nth(seats * 2)
             .unwrap_or(moves.len());
-        let mut outcomes: Vec<(Vec<usize>, Vec<(u64, u64)>)> = Vec::new();
+        let mut outcomes: Vec<(Vec<usize>, Vec<Drawn>)> = Vec::new();
         for order in permutations(seats_in.len()) {
             // The round's moves, seat after seat in this order, each seat's in theirs.
             let mut reordered: Vec<&Made> = moves[..start].iter().collect();

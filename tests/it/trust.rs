@@ -580,6 +580,10 @@ fn doc_vectors() -> Vec<String> {
         "record v4: {}",
         to_hex(&hashes::record(Version::V4, &id, &record, &anchor, &body).expect("a hash"))
     ));
+    out.push(format!(
+        "v4 bot key B H1 seat 2 n 1 \"search/1\": {}",
+        to_hex(&seed.bot_key(&body, &history, 2, 1, "search/1"))
+    ));
     out
 }
 
