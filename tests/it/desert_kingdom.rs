@@ -670,9 +670,12 @@ fn random_recorded(
     let keyring = Keyring::at(dir.path());
     crate::support::test_key(dir.path());
     let seed = Seed::from_hex(seed_hex).expect("seed");
+    // The recorded games keep the format they were recorded in, and are replayed in
+    // it (`support::replay_recorded`).
     let request = NewGame {
         players: names.iter().map(|n| parse_player(n)).collect(),
         seed: Some(seed.clone()),
+        format: Some(pbem::engine::file::Version::V3),
         ..NewGame::default()
     };
     let mut game = Game::<DesertKingdom>::create(request, &keyring).expect("create");
@@ -1468,6 +1471,8 @@ fn replayed(recorded: &Recorded) -> (DesertKingdom, Vec<Turn>) {
     let request = NewGame {
         players: recorded.players.iter().map(|n| parse_player(n)).collect(),
         seed: Some(seed.clone()),
+        // Recorded in format 3, whose draws they are.
+        format: Some(pbem::engine::file::Version::V3),
         ..NewGame::default()
     };
     let mut game = Game::<DesertKingdom>::create(request, &keyring).expect("create");

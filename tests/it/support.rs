@@ -712,21 +712,19 @@ pub fn random_recorded_game<R: pbem::engine::Rules>(
     }
 }
 
-/// A recorded game of format 2 (recorded before format 3 changed the draws) replayed
-/// move by move through the command line, in the format it was recorded in and under
-/// the rules data `rules_data` it was recorded with (an earlier revision of the game's
-/// rules; `None`: this pbem's own): the game made as `pbem new` made it then (the
-/// tests' key, the seed), then every move by `pbem apply`. The table it leaves, at the
-/// end.
+/// A recorded game replayed move by move through the command line, in the format it
+/// was recorded in (its draws are that format's) and under the rules data
+/// `rules_data` it was recorded with (an earlier revision of the game's rules; `None`:
+/// this pbem's own): the game made as `pbem new` made it then (the tests' key, the
+/// seed), then every move by `pbem apply`. The table it leaves, at the end.
 pub fn replay_recorded_under(
     game: &str,
     players: &[String],
     seed: &str,
     moves: &[(String, String)],
-    rules_data: Option<&str>,
+    (format, rules_data): (pbem::engine::file::Version, Option<&str>),
 ) -> Table {
     use pbem::engine::fairness::Seed;
-    use pbem::engine::file::Version;
     use pbem::engine::keyring::Keyring;
     use pbem::engine::session::{parse_player, NewGame};
     let table = Table::new();
@@ -735,7 +733,7 @@ pub fn replay_recorded_under(
     let request = NewGame {
         players: players.iter().map(|p| parse_player(p)).collect(),
         seed: Some(Seed::from_hex(seed).expect("a seed")),
-        format: Some(Version::V2),
+        format: Some(format),
         rules_data: rules_data.map(str::to_string),
         ..NewGame::default()
     };
@@ -748,19 +746,17 @@ pub fn replay_recorded_under(
     table
 }
 
-/// A recorded game replayed move by move through the command line: the table it
-/// leaves, at the end.
+/// A game recorded under format 3's draws (the desert kingdom's recorded games)
+/// replayed move by move through the command line, in format 3: the table it leaves,
+/// at the end.
 pub fn replay_recorded(
     game: &str,
     players: &[String],
     seed: &str,
     moves: &[(String, String)],
 ) -> Table {
-    let table = Table::new();
-    let names: Vec<&str> = players.iter().map(String::as_str).collect();
-    table.start(game, &names, seed);
-    table.apply_all(moves);
-    table
+    use pbem::engine::file::Version;
+    replay_recorded_under(game, players, seed, moves, (Version::V3, None))
 }
 
 /// Runs docs/reference/pbem_draw.py, the independent implementation of

@@ -758,7 +758,14 @@ fn replay_revision_1(
     seed: &str,
     moves: &[(String, String)],
 ) -> crate::support::Table {
-    crate::support::replay_recorded_under(game, players, seed, moves, Some(REVISION_1_DATA))
+    use pbem::engine::file::Version;
+    crate::support::replay_recorded_under(
+        game,
+        players,
+        seed,
+        moves,
+        (Version::V2, Some(REVISION_1_DATA)),
+    )
 }
 
 /// Plays random games in process until one ends each way, and writes them down:
