@@ -675,3 +675,154 @@ fn a_placing_turn_recorded_in_another_order_still_replays() {
     let (passed, report) = table.audit(false);
     assert!(passed, "{report}");
 }
+
+/// A Right of Way game of `names` with no record yet, founded as `pbem new` founds one
+/// (its id, commitment, setup and signature derived as for any game, with the tests'
+/// key and seed, the seed in the keyring) but without `pbem new`'s check of the names:
+/// as a referee who writes genesis by hand would. The file's text.
+fn founded_with_names(table: &Table, names: &[&str]) -> String {
+    use base64::Engine as _;
+    use ed25519_dalek::{Signer, SigningKey};
+    use pbem::engine::digest::{hash_from_hex, to_hex};
+    use pbem::engine::fairness::{RecordingChance, Scope, Seed, TurnDraws};
+    use pbem::engine::file::{hashes, GameFile, Genesis, PlayerEntry, Version};
+    use pbem::engine::Rules;
+    use pbem::games::right_of_way::RightOfWay;
+
+    table.new_game(SEED);
+    let file: Value =
+        serde_json::from_slice(&std::fs::read(table.file()).expect("file")).expect("JSON");
+    let mut genesis: Genesis = serde_json::from_value(file["genesis"].clone()).expect("genesis");
+    genesis.players = names
+        .iter()
+        .map(|name| PlayerEntry {
+            name: (*name).to_string(),
+            email: None,
+        })
+        .collect();
+    let seed = Seed(hash_from_hex(SEED).expect("hex"));
+    let key = SigningKey::from_bytes(&[0x42; 32]);
+    let referee = key.verifying_key().to_bytes();
+    let rules_hash = hash_from_hex(&genesis.rules_hash).expect("hex");
+    genesis.id = pbem::engine::session::game_id_v3(
+        &seed,
+        &genesis.game,
+        &referee,
+        &genesis.players,
+        &genesis.options,
+        &rules_hash,
+        &genesis.entropy,
+    );
+    let commitment = seed.commitment(&genesis.id);
+    genesis.seed_commitment = to_hex(&commitment);
+    let body = hashes::genesis_body(Version::V3, &genesis, &referee, &commitment, &rules_hash);
+    let rules = RightOfWay::from_data(&genesis.rules_data, &genesis.options).expect("rules");
+    let scope = Scope::Body(body);
+    let turn = TurnDraws {
+        seed: &seed,
+        scope: &scope,
+        turn: 0,
+    };
+    let mut chance = RecordingChance::new(turn, seed.setup_key_v3(&body));
+    let seats: Vec<String> = names.iter().map(|name| (*name).to_string()).collect();
+    let state = rules.public_state(&rules.setup(&seats, &mut chance).expect("a setup"));
+    let after = hashes::state(&serde_json::to_vec(&state).expect("JSON"));
+    let hash = hashes::genesis(&body, &chance.draws, &after).expect("a hash");
+    genesis.draws = chance.draws;
+    genesis.state_hash = to_hex(&after);
+    genesis.hash = to_hex(&hash);
+    genesis.signature =
+        base64::engine::general_purpose::STANDARD.encode(key.sign(&hash).to_bytes());
+    std::fs::write(
+        table
+            .home()
+            .join("seeds")
+            .join(format!("{}.seed", genesis.id)),
+        format!("{SEED}\n"),
+    )
+    .expect("the seed");
+    let founded = GameFile {
+        format: Version::V3.format().to_string(),
+        genesis,
+        records: Vec::new(),
+        seed: None,
+        state,
+    };
+    String::from_utf8(founded.to_bytes().expect("bytes")).expect("UTF-8")
+}
+
+/// Records name their seat by the player's name, so a genesis naming two players
+/// alike (as `pbem new` compares names: ignoring case) would make a record ambiguous:
+/// every command refuses it, the audit too, though every hash and signature holds.
+#[test]
+fn a_genesis_naming_two_players_alike_is_refused_by_every_command() {
+    // Founded the same way with two names, the file is a good one.
+    let table = Table::new();
+    let good = founded_with_names(&table, &["Ann", "Cid"]);
+    std::fs::write(table.file(), &good).expect("write");
+    let (passed, report) = table.audit(false);
+    assert!(passed, "{report}");
+    let (ok, output) = table.run(&["show"]);
+    assert!(ok, "{output}");
+    for names in [["Ann", "Ann"], ["Ann", "ANN"]] {
+        let table = Table::new();
+        let twice = founded_with_names(&table, &names);
+        every_command_refuses(&table, &twice, "two players are called");
+    }
+}
+
+/// An invitation naming two players alike, signed by the referee, is refused: no
+/// player can join it, and it never becomes a game.
+#[test]
+fn an_invitation_naming_two_players_alike_is_refused() {
+    use base64::Engine as _;
+    use ed25519_dalek::{Signer, SigningKey};
+    use pbem::engine::digest::{hash_from_hex, to_hex, Fields};
+    use pbem::engine::file::{hashes, Version};
+    use pbem::engine::invitation::Invitation;
+
+    let table = Table::new();
+    table.test_key();
+    table
+        .pbem()
+        .args(["new", "right-of-way", "--player", "Ann", "--player", "Bob"])
+        .args(["--join", "--seed", SEED, "--out"])
+        .arg(table.file())
+        .assert()
+        .success();
+    let mut invitation: Invitation =
+        serde_json::from_slice(&std::fs::read(table.file()).expect("file")).expect("JSON");
+    let genesis = &mut invitation.genesis;
+    genesis.players[1].name = "ann".into();
+    let key = SigningKey::from_bytes(&[0x42; 32]);
+    let body = hashes::genesis_body(
+        Version::V3,
+        genesis,
+        &key.verifying_key().to_bytes(),
+        &hash_from_hex(&genesis.seed_commitment).expect("hex"),
+        &hash_from_hex(&genesis.rules_hash).expect("hex"),
+    );
+    let hash = Fields::hash("pbem/v2/invitation").fixed(&body).finish();
+    genesis.hash = to_hex(&hash);
+    genesis.signature =
+        base64::engine::general_purpose::STANDARD.encode(key.sign(&hash).to_bytes());
+    let changed = String::from_utf8(invitation.to_bytes().expect("bytes")).expect("UTF-8");
+    std::fs::write(table.file(), &changed).expect("write");
+    for args in [
+        &["join", "--player", "Ann", "--entropy", "blue heron"][..],
+        &["audit"],
+        &["show"],
+    ] {
+        let (ok, output) = table.run(args);
+        assert!(!ok, "pbem {args:?} accepted it: {output}");
+        assert!(
+            output.contains("two players are called"),
+            "pbem {args:?}: {output}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(table.file()).expect("file"),
+        changed,
+        "the invitation was changed"
+    );
+}
