@@ -370,6 +370,21 @@ impl<R: Rules> Game<R> {
         check_distinct_names(&genesis.players)?;
         for record in &file.records {
             record.check_shape(version)?;
+            // A record names its seat by the name exactly as genesis spells it, which
+            // its hash and its draw key bind; pbem has only ever written it so.
+            if !genesis.players.iter().any(|p| p.name == record.player) {
+                return Err(EngineError::Malformed(format!(
+                    "record {} names its player {:?}, which is not a player's name as genesis spells it ({})",
+                    record.turn,
+                    super::echo::shortened(&record.player, super::echo::QUOTE_CHARS),
+                    genesis
+                        .players
+                        .iter()
+                        .map(|p| p.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
         }
         if genesis.game != R::NAME {
             return Err(EngineError::Malformed(format!(

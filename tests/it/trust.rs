@@ -826,3 +826,27 @@ fn an_invitation_naming_two_players_alike_is_refused() {
         "the invitation was changed"
     );
 }
+
+/// A record names its mover exactly as genesis spells the name: another spelling,
+/// hashed and signed as the record holds it, is refused by every command.
+#[test]
+fn a_record_naming_its_player_in_another_spelling_is_refused() {
+    let (table, _) = played_game();
+    let mut file: Value =
+        serde_json::from_slice(&std::fs::read(table.file()).expect("file")).expect("JSON");
+    let player = file["records"][0]["player"]
+        .as_str()
+        .expect("a player")
+        .to_string();
+    file["records"][0]["player"] = player.to_lowercase().into();
+    super::support::resign(
+        &mut file,
+        &ed25519_dalek::SigningKey::from_bytes(&[0x42; 32]),
+    );
+    let changed = format!("{}\n", serde_json::to_string(&file).expect("JSON"));
+    every_command_refuses(
+        &table,
+        &changed,
+        &format!("record 1 names its player {:?}", player.to_lowercase()),
+    );
+}
