@@ -850,3 +850,78 @@ fn a_record_naming_its_player_in_another_spelling_is_refused() {
         &format!("record 1 names its player {:?}", player.to_lowercase()),
     );
 }
+
+/// A move is sealed exactly where the rules seal it: a Right of Way move sealed (which
+/// would hide it from the players until the reveal) or a triangle auction card in
+/// clear, hashed and signed as the file holds it, fails the audit, with the seed or
+/// without.
+#[test]
+fn a_move_sealed_where_the_rules_seal_none_or_in_clear_where_they_seal_it_fails_the_audit() {
+    use base64::Engine as _;
+    use pbem::engine::digest::{hash_from_hex, to_hex};
+    use pbem::engine::fairness::{seal_box, sealed_commitment, Scope, Seed};
+    use pbem::engine::file::{hashes, Genesis, Version};
+
+    let key = ed25519_dalek::SigningKey::from_bytes(&[0x42; 32]);
+    let read = |table: &Table| -> Value {
+        serde_json::from_slice(&std::fs::read(table.file()).expect("file")).expect("JSON")
+    };
+    let audits_fail = |table: &Table, file: &Value, says: &str| {
+        std::fs::write(table.file(), serde_json::to_string(file).expect("JSON")).expect("w");
+        for public in [false, true] {
+            let (passed, report) = table.audit(public);
+            assert!(!passed, "{report}");
+            assert!(report.contains(says), "{report}");
+        }
+    };
+
+    // Right of Way seals nothing: its third move, sealed as format 3 seals a move.
+    let (table, _) = played_game();
+    let mut file = read(&table);
+    let genesis: Genesis = serde_json::from_value(file["genesis"].clone()).expect("genesis");
+    let seed = Seed(hash_from_hex(SEED).expect("hex"));
+    let body = hashes::genesis_body(
+        Version::V3,
+        &genesis,
+        &key.verifying_key().to_bytes(),
+        &hash_from_hex(&genesis.seed_commitment).expect("hex"),
+        &hash_from_hex(&genesis.rules_hash).expect("hex"),
+    );
+    let scope = Scope::Body(body);
+    let record = &mut file["records"][2];
+    let text = record["move"].as_str().expect("a move").to_string();
+    let salt = seed.seal_salt_in(&scope, 3);
+    let sealed_box = seal_box(&seed.seal_key_in(&scope, 3), &text);
+    let object = record.as_object_mut().expect("a record");
+    object.remove("move");
+    object.insert(
+        "sealed".into(),
+        serde_json::json!({
+            "commit": to_hex(&sealed_commitment(&salt, &text)),
+            "box": base64::engine::general_purpose::STANDARD.encode(sealed_box),
+        }),
+    );
+    super::support::resign(&mut file, &key);
+    audits_fail(
+        &table,
+        &file,
+        "it holds a sealed move where the rules seal none",
+    );
+
+    // The triangle auction seals its cards: the first, in clear.
+    let table = Table::new();
+    table.start("triangle-auction", &["Ann", "Bob", "Cid"], SEED);
+    let (mover, card) = table.first_move();
+    let (ok, error) = table.apply(&mover, &card);
+    assert!(ok, "{error}");
+    let mut file = read(&table);
+    let object = file["records"][0].as_object_mut().expect("a record");
+    assert!(object.remove("sealed").is_some(), "{object:?}");
+    object.insert("move".into(), card.into());
+    super::support::resign(&mut file, &key);
+    audits_fail(
+        &table,
+        &file,
+        "it holds a move in clear where the rules seal it",
+    );
+}
