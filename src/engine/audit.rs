@@ -599,6 +599,20 @@ fn audit_into<R: Rules>(
             },
         };
         let mut detail = format!("{shown}, {} draw(s)", record.draws.len());
+        // Sealed exactly where the rules seal the move: a sealed move where they seal
+        // none would hide a move from the players until the reveal, a move in clear
+        // where they seal one would show a choice made face down.
+        if let Some(before) = state.as_ref().filter(|_| pending.is_none()) {
+            match (game.rules.is_sealed(before, seat), record.is_sealed()) {
+                (false, true) => {
+                    problems.push("it holds a sealed move where the rules seal none".into())
+                }
+                (true, false) => {
+                    problems.push("it holds a move in clear where the rules seal it".into())
+                }
+                _ => {}
+            }
+        }
         match (state.as_ref().filter(|_| pending.is_none()), text) {
             (None, _) => detail.push_str("; replay pending"),
             (Some(_), None) => {

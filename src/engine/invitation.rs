@@ -173,6 +173,7 @@ impl Invitation {
                 "the referee's signature on the invitation does not verify".into(),
             ));
         }
+        super::session::check_distinct_names(&genesis.players)?;
         for (i, join) in self.joined.iter().enumerate() {
             let seat = self.seat_of(&join.player).ok_or_else(|| {
                 EngineError::Tampered(format!("{} joined, but is not a player", join.player))

@@ -388,10 +388,26 @@ impl<R: Rules> Game<R> {
                 "genesis names an invitation, which format 1 has not".into(),
             ));
         }
+        let genesis = &file.genesis;
+        check_distinct_names(&genesis.players)?;
         for record in &file.records {
             record.check_shape(version)?;
+            // A record names its seat by the name exactly as genesis spells it, which
+            // its hash and its draw key bind; pbem has only ever written it so.
+            if !genesis.players.iter().any(|p| p.name == record.player) {
+                return Err(EngineError::Malformed(format!(
+                    "record {} names its player {:?}, which is not a player's name as genesis spells it ({})",
+                    record.turn,
+                    super::echo::shortened(&record.player, super::echo::QUOTE_CHARS),
+                    genesis
+                        .players
+                        .iter()
+                        .map(|p| p.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
         }
-        let genesis = &file.genesis;
         if genesis.game != R::NAME {
             return Err(EngineError::Malformed(format!(
                 "the game is {:?}, not {:?}",
@@ -1949,10 +1965,7 @@ pub fn check_players(players: &[PlayerEntry], bots: &[BotId]) -> Result<()> {
                 "{name:?} is the name `pbem show --as` uses for the referee's view; give the player another name"
             )));
         }
-        if players[..i]
-            .iter()
-            .any(|p| p.name.eq_ignore_ascii_case(name))
-        {
+        if players[..i].iter().any(|p| named_alike(&p.name, name)) {
             return Err(EngineError::Usage(format!(
                 "two players are called {name:?}; names must differ"
             )));
@@ -1999,6 +2012,35 @@ fn with_bot_versions(mut players: Vec<PlayerEntry>, bots: &[BotId]) -> Vec<Playe
         }
     }
     players
+}
+
+/// Whether two players' names are one as `pbem new` and [`Game::seat_of`] compare
+/// them: equal but for ASCII case and white space at either end.
+fn named_alike(a: &str, b: &str) -> bool {
+    a.trim().eq_ignore_ascii_case(b.trim())
+}
+
+/// That no two players of a genesis (of a game file or an invitation) are named
+/// alike, as [`check_players`] compares names: a record names its seat by its player's
+/// name, and a command names a player the same way.
+///
+/// # Errors
+/// Two players named alike.
+pub fn check_distinct_names(players: &[PlayerEntry]) -> Result<()> {
+    for (i, player) in players.iter().enumerate() {
+        if let Some(first) = players[..i]
+            .iter()
+            .position(|p| named_alike(&p.name, &player.name))
+        {
+            return Err(EngineError::Malformed(format!(
+                "two players are called {:?} (seats {} and {}); a record names its seat by its player's name, so names must differ, ignoring case",
+                super::echo::shortened(&player.name, super::echo::QUOTE_CHARS),
+                first + 1,
+                i + 1
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// One plain address (an RFC 5322 addr-spec such as `ann@example.org`): never a second

@@ -795,3 +795,253 @@ fn a_move_recorded_in_another_spelling_fails_the_audit_though_re_signed() {
         }
     }
 }
+
+/// A Right of Way game of `names` with no record yet, founded as `pbem new` founds one
+/// (its id, commitment, setup and signature derived as for any game, with the tests'
+/// key and seed, the seed in the keyring) but without `pbem new`'s check of the names:
+/// as a referee who writes genesis by hand would. The file's text.
+fn founded_with_names(table: &Table, names: &[&str]) -> String {
+    use base64::Engine as _;
+    use ed25519_dalek::{Signer, SigningKey};
+    use pbem::engine::digest::{hash_from_hex, to_hex};
+    use pbem::engine::fairness::{RecordingChance, Scope, Seed, TurnDraws};
+    use pbem::engine::file::{hashes, GameFile, Genesis, PlayerEntry, Version};
+    use pbem::engine::Rules;
+    use pbem::games::right_of_way::RightOfWay;
+
+    table.new_game(SEED);
+    let file: Value =
+        serde_json::from_slice(&std::fs::read(table.file()).expect("file")).expect("JSON");
+    let mut genesis: Genesis = serde_json::from_value(file["genesis"].clone()).expect("genesis");
+    genesis.players = names
+        .iter()
+        .map(|name| PlayerEntry {
+            name: (*name).to_string(),
+            email: None,
+        })
+        .collect();
+    let seed = Seed(hash_from_hex(SEED).expect("hex"));
+    let key = SigningKey::from_bytes(&[0x42; 32]);
+    let referee = key.verifying_key().to_bytes();
+    let rules_hash = hash_from_hex(&genesis.rules_hash).expect("hex");
+    genesis.id = pbem::engine::session::game_id_v3(
+        &seed,
+        &genesis.game,
+        &referee,
+        &genesis.players,
+        &genesis.options,
+        &rules_hash,
+        &genesis.entropy,
+    );
+    let commitment = seed.commitment(&genesis.id);
+    genesis.seed_commitment = to_hex(&commitment);
+    let body = hashes::genesis_body(Version::V4, &genesis, &referee, &commitment, &rules_hash);
+    let rules = RightOfWay::from_data(&genesis.rules_data, &genesis.options).expect("rules");
+    let scope = Scope::Body(body);
+    let turn = TurnDraws {
+        seed: &seed,
+        scope: &scope,
+        turn: 0,
+    };
+    let mut chance = RecordingChance::new(turn, seed.setup_key_v3(&body));
+    let seats: Vec<String> = names.iter().map(|name| (*name).to_string()).collect();
+    let state = rules.public_state(&rules.setup(&seats, &mut chance).expect("a setup"));
+    let after = hashes::state(&serde_json::to_vec(&state).expect("JSON"));
+    let hash = hashes::genesis(&body, &chance.draws, &after).expect("a hash");
+    genesis.draws = chance.draws;
+    genesis.state_hash = to_hex(&after);
+    genesis.hash = to_hex(&hash);
+    genesis.signature =
+        base64::engine::general_purpose::STANDARD.encode(key.sign(&hash).to_bytes());
+    std::fs::write(
+        table
+            .home()
+            .join("seeds")
+            .join(format!("{}.seed", genesis.id)),
+        format!("{SEED}\n"),
+    )
+    .expect("the seed");
+    let founded = GameFile {
+        format: Version::V4.format().to_string(),
+        genesis,
+        records: Vec::new(),
+        seed: None,
+        state,
+    };
+    String::from_utf8(founded.to_bytes().expect("bytes")).expect("UTF-8")
+}
+
+/// Records name their seat by the player's name, so a genesis naming two players
+/// alike (as `pbem new` compares names: ignoring case) would make a record ambiguous:
+/// every command refuses it, the audit too, though every hash and signature holds.
+#[test]
+fn a_genesis_naming_two_players_alike_is_refused_by_every_command() {
+    // Founded the same way with two names, the file is a good one.
+    let table = Table::new();
+    let good = founded_with_names(&table, &["Ann", "Cid"]);
+    std::fs::write(table.file(), &good).expect("write");
+    let (passed, report) = table.audit(false);
+    assert!(passed, "{report}");
+    let (ok, output) = table.run(&["show"]);
+    assert!(ok, "{output}");
+    for names in [["Ann", "Ann"], ["Ann", "ANN"]] {
+        let table = Table::new();
+        let twice = founded_with_names(&table, &names);
+        every_command_refuses(&table, &twice, "two players are called");
+    }
+}
+
+/// An invitation naming two players alike, signed by the referee, is refused: no
+/// player can join it, and it never becomes a game.
+#[test]
+fn an_invitation_naming_two_players_alike_is_refused() {
+    use base64::Engine as _;
+    use ed25519_dalek::{Signer, SigningKey};
+    use pbem::engine::digest::{hash_from_hex, to_hex, Fields};
+    use pbem::engine::file::{hashes, Version};
+    use pbem::engine::invitation::Invitation;
+
+    let table = Table::new();
+    table.test_key();
+    table
+        .pbem()
+        .args(["new", "right-of-way", "--player", "Ann", "--player", "Bob"])
+        .args(["--join", "--seed", SEED, "--out"])
+        .arg(table.file())
+        .assert()
+        .success();
+    let mut invitation: Invitation =
+        serde_json::from_slice(&std::fs::read(table.file()).expect("file")).expect("JSON");
+    let genesis = &mut invitation.genesis;
+    genesis.players[1].name = "ann".into();
+    let key = SigningKey::from_bytes(&[0x42; 32]);
+    let body = hashes::genesis_body(
+        Version::V4,
+        genesis,
+        &key.verifying_key().to_bytes(),
+        &hash_from_hex(&genesis.seed_commitment).expect("hex"),
+        &hash_from_hex(&genesis.rules_hash).expect("hex"),
+    );
+    let hash = Fields::hash("pbem/v2/invitation").fixed(&body).finish();
+    genesis.hash = to_hex(&hash);
+    genesis.signature =
+        base64::engine::general_purpose::STANDARD.encode(key.sign(&hash).to_bytes());
+    let changed = String::from_utf8(invitation.to_bytes().expect("bytes")).expect("UTF-8");
+    std::fs::write(table.file(), &changed).expect("write");
+    for args in [
+        &["join", "--player", "Ann", "--entropy", "blue heron"][..],
+        &["audit"],
+        &["show"],
+    ] {
+        let (ok, output) = table.run(args);
+        assert!(!ok, "pbem {args:?} accepted it: {output}");
+        assert!(
+            output.contains("two players are called"),
+            "pbem {args:?}: {output}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(table.file()).expect("file"),
+        changed,
+        "the invitation was changed"
+    );
+}
+
+/// A record names its mover exactly as genesis spells the name: another spelling,
+/// hashed and signed as the record holds it, is refused by every command.
+#[test]
+fn a_record_naming_its_player_in_another_spelling_is_refused() {
+    let (table, _) = played_game();
+    let mut file: Value =
+        serde_json::from_slice(&std::fs::read(table.file()).expect("file")).expect("JSON");
+    let player = file["records"][0]["player"]
+        .as_str()
+        .expect("a player")
+        .to_string();
+    file["records"][0]["player"] = player.to_lowercase().into();
+    super::support::resign(
+        &mut file,
+        &ed25519_dalek::SigningKey::from_bytes(&[0x42; 32]),
+    );
+    let changed = format!("{}\n", serde_json::to_string(&file).expect("JSON"));
+    every_command_refuses(
+        &table,
+        &changed,
+        &format!("record 1 names its player {:?}", player.to_lowercase()),
+    );
+}
+
+/// A move is sealed exactly where the rules seal it: a Right of Way move sealed (which
+/// would hide it from the players until the reveal) or a triangle auction card in
+/// clear, hashed and signed as the file holds it, fails the audit, with the seed or
+/// without.
+#[test]
+fn a_move_sealed_where_the_rules_seal_none_or_in_clear_where_they_seal_it_fails_the_audit() {
+    use base64::Engine as _;
+    use pbem::engine::digest::{hash_from_hex, to_hex};
+    use pbem::engine::fairness::{seal_box, sealed_commitment, Scope, Seed};
+    use pbem::engine::file::{hashes, Genesis, Version};
+
+    let key = ed25519_dalek::SigningKey::from_bytes(&[0x42; 32]);
+    let read = |table: &Table| -> Value {
+        serde_json::from_slice(&std::fs::read(table.file()).expect("file")).expect("JSON")
+    };
+    let audits_fail = |table: &Table, file: &Value, says: &str| {
+        std::fs::write(table.file(), serde_json::to_string(file).expect("JSON")).expect("w");
+        for public in [false, true] {
+            let (passed, report) = table.audit(public);
+            assert!(!passed, "{report}");
+            assert!(report.contains(says), "{report}");
+        }
+    };
+
+    // Right of Way seals nothing: its third move, sealed as format 3 seals a move.
+    let (table, _) = played_game();
+    let mut file = read(&table);
+    let genesis: Genesis = serde_json::from_value(file["genesis"].clone()).expect("genesis");
+    let seed = Seed(hash_from_hex(SEED).expect("hex"));
+    let body = hashes::genesis_body(
+        Version::V3,
+        &genesis,
+        &key.verifying_key().to_bytes(),
+        &hash_from_hex(&genesis.seed_commitment).expect("hex"),
+        &hash_from_hex(&genesis.rules_hash).expect("hex"),
+    );
+    let scope = Scope::Body(body);
+    let record = &mut file["records"][2];
+    let text = record["move"].as_str().expect("a move").to_string();
+    let salt = seed.seal_salt_in(&scope, 3);
+    let sealed_box = seal_box(&seed.seal_key_in(&scope, 3), &text);
+    let object = record.as_object_mut().expect("a record");
+    object.remove("move");
+    object.insert(
+        "sealed".into(),
+        serde_json::json!({
+            "commit": to_hex(&sealed_commitment(&salt, &text)),
+            "box": base64::engine::general_purpose::STANDARD.encode(sealed_box),
+        }),
+    );
+    super::support::resign(&mut file, &key);
+    audits_fail(
+        &table,
+        &file,
+        "it holds a sealed move where the rules seal none",
+    );
+
+    // The triangle auction seals its cards: the first, in clear.
+    let table = Table::new();
+    table.start("triangle-auction", &["Ann", "Bob", "Cid"], SEED);
+    let (mover, card) = table.first_move();
+    let (ok, error) = table.apply(&mover, &card);
+    assert!(ok, "{error}");
+    let mut file = read(&table);
+    let object = file["records"][0].as_object_mut().expect("a record");
+    assert!(object.remove("sealed").is_some(), "{object:?}");
+    object.insert("move".into(), card.into());
+    super::support::resign(&mut file, &key);
+    audits_fail(
+        &table,
+        &file,
+        "it holds a move in clear where the rules seal it",
+    );
+}
