@@ -124,6 +124,21 @@ impl Game {
         (player, text)
     }
 
+    /// The player to move and a first move of theirs that draws nothing, so that it
+    /// may be taken back.
+    fn quiet_first_move(&self) -> (String, String) {
+        let (player, _) = self.first_move();
+        let output = self
+            .pbem()
+            .arg("legal")
+            .arg(self.file())
+            .args(["--player", &player, "--format", "json"])
+            .output()
+            .expect("runs");
+        let list: Vec<Value> = serde_json::from_slice(&output.stdout).expect("json");
+        (player, crate::support::quiet_move(&list))
+    }
+
     /// Every message delivered so far.
     fn mails(&self) -> Vec<Mail> {
         let Ok(listing) = std::fs::read_dir(self.dir.path().join("delivered")) else {
@@ -414,7 +429,7 @@ fn a_greeting_above_the_move_is_left_out_and_named() {
 #[test]
 fn undo_followed_by_an_apology_takes_the_move_back() {
     let game = Game::start("Referee", "referee@pbem.example", ["Ann", "Bob"]);
-    let (player, text) = game.first_move();
+    let (player, text) = game.quiet_first_move();
     let from = address(&player);
     let notice = game.newest(&from, "turn");
     let report = game.inbox(&replies::gmail_reply(
