@@ -18,8 +18,7 @@ use serde_json::Value;
 use super::support::{self, to_move, Table, CHROMIUM};
 
 const SEED: &str = "5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed5eed";
-/// Turns played before the mid-game posts: by then a right-of-way stack is on the
-/// board.
+/// Turns played before the mid-game posts.
 const MID_GAME: usize = 9;
 const WIDTH: usize = 78;
 
@@ -217,8 +216,22 @@ fn cell_names(line: &str) -> Vec<String> {
 fn board_marks_never_read_as_cell_names() {
     let table = Table::new();
     table.start("right-of-way", &["Ann", "Bob"], SEED);
-    play(&table, MID_GAME);
-    let view = table.view();
+    // Turn by turn until a purchase has put a stack on the board.
+    let has_stack = |view: &Value| {
+        view["board"]
+            .as_array()
+            .expect("cells")
+            .iter()
+            .any(|c| c["right_of_way"].as_array().is_some_and(|s| !s.is_empty()))
+    };
+    let mut view = table.view();
+    for _ in 0..60 {
+        if has_stack(&view) {
+            break;
+        }
+        play(&table, 1);
+        view = table.view();
+    }
     let cells = view["board"].as_array().expect("cells");
     let stacks: Vec<&Value> = cells
         .iter()

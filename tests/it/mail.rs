@@ -1855,8 +1855,9 @@ fn players_preview_list_moves_correct_refusals_and_pass_notes_by_reply() {
     );
     assert!(answer.text.contains(&cell), "{}", answer.text);
 
-    // `preview MOVE`: what it would do, nothing recorded, no draw made.
-    let chosen = legal[0].clone();
+    // `preview MOVE`: what it would do, nothing recorded, no draw made. A move that
+    // draws nothing, so the preview can show the board after it.
+    let chosen = crate::support::quiet_move(&host.legal_entries(&player));
     let sent = host.mails().len();
     let report = host.inbox(&gmail_reply(
         &notice,
@@ -1877,13 +1878,19 @@ fn players_preview_list_moves_correct_refusals_and_pass_notes_by_reply() {
         answer.text
     );
     assert_eq!(host.file_bytes(), before, "a preview changes nothing");
-    // The board is the one after the move: its row A holds the new highway, which
-    // the notice's row A (the board before) does not.
+    // The board is the one after the move: the row of the cell it places on holds the
+    // new highway, which the notice's row (the board before) does not.
+    let row = chosen
+        .split(" at ")
+        .nth(1)
+        .and_then(|cell| cell.get(..1))
+        .map(|letter| format!("{letter}  "))
+        .expect("a placement's row");
     let row_a = |text: &str| {
         text.lines()
-            .find(|line| line.starts_with("A  "))
+            .find(|line| line.starts_with(&row))
             .map(str::to_string)
-            .expect("the board's row A")
+            .expect("the board's row of the placement")
     };
     assert!(
         answer
