@@ -240,7 +240,7 @@ pub trait OpenGame {
     fn sample_move(&self, player: &str, rng: &mut DrawStream) -> Result<Option<String>>;
     /// The move of `player`'s seat, which a built-in player takes (`bot:search/1` in
     /// genesis), chosen now by the bot from what the seat may see; `None` when it is
-    /// not their turn, or the seat is a person's. In the newest format the bot chooses
+    /// not their turn, or the seat is a person's. In format 4 the bot chooses
     /// with a stream keyed from the seed and the game (docs/FAIRNESS.md, "Bots'
     /// seats"), which the audit plays again; a bot genesis names without a version, or
     /// an older format, chooses with randomness from the system, as it always did.

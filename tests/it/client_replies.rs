@@ -112,15 +112,10 @@ impl Game {
             .as_str()
             .expect("a player")
             .to_string();
-        let output = self
-            .pbem()
-            .arg("legal")
-            .arg(self.file())
-            .args(["--player", &player, "--format", "json"])
-            .output()
-            .expect("runs");
-        let list: Value = serde_json::from_slice(&output.stdout).expect("json");
-        let text = list[0]["move"].as_str().expect("a move").to_string();
+        let text = self.legal(&player)[0]["move"]
+            .as_str()
+            .expect("a move")
+            .to_string();
         (player, text)
     }
 
@@ -128,15 +123,20 @@ impl Game {
     /// may be taken back.
     fn quiet_first_move(&self) -> (String, String) {
         let (player, _) = self.first_move();
+        let text = crate::support::quiet_move(&self.legal(&player));
+        (player, text)
+    }
+
+    /// `pbem legal --format json` for `player`.
+    fn legal(&self, player: &str) -> Vec<Value> {
         let output = self
             .pbem()
             .arg("legal")
             .arg(self.file())
-            .args(["--player", &player, "--format", "json"])
+            .args(["--player", player, "--format", "json"])
             .output()
             .expect("runs");
-        let list: Vec<Value> = serde_json::from_slice(&output.stdout).expect("json");
-        (player, crate::support::quiet_move(&list))
+        serde_json::from_slice(&output.stdout).expect("json")
     }
 
     /// Every message delivered so far.
