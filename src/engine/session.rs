@@ -726,30 +726,20 @@ impl<R: Rules> Game<R> {
             )));
         }
         let inputs = ledger.round_inputs();
-        // Searched by turn: on the fast path only the latest records are loaded.
-        let record_of = |turn: u64| {
-            self.file
-                .records
-                .iter()
-                .rev()
-                .find(|record| record.turn == turn)
-                .ok_or_else(|| {
-                    EngineError::Malformed(format!(
-                        "record {turn} is needed to key the draws of turn {}",
-                        current.0
-                    ))
-                })
-        };
+        // On the fast path only the latest records are loaded (`loaded_record`).
         let anchor = match inputs.anchor {
             None => hex_field("genesis hash", &self.file.genesis.hash)?,
-            Some(turn) => hex_field("a record's hash", &record_of(turn)?.hash)?,
+            Some(turn) => hex_field(
+                "a record's hash",
+                &self.loaded_record(turn, current.0)?.hash,
+            )?,
         };
         let mut moves = Vec::with_capacity(inputs.moves.len());
         for (turn, seat) in inputs.moves {
             let text = if turn == current.0 {
                 current.2.to_string()
             } else {
-                let record = record_of(turn)?;
+                let record = self.loaded_record(turn, current.0)?;
                 self.move_of(Some(seed), record)?.unwrap_or_default()
             };
             let player = if turn == current.0 {
