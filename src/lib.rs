@@ -1,10 +1,9 @@
 //! pbem: a turn processor for board games played by email.
 
+pub mod basics;
 pub mod bots;
 pub mod cli;
-pub mod crash;
 pub mod demo;
-pub mod duration;
 pub mod engine;
 pub mod games;
 pub mod grid;

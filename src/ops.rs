@@ -3,12 +3,12 @@
 
 use std::path::Path;
 
+use crate::basics::store::{self, StoreError};
 use crate::engine::driver::{open_with, GameDriver, MoveOutcome, OpenGame};
 use crate::engine::file::Genesis;
 use crate::engine::invitation::{is_invitation, Invitation, Joined};
 use crate::engine::keyring::Keyring;
 use crate::engine::session::{AuditReport, EngineError, NewGame, Preview};
-use crate::engine::store::{self, StoreError};
 use crate::engine::{LegalMove, MoveFilter};
 use crate::games;
 
@@ -86,7 +86,7 @@ pub fn write_game(path: &Path, game: &dyn OpenGame, keyring: &Keyring) -> Result
 pub fn write_new_game(path: &Path, bytes: &[u8], keyring: &Keyring) -> Result<()> {
     store::create_new(path, bytes)?;
     let id = crate::engine::driver::game_id(bytes)?;
-    keyring.remember_verified(&id, &crate::engine::digest::sha256(bytes));
+    keyring.remember_verified(&id, &crate::basics::digest::sha256(bytes));
     Ok(())
 }
 
@@ -245,7 +245,7 @@ pub fn write_joined(path: &Path, done: &JoinDone, keyring: &Keyring) -> Result<(
         if done.started {
             keyring.remember_verified(
                 &done.invitation.genesis.id,
-                &crate::engine::digest::sha256(bytes),
+                &crate::basics::digest::sha256(bytes),
             );
         }
     }

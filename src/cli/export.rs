@@ -27,7 +27,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     eprintln!(
         "{}: the replay page, {}",
         args.html.display(),
-        crate::engine::store::size_text(bytes as u64)
+        crate::basics::store::size_text(bytes as u64)
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -71,7 +71,8 @@ pub fn report_refused(file: &std::path::Path, message: &Listed) {
 /// Reads a duration in seconds such as `3d`, `12h`, `30m` or `90s` (a bare number is
 /// days).
 pub fn parse_duration(text: &str) -> Result<u64, String> {
-    crate::duration::parse(text, std::time::Duration::from_secs(86_400)).map(|d| d.as_secs())
+    crate::basics::duration::parse(text, std::time::Duration::from_secs(86_400))
+        .map(|d| d.as_secs())
 }
 
 #[cfg(test)]

@@ -120,11 +120,11 @@ struct FileArg {
     file: PathBuf,
 }
 
-/// A path argument naming a game file, a link resolved ([`crate::engine::store::resolve`]).
+/// A path argument naming a game file, a link resolved ([`crate::basics::store::resolve`]).
 fn resolved_path() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
     use clap::builder::TypedValueParser;
     clap::builder::PathBufValueParser::new()
-        .map(|path: PathBuf| crate::engine::store::resolve(&path))
+        .map(|path: PathBuf| crate::basics::store::resolve(&path))
 }
 
 /// Runs pbem with these arguments (the first is the program name).
@@ -191,9 +191,9 @@ where
             None => {
                 // Capped: an error may quote what was given (a move, a name), and a
                 // mistake of a megabyte must not come back whole on the terminal.
-                let text = crate::engine::echo::shortened(
+                let text = crate::basics::echo::shortened(
                     &format!("{error:#}"),
-                    crate::engine::echo::MESSAGE_CHARS,
+                    crate::basics::echo::MESSAGE_CHARS,
                 );
                 errln!("error: {text}");
                 1

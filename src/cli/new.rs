@@ -124,7 +124,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 fn report_invited(out: &std::path::Path) -> anyhow::Result<()> {
     let invitation =
-        crate::engine::invitation::Invitation::parse(&crate::engine::store::read(out)?)?;
+        crate::engine::invitation::Invitation::parse(&crate::basics::store::read(out)?)?;
     let genesis = &invitation.genesis;
     outln!(
         "invited the players of {} game {} in {} (seed commitment {}); waiting for {} to join: pbem join {} --player NAME --entropy WORDS",

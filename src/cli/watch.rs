@@ -26,7 +26,7 @@ pub struct Args {
 }
 
 fn poll_interval(text: &str) -> Result<Duration, String> {
-    let duration = crate::duration::parse(text, Duration::from_secs(1))?;
+    let duration = crate::basics::duration::parse(text, Duration::from_secs(1))?;
     if duration < Duration::from_secs(1) {
         return Err("the poll interval is at least 1s".into());
     }

@@ -7,7 +7,6 @@
 use std::fmt::Write as _;
 
 use super::chance::DrawStream;
-use super::digest::{hash_from_hex, to_hex, Hash};
 use super::fairness::{
     sealed_commitment, RecordingChance, ReplayChance, ReplayMismatch, Scope, Seed, TurnDraws,
 };
@@ -19,6 +18,7 @@ use super::session::{
     ruled_round, setup_key, signatures_hold, state_hash_of, undo_line, EngineError, Game,
 };
 use super::undo::{Effect, Ledger};
+use crate::basics::digest::{hash_from_hex, to_hex, Hash};
 
 /// The outcome of an audit.
 #[derive(Debug, Clone, Default)]

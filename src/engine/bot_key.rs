@@ -3,13 +3,13 @@
 //! run a bot again until its move leads to draws they like, and the audit plays every
 //! such move again once it has the seed.
 
-use super::digest::Hash;
 use super::fairness::Seed;
 use super::file::Version;
 use super::players::BotId;
 use super::rules::{Rules, Seat};
 use super::session::{EngineError, Game, Result};
 use super::undo::Ledger;
+use crate::basics::digest::Hash;
 
 impl<R: Rules> Game<R> {
     /// Whether the seat `bot` takes chooses its moves with the stream of

@@ -11,7 +11,6 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::chance::DrawStream;
-use super::digest::sha256;
 use super::fairness::Seed;
 use super::file::{draws_text, FileText, GameFile, Genesis, UndoRecord, UndoStep};
 use super::invitation::{is_invitation, Invitation};
@@ -24,6 +23,7 @@ use super::rules::{
 use super::session::{
     Applied, AuditReport, EngineError, Game, Known, NewGame, Preview, Result, RoundContext,
 };
+use crate::basics::digest::sha256;
 
 /// The schema name of `pbem show --format json`.
 pub const VIEW_SCHEMA: &str = "pbem.view/1";
@@ -1566,8 +1566,9 @@ fn opened_draws_text(
             Draw::Hidden { of, commit } => {
                 let salt = seed.salt_in(scope, turn, u32::try_from(index).unwrap_or(u32::MAX));
                 let pick = (0..*of).find(|&pick| {
-                    super::digest::to_hex(&super::fairness::hidden_commitment(&salt, *of, pick))
-                        == *commit
+                    crate::basics::digest::to_hex(&super::fairness::hidden_commitment(
+                        &salt, *of, pick,
+                    )) == *commit
                 });
                 match pick {
                     Some(pick) => format!("{pick}/{of}"),

@@ -9,10 +9,10 @@
 //! predict one without the seed.
 
 use super::chance::DrawStream;
-use super::digest::{Fields, Hash};
 use super::file::Draw;
 use super::rules::{Chance, Visibility};
-use crate::engine::digest::{hash_from_any_hex, hash_from_hex, to_hex};
+use crate::basics::digest::{hash_from_any_hex, hash_from_hex, to_hex};
+use crate::basics::digest::{Fields, Hash};
 
 /// What every keyed derivation of a game binds besides the seed: its id in formats 1
 /// and 2, the hash of its whole genesis body in format 3, so that two games that

@@ -17,9 +17,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::digest::{Fields, Hash};
 use super::rules::Options;
 use super::session::{EngineError, Result};
+use crate::basics::digest::{Fields, Hash};
 
 /// The value of `format` this version writes.
 pub const FORMAT: &str = "pbem.game/4";
@@ -813,11 +813,11 @@ impl Draw {
 /// The hashes of docs/FAIRNESS.md, in one place.
 pub mod hashes {
     use super::*;
-    use crate::engine::digest::hash_from_hex;
+    use crate::basics::digest::hash_from_hex;
 
     /// Feeds a list of draws: a count, then per draw a kind byte, the range and the pick
     /// (public) or the 32-byte commitment (hidden).
-    fn draws<D: crate::engine::digest::Sink>(
+    fn draws<D: crate::basics::digest::Sink>(
         mut fields: Fields<D>,
         draws: &[Draw],
     ) -> Option<Fields<D>> {

@@ -14,9 +14,9 @@ use base64::Engine as _;
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 use serde::{Deserialize, Serialize};
 
-use super::digest::{hash_from_hex, to_hex, Fields, Hash};
 use super::file::{hashes, Genesis, Version};
 use super::session::{EngineError, Result};
+use crate::basics::digest::{hash_from_hex, to_hex, Fields, Hash};
 
 /// The `format` of an invitation file.
 pub const INVITATION_FORMAT: &str = "pbem.invitation/1";
@@ -221,7 +221,10 @@ impl Invitation {
         let seat = self
             .seat_of(player)
             .ok_or_else(|| EngineError::UnknownPlayer {
-                name: super::echo::shortened(player.trim(), super::echo::QUOTE_CHARS),
+                name: crate::basics::echo::shortened(
+                    player.trim(),
+                    crate::basics::echo::QUOTE_CHARS,
+                ),
                 players: self
                     .genesis
                     .players

@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 
 use ed25519_dalek::SigningKey;
 
-use super::digest::{hash_from_any_hex, sha256, to_hex};
 use super::fairness::Seed;
-use super::store::{create_private_dir, read_limited, read_text_limited};
+use crate::basics::digest::{hash_from_any_hex, sha256, to_hex};
+use crate::basics::store::{create_private_dir, read_limited, read_text_limited};
 
 /// Problems with the keyring. Messages name files, never their contents.
 #[derive(Debug, thiserror::Error)]

@@ -4,9 +4,7 @@
 pub mod audit;
 mod bot_key;
 pub mod chance;
-pub mod digest;
 pub mod driver;
-pub mod echo;
 pub mod fairness;
 pub mod file;
 pub mod invitation;
@@ -14,7 +12,6 @@ pub mod keyring;
 pub mod players;
 pub mod rules;
 pub mod session;
-pub mod store;
 pub mod undo;
 
 pub use chance::{index_from_stream, DrawStream};

@@ -79,10 +79,10 @@ pub struct RuleError {
 
 impl RuleError {
     /// A refusal; a long quote of the player's text in `problem` is cut
-    /// ([`super::echo::with_short_quotes`]), so no error echoes a whole huge move.
+    /// ([`crate::basics::echo::with_short_quotes`]), so no error echoes a whole huge move.
     pub fn new(problem: impl Into<String>, accepted: impl Into<String>) -> Self {
         RuleError {
-            problem: super::echo::with_short_quotes(&problem.into()),
+            problem: crate::basics::echo::with_short_quotes(&problem.into()),
             accepted: accepted.into(),
         }
     }

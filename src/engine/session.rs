@@ -1,12 +1,11 @@
 //! Operations on one game file, generic over the game: create, check, apply, replay,
 //! audit, reveal. No I/O here except through the [`Keyring`] passed in; reading and
-//! writing the file itself is [`crate::engine::store`]'s job.
+//! writing the file itself is [`crate::basics::store`]'s job.
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 
-use super::digest::{hash_from_hex, sha256, to_hex, Hash};
 use super::fairness::{
     open_box, seal_box, sealed_commitment, RecordingChance, ReplayChance, ReplayMismatch, Scope,
     Seed, TurnDraws,
@@ -19,6 +18,7 @@ use super::keyring::{random_bytes, Keyring, KeyringError};
 use super::players::{find as find_bot, BotId, BotPlayers};
 use super::rules::{Chance, Options, ReportLine, RoundLabel, RuleError, Rules, Seat, Visibility};
 use super::undo::{Effect, Ledger, UndoRefused};
+use crate::basics::digest::{hash_from_hex, sha256, to_hex, Hash};
 
 /// Why an operation on a game file failed. Messages say what was wrong and what would
 /// be accepted; none carries a secret.
@@ -305,7 +305,7 @@ impl<R: Rules> Game<R> {
                 &request.entropy,
             ),
             _ => {
-                let id_hash = super::digest::Fields::hash("pbem/v1/game-id")
+                let id_hash = crate::basics::digest::Fields::hash("pbem/v1/game-id")
                     .fixed(&seed.0)
                     .finish();
                 format!("{}-{}", id_prefix(R::NAME), &to_hex(&id_hash)[..8])
@@ -398,7 +398,7 @@ impl<R: Rules> Game<R> {
                 return Err(EngineError::Malformed(format!(
                     "record {} names its player {:?}, which is not a player's name as genesis spells it ({})",
                     record.turn,
-                    super::echo::shortened(&record.player, super::echo::QUOTE_CHARS),
+                    crate::basics::echo::shortened(&record.player, crate::basics::echo::QUOTE_CHARS),
                     genesis
                         .players
                         .iter()
@@ -507,7 +507,7 @@ impl<R: Rules> Game<R> {
             .iter()
             .position(|n| n.eq_ignore_ascii_case(wanted))
             .ok_or_else(|| EngineError::UnknownPlayer {
-                name: super::echo::shortened(wanted, super::echo::QUOTE_CHARS),
+                name: crate::basics::echo::shortened(wanted, crate::basics::echo::QUOTE_CHARS),
                 players: self.names.join(", "),
             })
     }
@@ -1819,7 +1819,7 @@ pub fn game_id_v3(
     rules_hash: &Hash,
     entropy: &[String],
 ) -> String {
-    let mut fields = super::digest::Fields::hash("pbem/v3/game-id")
+    let mut fields = crate::basics::digest::Fields::hash("pbem/v3/game-id")
         .fixed(&seed.0)
         .text(game)
         .fixed(referee_key)
@@ -1947,7 +1947,7 @@ pub fn check_players(players: &[PlayerEntry], bots: &[BotId]) -> Result<()> {
         if name.is_empty() || name.contains(NAME_REFUSED) || name.chars().any(char::is_control) {
             return Err(EngineError::Usage(format!(
                 "{:?} is not a usable player name: it may not be empty or hold [ ] ` < > ; or control characters; use letters, digits, spaces and other punctuation, as in --player \"Ann <ann@example.org>\"",
-                super::echo::shortened(&player.name, super::echo::QUOTE_CHARS)
+                crate::basics::echo::shortened(&player.name, crate::basics::echo::QUOTE_CHARS)
             )));
         }
         if name.eq_ignore_ascii_case(super::driver::REFEREE) {
@@ -2024,7 +2024,7 @@ pub fn check_distinct_names(players: &[PlayerEntry]) -> Result<()> {
         {
             return Err(EngineError::Malformed(format!(
                 "two players are called {:?} (seats {} and {}); a record names its seat by its player's name, so names must differ, ignoring case",
-                super::echo::shortened(&player.name, super::echo::QUOTE_CHARS),
+                crate::basics::echo::shortened(&player.name, crate::basics::echo::QUOTE_CHARS),
                 first + 1,
                 i + 1
             )));
@@ -2046,7 +2046,7 @@ fn check_address(name: &str, email: &str) -> Result<()> {
     } else {
         Err(EngineError::Usage(format!(
             "{:?} is not one mail address; give each player as --player \"{} <{}@example.org>\", one plain address between the angle brackets",
-            super::echo::shortened(email, super::echo::QUOTE_CHARS),
+            crate::basics::echo::shortened(email, crate::basics::echo::QUOTE_CHARS),
             name,
             name.to_ascii_lowercase().replace(' ', ".")
         )))

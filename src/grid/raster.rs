@@ -70,7 +70,7 @@ fn keep_in_memory(fonts: &mut Database, families: &[&str]) {
     paths.sort();
     paths.dedup();
     for path in paths {
-        let Ok(bytes) = crate::engine::store::read_limited(&path, MAX_FONT_FILE_BYTES) else {
+        let Ok(bytes) = crate::basics::store::read_limited(&path, MAX_FONT_FILE_BYTES) else {
             continue;
         };
         let from_file: Vec<_> = fonts

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::MailError;
-use crate::engine::digest::{sha256, to_hex};
-use crate::engine::store::{self, Access};
+use crate::basics::digest::{sha256, to_hex};
+use crate::basics::store::{self, Access};
 
 /// One archived message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

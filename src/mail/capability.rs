@@ -3,7 +3,7 @@
 //! rides in the Message-ID, which replies cite, and in the subject) or by quoting the
 //! token line their welcome mail gave them. Codes are never stored; they are derived.
 
-use crate::engine::digest::Fields;
+use crate::basics::digest::Fields;
 use crate::engine::Seat;
 
 /// 32 letters and digits without look-alikes (no l, o, 0, 1): 5 bits each.
@@ -62,7 +62,7 @@ impl MailSecret {
             .bytes(&sent_at.to_be_bytes())
             .text(words)
             .finish();
-        crate::engine::digest::to_hex(&digest[..16])
+        crate::basics::digest::to_hex(&digest[..16])
     }
 
     /// What the archive keeps of a sealed move in place of its text: a keyed digest of
@@ -70,7 +70,7 @@ impl MailSecret {
     /// reads the archive's index what was chosen (a plain hash of `card 3` would be
     /// found by trying the few cards there are).
     pub fn sealed_move_tag(&self, game_id: &str, words: &str) -> String {
-        crate::engine::digest::to_hex(
+        crate::basics::digest::to_hex(
             &Fields::keyed(&self.0, "pbem/v1/sealed-move")
                 .text(game_id)
                 .text(words)

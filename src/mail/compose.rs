@@ -94,9 +94,9 @@ impl Templates {
         if let Some(dir) = &self.dir {
             let path = dir.join(name);
             if path.exists() {
-                return crate::engine::store::read_text_limited(
+                return crate::basics::store::read_text_limited(
                     &path,
-                    crate::engine::store::MAX_SMALL_FILE_BYTES,
+                    crate::basics::store::MAX_SMALL_FILE_BYTES,
                 )
                 .map_err(MailError::io(path));
             }
@@ -232,7 +232,7 @@ pub fn inert(text: &str, max: usize) -> String {
         space = false;
         out.push(c);
     }
-    crate::engine::echo::shortened(&out, max)
+    crate::basics::echo::shortened(&out, max)
 }
 
 /// Invisible characters that change how text around them is laid out: the line and

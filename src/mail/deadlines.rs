@@ -10,7 +10,7 @@ use super::capability::NoticeId;
 use super::outbox::Outbox;
 use super::referee::{roster, seats_to_move, Origin, Referee};
 use super::MailError;
-use crate::engine::store;
+use crate::basics::store;
 use crate::engine::Deadline;
 use crate::ops;
 
@@ -57,7 +57,7 @@ impl Referee {
     ) -> Result<Vec<String>, MailError> {
         let now = archive::now();
         let mut reminded = Vec::new();
-        let Ok(bytes) = crate::engine::store::read(path) else {
+        let Ok(bytes) = crate::basics::store::read(path) else {
             return Ok(reminded);
         };
         let Ok(mut game) = ops::open_bytes(&bytes, Some(&self.keyring), true) else {

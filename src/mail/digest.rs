@@ -13,7 +13,7 @@ use super::capability::NoticeId;
 use super::outbox::{self, Outbox};
 use super::referee::{earlier, roster, Enclosed, Referee};
 use super::MailError;
-use crate::engine::store;
+use crate::basics::store;
 use crate::ops;
 
 /// How long the oldest held notice waits before its digest goes: a day.

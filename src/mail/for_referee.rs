@@ -29,8 +29,8 @@ use super::outbox::{Flushed, Outbox};
 use super::referee::{roster, seats_to_move, Referee};
 use super::transport::address_of;
 use super::MailError;
+use crate::basics::store::{self, Access};
 use crate::engine::file::FileText;
-use crate::engine::store::{self, Access};
 
 /// At most one message to the referee per this many seconds.
 pub const REFEREE_INTERVAL: u64 = 24 * 3600;
@@ -308,7 +308,7 @@ impl Referee {
             let context = json!({"player": name, "games": listed});
             let (subject, body) = self.templates.render_mail("questions.txt", &context)?;
             let domain = self.domain();
-            let tag = crate::engine::digest::to_hex(&crate::engine::digest::sha256(
+            let tag = crate::basics::digest::to_hex(&crate::basics::digest::sha256(
                 incoming
                     .message_id
                     .as_deref()

@@ -42,7 +42,7 @@ use super::referee::Referee;
 use super::server_url::{self, ServerUrl};
 use super::transport::{MailSettings, DEFAULT_TIMEOUT, MAX_CA_FILE_BYTES};
 use super::{Handled, MailError};
-use crate::engine::store;
+use crate::basics::store;
 
 /// The file, in the games folder, of what each mailbox's passes have done.
 pub const STATE_FILE: &str = ".pbem-imap.state";

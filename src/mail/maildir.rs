@@ -30,7 +30,7 @@ use super::in_order::{handle_in_order, Mailbox};
 use super::intake::MAX_MESSAGE_BYTES;
 use super::referee::Referee;
 use super::{Handled, MailError};
-use crate::engine::store;
+use crate::basics::store;
 
 const CLAIMED: &str = ".processing";
 

@@ -70,7 +70,7 @@ pub fn game_files(games: &Path) -> Result<Vec<PathBuf>, MailError> {
     let mut paths: Vec<PathBuf> = listing
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
         .filter(|path| path.extension().is_some_and(|e| e == "json"))
-        .filter(|path| crate::engine::store::is_regular_file(path))
+        .filter(|path| crate::basics::store::is_regular_file(path))
         .collect();
     paths.sort();
     Ok(paths)
@@ -83,7 +83,7 @@ pub fn game_files(games: &Path) -> Result<Vec<PathBuf>, MailError> {
 /// # Errors
 /// Not a game file, an unknown player, or the archive cannot be written.
 pub fn set_pictures(path: &Path, player: Option<&str>, on: bool) -> Result<String, MailError> {
-    let _lock = crate::engine::store::lock(path)?;
+    let _lock = crate::basics::store::lock(path)?;
     let game = crate::ops::open(path, None)?;
     let names: Vec<String> = game
         .genesis()
@@ -110,7 +110,7 @@ pub fn set_pictures(path: &Path, player: Option<&str>, on: bool) -> Result<Strin
                     MailError::Config(format!(
                         "{} has no player `{}`; its players are {}",
                         path.display(),
-                        crate::engine::echo::shortened(name, crate::engine::echo::QUOTE_CHARS),
+                        crate::basics::echo::shortened(name, crate::basics::echo::QUOTE_CHARS),
                         names.join(", ")
                     ))
                 })?;
@@ -148,8 +148,8 @@ impl From<crate::engine::session::EngineError> for MailError {
     }
 }
 
-impl From<crate::engine::store::StoreError> for MailError {
-    fn from(error: crate::engine::store::StoreError) -> Self {
+impl From<crate::basics::store::StoreError> for MailError {
+    fn from(error: crate::basics::store::StoreError) -> Self {
         MailError::Ops(OpsError::Store(error))
     }
 }

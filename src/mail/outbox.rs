@@ -32,7 +32,7 @@ use super::capability::NoticeId;
 use super::sent::SentNotices;
 use super::transport::Transport;
 use super::MailError;
-use crate::engine::store::{self, Access};
+use crate::basics::store::{self, Access};
 
 /// The extension of a message waiting to be sent.
 const WAITING: &str = "mail";

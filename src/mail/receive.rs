@@ -33,11 +33,11 @@ use super::referee::{game_id_of, roster, Origin, Referee, Roster};
 use super::sent::SentNotices;
 use super::transport::address_of;
 use super::{compose, MailError};
+use crate::basics::store;
 use crate::engine::driver::OpenGame;
 use crate::engine::file::UndoStep;
 use crate::engine::invitation::{is_invitation, Invitation, Joined, MAX_ENTROPY_CHARS};
 use crate::engine::session::EngineError;
-use crate::engine::store;
 use crate::ops::OpsError;
 
 /// What happened to an incoming message.
@@ -337,7 +337,7 @@ impl Referee {
             .message_id
             .clone()
             .unwrap_or_else(|| incoming.subject.clone());
-        let tag = crate::engine::digest::to_hex(&crate::engine::digest::sha256(seed.as_bytes()));
+        let tag = crate::basics::digest::to_hex(&crate::basics::digest::sha256(seed.as_bytes()));
         let mut context = context.clone();
         let message_id = match reply_to {
             Some((seat, Some(turn))) => {

@@ -16,13 +16,13 @@ use super::compose::{self, Draft, Templates};
 use super::outbox::{self, Flushed, Listed, Outbox, Outgoing, SetAside};
 use super::transport::{address_of, MailSettings};
 use super::MailError;
+use crate::basics::store;
 use crate::engine::driver::{MoveOutcome, OpenGame, UndoOutcome};
 use crate::engine::file::UndoStep;
 use crate::engine::file::{FileText, PlayerEntry};
 use crate::engine::invitation::Invitation;
 use crate::engine::keyring::Keyring;
 use crate::engine::session::{EngineError, NewGame};
-use crate::engine::store;
 use crate::engine::{page_section, Deadline, Viewer, MOVES_HEADING, SUMMARY_HEADING};
 use crate::ops::{self, JoinDone};
 
@@ -905,9 +905,9 @@ impl Referee {
         let staged = outbox.stage(outcome.turn, &mail)?;
         let waits = waiting.stage(&archive, outcome.turn)?;
         ops::write_game(path, game, &self.keyring)?;
-        crate::crash::point("after-game-write");
+        crate::basics::crash::point("after-game-write");
         outbox.commit(&staged)?;
-        crate::crash::point("after-mail-commit");
+        crate::basics::crash::point("after-mail-commit");
         // The notes went out with these notices: committing the waits forgets them.
         Waiting::commit_staged(&archive, &waits)?;
         self.play_unasked(path, game)?;
@@ -1212,14 +1212,14 @@ impl Referee {
         });
         let (subject, body) = self.templates.render_mail(REFUSED_NOTICE, &context)?;
         let domain = self.domain();
-        let digest = crate::engine::digest::sha256(
+        let digest = crate::basics::digest::sha256(
             format!("{game_id}/{id}/{}", aside.refused_at).as_bytes(),
         );
         // Not a notice id of ours (no turn, seat or code): a reply to it, or the notice
         // itself coming back to the referee's mailbox, is mail for no game.
         let message_id = format!(
             "pbem.{game_id}.refused.{}@{domain}",
-            &crate::engine::digest::to_hex(&digest)[..16]
+            &crate::basics::digest::to_hex(&digest)[..16]
         );
         let from_line = self.settings.from_line();
         let name = from_line

@@ -21,8 +21,8 @@ use super::capability::NoticeId;
 use super::intake::{self, Incoming, SentNotice};
 use super::outbox::Outgoing;
 use super::MailError;
-use crate::engine::digest::{sha256, to_hex};
-use crate::engine::store::{self, Access};
+use crate::basics::digest::{sha256, to_hex};
+use crate::basics::store::{self, Access};
 
 /// The most notices kept per game: with six players, the notices of about twenty
 /// moves.

@@ -35,7 +35,7 @@ use lettre::{Address, Transport as _};
 
 use super::server_url::{self, ServerUrl};
 use super::MailError;
-use crate::engine::store;
+use crate::basics::store;
 
 /// The most of a `ca_file` pbem reads: a system's whole bundle of certificates is
 /// a few hundred KB.
@@ -752,7 +752,7 @@ fn timeout_setting<'de, D: serde::Deserializer<'de>>(
 
 /// `15s`, `2m`, `500ms` or a bare number of seconds; more than zero.
 fn parse_timeout(text: &str) -> Result<Duration, String> {
-    let duration = crate::duration::parse(text, Duration::from_secs(1)).map_err(|_| {
+    let duration = crate::basics::duration::parse(text, Duration::from_secs(1)).map_err(|_| {
         format!(
             "timeout {:?} is not a duration; write 15s, 2m or 500ms",
             text.trim()

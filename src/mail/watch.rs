@@ -21,7 +21,8 @@ use std::time::{Duration, Instant};
 use super::imap::{ImapMailbox, Opened};
 use super::referee::Referee;
 use super::{maildir, Handled, MailError};
-use crate::engine::{store, Deadline};
+use crate::basics::store;
+use crate::engine::Deadline;
 
 /// The longest pause after a fault, and between retries of mail that could not go.
 pub const MAX_PAUSE: Duration = Duration::from_secs(15 * 60);
@@ -194,7 +195,7 @@ impl Watch<'_> {
     ) -> Round {
         let mut round = Round::default();
         let mut report = |name: &str, handled: &Handled| {
-            let detail = super::compose::inert(&handled.detail, crate::engine::echo::MESSAGE_CHARS);
+            let detail = super::compose::inert(&handled.detail, crate::basics::echo::MESSAGE_CHARS);
             match &handled.game {
                 Some(game) => log(&format!(
                     "inbox: {name}: {}: {}: {detail}",
@@ -391,7 +392,7 @@ pub fn deadlines_from_config(home: &Path) -> Result<Option<Deadlines>, MailError
         return Ok(None);
     };
     let seconds = |text: &str| {
-        crate::duration::parse(text, Duration::from_secs(86_400))
+        crate::basics::duration::parse(text, Duration::from_secs(86_400))
             .map(|d| d.as_secs())
             .map_err(invalid)
     };

@@ -1,8 +1,8 @@
 //! The engine on whole games, in process: every random game's file audits, replay
 //! reproduces the stored state, and each record's draws are the seed's.
 
+use pbem::basics::digest::sha256;
 use pbem::engine::chance::DrawStream;
-use pbem::engine::digest::sha256;
 use pbem::engine::driver::{pick, GameDriver, OpenGame};
 use pbem::engine::fairness::Seed;
 use pbem::engine::keyring::Keyring;

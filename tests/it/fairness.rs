@@ -8,7 +8,7 @@ use std::process::Output;
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
-use pbem::engine::digest::{to_hex, Fields};
+use pbem::basics::digest::{to_hex, Fields};
 use pbem::engine::fairness::{
     hidden_commitment, open_box, seal_box, sealed_commitment, RecordingChance, Scope, Seed,
     TurnDraws,

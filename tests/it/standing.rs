@@ -10,7 +10,7 @@
 use proptest::prelude::*;
 use serde_json::Value;
 
-use pbem::engine::digest::to_hex;
+use pbem::basics::digest::to_hex;
 use pbem::engine::driver::OpenGame;
 use pbem::engine::fairness::{hidden_commitment, Scope, Seed};
 use pbem::engine::file::{UndoStep, Version};

@@ -9,8 +9,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use pbem::basics::digest::sha256;
 use pbem::engine::chance::DrawStream;
-use pbem::engine::digest::sha256;
 use pbem::engine::driver::pick;
 use pbem::engine::fairness::Seed;
 use pbem::engine::file::{FileText, UndoStep};

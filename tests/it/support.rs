@@ -223,7 +223,7 @@ pub fn test_key(home: &Path) {
 pub fn resign(file: &mut Value, key: &ed25519_dalek::SigningKey) {
     use base64::Engine as _;
     use ed25519_dalek::Signer;
-    use pbem::engine::digest::{hash_from_hex, to_hex};
+    use pbem::basics::digest::{hash_from_hex, to_hex};
     use pbem::engine::file::{hashes, Record, Version};
     let id = file["genesis"]["id"].as_str().expect("id").to_string();
     let version = Version::of(file["format"].as_str().expect("format")).expect("a format");
@@ -246,7 +246,7 @@ pub fn resign(file: &mut Value, key: &ed25519_dalek::SigningKey) {
 /// The genesis body hash of a game file of format 3 or 4: the scope of its salts.
 pub fn genesis_body(file: &Value) -> [u8; 32] {
     use base64::Engine as _;
-    use pbem::engine::digest::hash_from_hex;
+    use pbem::basics::digest::hash_from_hex;
     use pbem::engine::file::{hashes, Genesis, Version};
     let genesis: Genesis = serde_json::from_value(file["genesis"].clone()).expect("genesis");
     let version = Version::of(file["format"].as_str().expect("format")).expect("a format");

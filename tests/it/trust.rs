@@ -329,7 +329,7 @@ fn a_forged_cached_state_is_never_shown() {
 /// the inputs).
 fn doc_vectors() -> Vec<String> {
     use base64::Engine as _;
-    use pbem::engine::digest::{sha256, to_hex, Fields};
+    use pbem::basics::digest::{sha256, to_hex, Fields};
     use pbem::engine::fairness::{
         hidden_commitment, seal_box, sealed_commitment, RecordingChance, Scope, Seed, TurnDraws,
     };
@@ -741,7 +741,7 @@ fn one_quiet_move(table: &Table, format: pbem::engine::file::Version) -> String 
 /// key), and the audit names the record and the text the rules record.
 #[test]
 fn a_move_recorded_in_another_spelling_fails_the_audit_though_re_signed() {
-    use pbem::engine::digest::to_hex;
+    use pbem::basics::digest::to_hex;
     use pbem::engine::fairness::Seed;
     use pbem::engine::file::Version;
     let key = ed25519_dalek::SigningKey::from_bytes(&[0x42; 32]);
@@ -803,7 +803,7 @@ fn a_move_recorded_in_another_spelling_fails_the_audit_though_re_signed() {
 fn founded_with_names(table: &Table, names: &[&str]) -> String {
     use base64::Engine as _;
     use ed25519_dalek::{Signer, SigningKey};
-    use pbem::engine::digest::{hash_from_hex, to_hex};
+    use pbem::basics::digest::{hash_from_hex, to_hex};
     use pbem::engine::fairness::{RecordingChance, Scope, Seed, TurnDraws};
     use pbem::engine::file::{hashes, GameFile, Genesis, PlayerEntry, Version};
     use pbem::engine::Rules;
@@ -897,7 +897,7 @@ fn a_genesis_naming_two_players_alike_is_refused_by_every_command() {
 fn an_invitation_naming_two_players_alike_is_refused() {
     use base64::Engine as _;
     use ed25519_dalek::{Signer, SigningKey};
-    use pbem::engine::digest::{hash_from_hex, to_hex, Fields};
+    use pbem::basics::digest::{hash_from_hex, to_hex, Fields};
     use pbem::engine::file::{hashes, Version};
     use pbem::engine::invitation::Invitation;
 
@@ -978,7 +978,7 @@ fn a_record_naming_its_player_in_another_spelling_is_refused() {
 #[test]
 fn a_move_sealed_where_the_rules_seal_none_or_in_clear_where_they_seal_it_fails_the_audit() {
     use base64::Engine as _;
-    use pbem::engine::digest::{hash_from_hex, to_hex};
+    use pbem::basics::digest::{hash_from_hex, to_hex};
     use pbem::engine::fairness::{seal_box, sealed_commitment, Scope, Seed};
     use pbem::engine::file::{hashes, Genesis, Version};
 
