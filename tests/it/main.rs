@@ -9,6 +9,7 @@ mod fairness;
 mod forum;
 mod hostile;
 mod imap;
+mod layers;
 mod mail;
 mod mail_intake;
 mod new_game;
