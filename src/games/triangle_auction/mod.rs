@@ -13,6 +13,7 @@ mod picture;
 mod play;
 mod report;
 mod state;
+mod text;
 mod tiles;
 mod view;
 

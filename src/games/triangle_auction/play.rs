@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde_json::json;
 
 use super::moves::{letter, Move, Step};
-use super::report::plural;
 use super::state::{Bid, Offer, Phase, Placed, Player, State};
+use super::text::plural;
 use super::TriangleAuction;
 use crate::engine::rules::{Chance, LegalMove, RuleError, Seat, Visibility};
 use crate::grid::triangle::{enclosed_areas, rotated, Cell, Outlets};
