@@ -95,8 +95,8 @@ impl Bot {
 }
 
 /// pbem's built-in players as the engine asks for them ([`BotPlayers`]): every game's
-/// driver is given them where the games are listed (`crate::games::GAMES`), to play a
-/// bot's seat by mail and to play its moves again in the audit.
+/// driver is given them in the games' registry, to play a bot's seat by mail and to
+/// play its moves again in the audit.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BuiltIn;
 

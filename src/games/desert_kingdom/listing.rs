@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 
 use super::board::Square;
 use super::play::RoadOutcome;
-use super::report::{kinds_text, plural};
 use super::state::{Kind, Phase, State};
+use super::text::{kinds_text, plural};
 use super::{draw_number, forbidden, forced, value, DesertKingdom};
 use crate::engine::rules::{MoveFilter, Seat};
 use crate::grid::canvas::WIDTH;

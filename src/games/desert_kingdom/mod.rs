@@ -12,6 +12,7 @@ mod picture;
 mod play;
 mod report;
 mod state;
+mod text;
 mod view;
 
 use serde::Deserialize;
@@ -422,7 +423,7 @@ impl Rules for DesertKingdom {
 
     fn status(&self, state: &State) -> Option<String> {
         let empty = state.squares.iter().filter(|s| s.is_none()).count();
-        let free = format!("{} free", report::plural(empty, "square", "squares"));
+        let free = format!("{} free", text::plural(empty, "square", "squares"));
         Some(match state.phase {
             Phase::Over => "the barbarians have attacked".to_string(),
             Phase::Choosing { .. } => format!("{free}, choosing a tile"),

@@ -1014,7 +1014,7 @@ impl DesertKingdom {
             Some(tile) => match tile.kind {
                 Some(kind @ (Kind::City | Kind::Oasis | Kind::Mine)) => format!(
                     "it is {}, which counts as a road already (roads go on desert or grass)",
-                    super::report::a(kind)
+                    super::text::a(kind)
                 ),
                 Some(Kind::Mountain) => {
                     "it is a mountain (roads go on desert or grass)".to_string()

@@ -10,6 +10,7 @@ use super::board::Square;
 use super::moves::Move;
 use super::play::{chosen_at_once, sift, Gain};
 use super::state::{Event, Fate, Kind, Phase, State};
+use super::text::{a, kinds_text, plural};
 use super::{draw_number, forced, value, DesertKingdom};
 use crate::engine::rules::{score_changes, GameEnd, ReportLine, Seat};
 
@@ -18,27 +19,6 @@ pub(crate) fn name_of(names: &[String], seat: usize) -> String {
         .get(seat)
         .cloned()
         .unwrap_or_else(|| format!("seat {}", seat + 1))
-}
-
-pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// A tile as a sentence names it: "an oasis", "a mine", "grass".
-pub(crate) fn a(kind: Kind) -> String {
-    match kind {
-        Kind::Oasis => "an oasis".to_string(),
-        Kind::Grass | Kind::Desert => kind.name().to_string(),
-        other => format!("a {}", other.name()),
-    }
-}
-
-pub(crate) fn kinds_text(kinds: &[Kind]) -> String {
-    kinds
-        .iter()
-        .map(|k| k.name())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Names joined as a sentence says them: "Ann", "Ann and Bob", "Ann, Bob and Cid".

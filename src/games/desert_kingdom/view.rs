@@ -6,8 +6,8 @@ use serde_json::{json, Map, Value};
 
 use super::board::{Square, SIDE};
 use super::moves;
-use super::report::plural;
 use super::state::{Event, Kind, Phase, State};
+use super::text::plural;
 use super::DesertKingdom;
 use crate::engine::rules::{BoardContext, GameView, Viewer};
 

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::moves::{canonical, letter, Move, Step};
-use super::report::{and_list, plural, rank_name};
 use super::state::{Phase, State};
+use super::text::{and_list, plural, rank_name};
 use super::TriangleAuction;
 use crate::engine::rules::{MoveFilter, Rules, Seat};
 use crate::grid::canvas::wrap_words as wrapped;

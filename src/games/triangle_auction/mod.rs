@@ -7,12 +7,15 @@
 //! docs/rules/triangle-auction.md is the rules summary with every ruling; the data
 //! (colours, counts, option defaults) is games/triangle-auction.toml.
 
+mod legal;
 mod listing;
 mod moves;
 mod picture;
+mod placing;
 mod play;
 mod report;
 mod state;
+mod text;
 mod tiles;
 mod view;
 

@@ -7,6 +7,7 @@
 use super::moves::{letter, Move, Step};
 use super::play::Score;
 use super::state::{Bid, Offer, Phase, State};
+use super::text::{and_list, capitalised, plural, rank_name};
 use super::TriangleAuction;
 use crate::engine::rules::{score_changes, GameEnd, ReportLine, Rules, Seat};
 use crate::grid::triangle::{rotated, Cell, EDGE_NAMES_DOWN, EDGE_NAMES_UP};
@@ -20,27 +21,6 @@ pub(crate) fn name_of(names: &[String], seat: usize) -> String {
         .get(seat)
         .cloned()
         .unwrap_or_else(|| format!("seat {seat}"))
-}
-
-pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// "A", "A and B", "A, B and C".
-pub(crate) fn and_list(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
-}
-
-/// Which colour by rank a player scores, in words: rank 0 is the best.
-pub(crate) fn rank_name(rank: usize) -> &'static str {
-    ["best", "2nd best", "3rd best", "4th best", "least"]
-        .get(rank)
-        .copied()
-        .unwrap_or("least")
 }
 
 impl TriangleAuction {
@@ -618,14 +598,6 @@ impl TriangleAuction {
     }
 }
 
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -713,17 +685,5 @@ mod tests {
                 assert!(lines.iter().all(|l| l.len() <= 70), "{lines:?}");
             }
         }
-    }
-
-    #[test]
-    fn lists_read_as_sentences() {
-        let three: Vec<String> = ["A", "B", "C"].iter().map(|s| (*s).to_string()).collect();
-        assert_eq!(and_list(&three), "A, B and C");
-        assert_eq!(and_list(&three[..2]), "A and B");
-        assert_eq!(and_list(&three[..1]), "A");
-        assert_eq!(plural(1, "chit", "chits"), "1 chit");
-        assert_eq!(plural(0, "chit", "chits"), "0 chits");
-        assert_eq!(capitalised("3rd best"), "3rd best");
-        assert_eq!(capitalised("least"), "Least");
     }
 }

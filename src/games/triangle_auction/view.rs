@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use serde_json::{json, Map, Value};
 
 use super::moves::{letter, Move, Step};
-use super::report::plural;
 use super::state::{Phase, State};
+use super::text::plural;
 use super::TriangleAuction;
 use crate::engine::rules::{BoardContext, GameView, LastMove, Viewer};
 use crate::grid::triangle::{draw_numbered_part, Cell, CellArt};
