@@ -4,6 +4,7 @@
 //! documentation).
 
 use super::lines::{has_cell_word, is_quoted, next_non_blank, quote_follows};
+use super::phrases::PHRASES;
 
 /// The longest attribution, in characters (Gmail's with a long name and address).
 pub(super) const MAX_ATTRIBUTION_CHARS: usize = 300;
@@ -23,114 +24,6 @@ pub(super) enum Header {
     Subject,
 }
 
-/// Header labels of reply blocks, lowercased, in the languages mail clients use.
-const FROM_LABELS: &[&str] = &[
-    "from",
-    "von",
-    "de",
-    "da",
-    "van",
-    "fra",
-    "från",
-    "od",
-    "от",
-    "lähettäjä",
-    "feladó",
-    "kimden",
-    "absender",
-    "afzender",
-    "remitente",
-    "mittente",
-    "expéditeur",
-    "差出人",
-    "发件人",
-    "寄件者",
-    "보낸 사람",
-];
-const DATE_LABELS: &[&str] = &[
-    "sent",
-    "date",
-    "gesendet",
-    "datum",
-    "envoyé",
-    "envoyé le",
-    "date d'envoi",
-    "skickat",
-    "sendt",
-    "dato",
-    "verzonden",
-    "verstuurd",
-    "enviado",
-    "enviada",
-    "enviado el",
-    "enviado em",
-    "enviada em",
-    "fecha",
-    "inviato",
-    "data",
-    "wysłano",
-    "wysłane",
-    "data wysłania",
-    "отправлено",
-    "дата",
-    "odesláno",
-    "lähetetty",
-    "päivämäärä",
-    "elküldve",
-    "dátum",
-    "gönderildi",
-    "tarih",
-    "送信日時",
-    "日付",
-    "发送时间",
-    "日期",
-    "傳送時間",
-    "날짜",
-    "보낸 날짜",
-];
-const TO_LABELS: &[&str] = &[
-    "to",
-    "an",
-    "à",
-    "a",
-    "til",
-    "till",
-    "aan",
-    "para",
-    "per",
-    "do",
-    "кому",
-    "komu",
-    "vastaanottaja",
-    "címzett",
-    "kime",
-    "宛先",
-    "收件人",
-    "받는 사람",
-];
-const SUBJECT_LABELS: &[&str] = &[
-    "subject",
-    "betreff",
-    "objet",
-    "sujet",
-    "ämne",
-    "emne",
-    "onderwerp",
-    "asunto",
-    "assunto",
-    "oggetto",
-    "temat",
-    "тема",
-    "předmět",
-    "aihe",
-    "tárgy",
-    "konu",
-    "件名",
-    "主题",
-    "主旨",
-    "제목",
-];
-
 /// The header label a line starts with (`From:`, `*Sent:*`, `Objet :`, `Envoyé le :`,
 /// `件名：`), lowercased: at most 3 words and 24 characters before the colon.
 fn label(trimmed: &str) -> Option<String> {
@@ -146,13 +39,13 @@ fn label(trimmed: &str) -> Option<String> {
 pub(super) fn header_kind(trimmed: &str) -> Option<Header> {
     let label = label(trimmed)?;
     let label = label.as_str();
-    if FROM_LABELS.contains(&label) {
+    if PHRASES.from_labels.contains(&label) {
         Some(Header::From)
-    } else if DATE_LABELS.contains(&label) {
+    } else if PHRASES.date_labels.contains(&label) {
         Some(Header::Date)
-    } else if TO_LABELS.contains(&label) {
+    } else if PHRASES.to_labels.contains(&label) {
         Some(Header::To)
-    } else if SUBJECT_LABELS.contains(&label) {
+    } else if PHRASES.subject_labels.contains(&label) {
         Some(Header::Subject)
     } else {
         None
@@ -215,54 +108,6 @@ pub(super) fn is_separator_rule(trimmed: &str) -> bool {
 /// A rule with a title: "-----Original Message-----", "---------- Forwarded message
 /// ---------", and the same in other languages.
 fn is_original_message_rule(trimmed: &str) -> bool {
-    const TITLES: &[&str] = &[
-        "original message",
-        "forwarded message",
-        "reply message",
-        "ursprüngliche nachricht",
-        "original-nachricht",
-        "originalnachricht",
-        "weitergeleitete nachricht",
-        "message d'origine",
-        "message original",
-        "message transféré",
-        "mensaje original",
-        "mensaje reenviado",
-        "messaggio originale",
-        "messaggio inoltrato",
-        "mensagem original",
-        "mensagem encaminhada",
-        "oorspronkelijk bericht",
-        "origineel bericht",
-        "doorgestuurd bericht",
-        "ursprungligt meddelande",
-        "vidarebefordrat meddelande",
-        "oprindelig besked",
-        "oprindelig meddelelse",
-        "videresendt besked",
-        "videresendt meddelelse",
-        "opprinnelig melding",
-        "videresendt melding",
-        "alkuperäinen viesti",
-        "välitetty viesti",
-        "wiadomość oryginalna",
-        "oryginalna wiadomość",
-        "przekazana wiadomość",
-        "původní zpráva",
-        "původní e-mail",
-        "přeposlaná zpráva",
-        "исходное сообщение",
-        "пересылаемое сообщение",
-        "оригинальное сообщение",
-        "eredeti üzenet",
-        "orijinal ileti",
-        "αρχικό μήνυμα",
-        "原始邮件",
-        "原始郵件",
-        "転送されたメッセージ",
-        "元のメッセージ",
-        "원본 메시지",
-    ];
     let is_rule_char = |c: char| matches!(c, '-' | '=' | '_' | '—' | '–' | '─' | '*');
     let lead = trimmed
         .chars()
@@ -278,82 +123,17 @@ fn is_original_message_rule(trimmed: &str) -> bool {
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase();
-    TITLES.contains(&inner.as_str())
+    PHRASES.titles.contains(&inner.as_str())
 }
 
 /// Apple Mail's and others' introduction of a forwarded message.
 fn is_forward_intro(trimmed: &str) -> bool {
-    const INTROS: &[&str] = &[
-        "begin forwarded message:",
-        "anfang der weitergeleiteten nachricht:",
-        "début du message réexpédié:",
-        "début du message transféré:",
-        "inicio del mensaje reenviado:",
-        "inizio messaggio inoltrato:",
-        "início da mensagem reencaminhada:",
-        "begin doorgestuurd bericht:",
-        "vidarebefordrat mejl:",
-    ];
     if trimmed.chars().count() > 50 {
         return false;
     }
     let lower = trimmed.to_lowercase().replace(" :", ":");
-    INTROS.contains(&lower.as_str())
+    PHRASES.forward_intros.contains(&lower.as_str())
 }
-
-/// Openings of attributions that start with a word rather than a date.
-const OPENINGS: &[&str] = &[
-    "On ",
-    "Le ",
-    "Am ",
-    "El ",
-    "Il ",
-    "In data ",
-    "Em ",
-    "Op ",
-    "Den ",
-    "På ",
-    "W dniu ",
-    "Dnia ",
-    "Dne ",
-    "Στις ",
-    "在",
-];
-
-/// The "wrote" verbs of attributions, lowercased.
-pub(super) const VERBS: &[&str] = &[
-    "wrote",
-    "writes",
-    "schrieb",
-    "écrit",
-    "escribió",
-    "scritto",
-    "schreef",
-    "skrev",
-    "escreveu",
-    "napisał",
-    "pisze",
-    "napsal",
-    "kirjoitti",
-    "пишет",
-    "написал",
-    "писал",
-    "написав",
-    "пише",
-    "写道",
-    "寫道",
-    "書きました",
-    "のメッセージ",
-    "のメール",
-    "작성",
-    "írta",
-    "yazdı",
-    "έγραψε",
-    "a scris",
-    "napisao",
-    "napisal",
-    "kirjutas",
-];
 
 /// How many lines (1 to [`MAX_ATTRIBUTION_LINES`]) the attribution starting at line
 /// `i` takes, if one does.
@@ -412,13 +192,20 @@ pub(super) fn ends_with_colon(text: &str) -> bool {
 
 /// An opening word or a date, as an attribution starts.
 pub(super) fn starts_like_attribution(text: &str) -> bool {
-    OPENINGS.iter().any(|opening| text.starts_with(opening)) || starts_with_date(text)
+    PHRASES
+        .openings
+        .iter()
+        .any(|opening| text.starts_with(opening))
+        || starts_with_date(text)
 }
 
 /// A line that starts an attribution of its own: an opening word, or a date and
 /// an attribution by its own words ("10:02):", the end of a wrapped one, is not).
 fn starts_own_attribution(text: &str) -> bool {
-    OPENINGS.iter().any(|opening| text.starts_with(opening))
+    PHRASES
+        .openings
+        .iter()
+        .any(|opening| text.starts_with(opening))
         || (starts_with_date(text) && is_attribution(text, false))
 }
 
@@ -429,7 +216,10 @@ pub(super) fn is_attribution(text: &str, quote_follows: bool) -> bool {
     if text.is_empty() || text.chars().count() > MAX_ATTRIBUTION_CHARS {
         return false;
     }
-    let opening = OPENINGS.iter().any(|opening| text.starts_with(opening));
+    let opening = PHRASES
+        .openings
+        .iter()
+        .any(|opening| text.starts_with(opening));
     let Some(body) = text
         .strip_suffix(':')
         .or_else(|| text.strip_suffix('：'))
@@ -447,7 +237,7 @@ pub(super) fn is_attribution(text: &str, quote_follows: bool) -> bool {
             .collect::<String>()
             .to_lowercase()
     };
-    let verb = VERBS.iter().any(|verb| tail.contains(verb));
+    let verb = PHRASES.verbs.iter().any(|verb| tail.contains(verb));
     let address = has_address(body);
     let dated = starts_with_date(body);
     (verb && (opening || address || dated || quote_follows))

@@ -23,6 +23,12 @@
 //! games, new messages with a token, a reply whose notice is no longer kept), the
 //! rules below find the quote by its marks and its attribution by its words.
 //!
+//! The words these rules look for in each language (greetings, closing phrases,
+//! clients' taglines, the labels of reply headers, the titles of their rules, the
+//! openings and verbs of attributions) are data: one table per language in
+//! `src/mail/intake/phrases/` (`en.toml`, `de.toml`, …), compiled in. A language is
+//! added by adding its table.
+//!
 //! # Limits
 //!
 //! Reading is linear in the size of the message, and bounded:
@@ -248,6 +254,7 @@ mod html;
 mod lines;
 mod mime;
 mod notice;
+mod phrases;
 mod reply;
 mod sign_off;
 #[cfg(test)]
@@ -264,8 +271,8 @@ use sign_off::Names;
 
 pub use mime::{MAX_BODY_BYTES, MAX_HTML_BYTES};
 pub use notice::{SentNotice, MAX_NOTICE_BYTES};
+pub use phrases::GREETINGS;
 pub use reply::MAX_OWN_LINES;
-pub use sign_off::GREETINGS;
 
 /// The longest raw message read: 4 MiB. A longer one is refused with
 /// [`IntakeError::TooLarge`] without being parsed. A move by mail is a few lines;

@@ -6,10 +6,11 @@ use serde::{Deserialize, Serialize};
 
 use super::attribution::{
     ends_with_colon, has_time, has_year, header_kind, is_attribution, starts_like_attribution,
-    MAX_ATTRIBUTION_CHARS, VERBS,
+    MAX_ATTRIBUTION_CHARS,
 };
 use super::lines::{clean_line, has_cell_word, is_quoted, token_line, QUOTE_LOOKAHEAD};
 use super::mime::{cap_text, normalize_newlines};
+use super::phrases::PHRASES;
 
 /// What pbem sent in the notice a reply answers: the notice's text body and who it
 /// came from. The referee keeps it when the notice is sent and hands it to
@@ -377,7 +378,7 @@ fn is_attribution_line(line: &str, notice: &Notice) -> bool {
             || has_time(trimmed)
             || ends_with_colon(trimmed)
             || trimmed.ends_with('<')
-            || VERBS.iter().any(|verb| lower.contains(verb))
+            || PHRASES.verbs.iter().any(|verb| lower.contains(verb))
             || starts_like_attribution(trimmed))
     {
         return true;

@@ -5,6 +5,7 @@
 
 use super::attribution::has_address;
 use super::lines::{has_cell_word, OwnLine};
+use super::phrases::PHRASES;
 
 /// How many trailing sign-off paragraphs may be dropped.
 const MAX_SIGN_OFF_PARAGRAPHS: usize = 3;
@@ -75,186 +76,6 @@ fn is_sign_off(paragraph: &[OwnLine], names: &Names) -> bool {
         })
 }
 
-/// Closing phrases, lowercased, as a sign-off paragraph starts with them.
-const CLOSING_PHRASES: &[&str] = &[
-    // English
-    "thanks",
-    "thank you",
-    "thanks a lot",
-    "many thanks",
-    "thx",
-    "cheers",
-    "regards",
-    "kind regards",
-    "best regards",
-    "warm regards",
-    "warmest regards",
-    "kindest regards",
-    "best wishes",
-    "all the best",
-    "best",
-    "sincerely",
-    "yours",
-    "yours sincerely",
-    "yours truly",
-    "take care",
-    "bye",
-    "see you",
-    "good luck",
-    "have fun",
-    "greetings",
-    "talk soon",
-    // German
-    "danke",
-    "vielen dank",
-    "danke schön",
-    "dankeschön",
-    "mit freundlichen grüßen",
-    "mit freundlichen grüssen",
-    "freundliche grüße",
-    "freundliche grüsse",
-    "viele grüße",
-    "viele grüsse",
-    "liebe grüße",
-    "liebe grüsse",
-    "beste grüße",
-    "beste grüsse",
-    "schöne grüße",
-    "schöne grüsse",
-    "herzliche grüße",
-    "herzliche grüsse",
-    "grüße",
-    "grüsse",
-    "gruß",
-    "gruss",
-    "mfg",
-    "lg",
-    "vg",
-    "bis bald",
-    "tschüss",
-    "ciao",
-    // French
-    "merci",
-    "merci beaucoup",
-    "cordialement",
-    "bien cordialement",
-    "bien à vous",
-    "amicalement",
-    "amitiés",
-    "bises",
-    "bonne journée",
-    "bonne soirée",
-    "à bientôt",
-    "salutations",
-    "sincères salutations",
-    // Spanish
-    "gracias",
-    "muchas gracias",
-    "saludos",
-    "un saludo",
-    "saludos cordiales",
-    "atentamente",
-    "un abrazo",
-    "abrazos",
-    "hasta luego",
-    // Italian
-    "grazie",
-    "grazie mille",
-    "saluti",
-    "cordiali saluti",
-    "distinti saluti",
-    "un saluto",
-    "a presto",
-    // Portuguese
-    "obrigado",
-    "obrigada",
-    "abraço",
-    "abraços",
-    "atenciosamente",
-    "cumprimentos",
-    "saudações",
-    "até logo",
-    "beijos",
-    // Dutch
-    "bedankt",
-    "dank je",
-    "dank je wel",
-    "dank u",
-    "dank u wel",
-    "groeten",
-    "groetjes",
-    "met vriendelijke groet",
-    "met vriendelijke groeten",
-    "vriendelijke groet",
-    "vriendelijke groeten",
-    "mvg",
-    "tot ziens",
-    // Swedish, Danish, Norwegian
-    "tack",
-    "tack så mycket",
-    "hälsningar",
-    "med vänliga hälsningar",
-    "vänliga hälsningar",
-    "vänlig hälsning",
-    "mvh",
-    "ha det bra",
-    "tak",
-    "mange tak",
-    "takk",
-    "tusen takk",
-    "hilsen",
-    "venlig hilsen",
-    "med venlig hilsen",
-    "vennlig hilsen",
-    "med vennlig hilsen",
-    "kærlig hilsen",
-    // Finnish
-    "kiitos",
-    "terveisin",
-    "ystävällisin terveisin",
-    "parhain terveisin",
-    // Polish
-    "dzięki",
-    "dziękuję",
-    "pozdrawiam",
-    "pozdrowienia",
-    "serdecznie pozdrawiam",
-    "z poważaniem",
-    // Czech
-    "díky",
-    "děkuji",
-    "s pozdravem",
-    "zdravím",
-    // Russian, Ukrainian
-    "спасибо",
-    "с уважением",
-    "всего доброго",
-    "всего хорошего",
-    "удачи",
-    "пока",
-    "дякую",
-    "з повагою",
-    // Hungarian, Turkish, Greek
-    "köszönöm",
-    "üdvözlettel",
-    "teşekkürler",
-    "saygılarımla",
-    "ευχαριστώ",
-    "φιλικά",
-    // Japanese, Chinese, Korean
-    "よろしくお願いします",
-    "よろしくお願いいたします",
-    "よろしくお願い致します",
-    "ありがとうございます",
-    "ありがとう",
-    "以上",
-    "谢谢",
-    "謝謝",
-    "此致",
-    "祝好",
-    "감사합니다",
-];
-
 /// Lowercased, with leading dashes and tildes and trailing punctuation, emoji and
 /// spaces removed, and inner whitespace collapsed: `— Ann :)` is `ann`.
 fn normalize_phrase(line: &str) -> String {
@@ -272,7 +93,7 @@ pub(super) fn is_closing_line(line: &str) -> bool {
         return false;
     }
     let normalized = normalize_phrase(line);
-    CLOSING_PHRASES.iter().any(|phrase| {
+    PHRASES.closings.iter().any(|phrase| {
         let Some(rest) = normalized.strip_prefix(phrase) else {
             return false;
         };
@@ -392,132 +213,6 @@ fn is_referee_word(word: &str) -> bool {
     REFEREE_WORDS.contains(&word.as_str())
 }
 
-/// Greetings, lowercased, as the first line of a message starts with them.
-pub const GREETINGS: &[&str] = &[
-    // English
-    "hi",
-    "hello",
-    "hey",
-    "hiya",
-    "howdy",
-    "dear",
-    "good morning",
-    "good afternoon",
-    "good evening",
-    "greetings",
-    // German
-    "hallo",
-    "moin",
-    "servus",
-    "guten morgen",
-    "guten tag",
-    "guten abend",
-    "liebe",
-    "lieber",
-    "sehr geehrte",
-    "sehr geehrter",
-    "grüezi",
-    "grüß gott",
-    // French
-    "bonjour",
-    "bonsoir",
-    "salut",
-    "coucou",
-    "cher",
-    "chère",
-    "chers",
-    // Italian
-    "ciao",
-    "salve",
-    "buongiorno",
-    "buonasera",
-    "caro",
-    "cara",
-    "gentile",
-    // Spanish, Portuguese
-    "hola",
-    "buenos días",
-    "buenas tardes",
-    "buenas noches",
-    "buenas",
-    "estimado",
-    "estimada",
-    "querido",
-    "querida",
-    "olá",
-    "oi",
-    "bom dia",
-    "boa tarde",
-    "boa noite",
-    "prezado",
-    "prezada",
-    // Dutch
-    "hoi",
-    "goedemorgen",
-    "goedemiddag",
-    "goedenavond",
-    "beste",
-    // Swedish, Danish, Norwegian, Finnish
-    "hej",
-    "hejsan",
-    "hei",
-    "heippa",
-    "god morgon",
-    "god morgen",
-    "god dag",
-    "kære",
-    "kjære",
-    "moi",
-    "moikka",
-    "terve",
-    "hyvää huomenta",
-    "hyvää päivää",
-    // Polish, Czech
-    "cześć",
-    "dzień dobry",
-    "witam",
-    "witaj",
-    "drogi",
-    "droga",
-    "ahoj",
-    "dobrý den",
-    "milý",
-    "milá",
-    // Russian, Ukrainian
-    "привет",
-    "здравствуйте",
-    "здравствуй",
-    "добрый день",
-    "доброе утро",
-    "добрый вечер",
-    "уважаемый",
-    "уважаемая",
-    "привіт",
-    "вітаю",
-    "добрий день",
-    // Hungarian, Turkish, Greek
-    "szia",
-    "sziasztok",
-    "helló",
-    "jó napot",
-    "kedves",
-    "merhaba",
-    "selam",
-    "sayın",
-    "γεια σας",
-    "γεια σου",
-    "γεια",
-    "καλημέρα",
-    // Japanese, Chinese, Korean
-    "こんにちは",
-    "おはようございます",
-    "こんばんは",
-    "お疲れ様です",
-    "你好",
-    "您好",
-    "안녕하세요",
-];
-
 /// Removes a greeting from the start of the player's lines (see the module
 /// documentation) and returns it: the first line, when it is one and more of the
 /// player's text follows.
@@ -539,7 +234,7 @@ fn is_greeting(line: &str) -> bool {
         return false;
     }
     let lower = line.to_lowercase();
-    let Some(rest) = GREETINGS.iter().find_map(|greeting| {
+    let Some(rest) = PHRASES.greetings.iter().find_map(|greeting| {
         lower
             .strip_prefix(greeting)
             .filter(|rest| !rest.starts_with(char::is_alphanumeric))
@@ -581,60 +276,6 @@ fn is_own_tagline(paragraph: &[OwnLine]) -> bool {
 
 /// A client's tagline: "Sent from my iPhone", "Get Outlook for Android<https://…>".
 pub(super) fn is_client_tagline(trimmed: &str) -> bool {
-    /// Lowercased beginnings of taglines, in many languages.
-    const PREFIXES: &[&str] = &[
-        "sent from my ",
-        "sent from outlook",
-        "sent from mail for ",
-        "sent from yahoo mail",
-        "sent from samsung",
-        "sent from proton",
-        "sent with proton",
-        "sent from the ",
-        "sent from gmail",
-        "sent from aol",
-        "sent via ",
-        "sent using ",
-        "get outlook for ",
-        "von meinem ",
-        "gesendet von ",
-        "gesendet vom ",
-        "gesendet mit ",
-        "envoyé de mon ",
-        "envoyé depuis ",
-        "envoyé à partir de ",
-        "envoyé avec ",
-        "télécharger outlook pour ",
-        "enviado desde ",
-        "enviado de mi ",
-        "enviado de meu ",
-        "enviado do meu ",
-        "enviado a partir do ",
-        "obtener outlook para ",
-        "inviato da ",
-        "inviato dal mio ",
-        "scarica outlook per ",
-        "отправлено с ",
-        "отправлено из ",
-        "wysłane z ",
-        "wysłano z ",
-        "lähetetty ",
-        "skickat från ",
-        "sendt fra ",
-        "verzonden vanaf ",
-        "verzonden vanuit ",
-        "verzonden met ",
-        "verstuurd vanaf ",
-        "odesláno z ",
-        "odoslané z ",
-        "στάλθηκε από ",
-        "trimis de pe ",
-        "发自我的",
-        "从我的",
-        "來自我的",
-    ];
-    /// Lowercased endings of taglines that put the client first.
-    const SUFFIXES: &[&str] = &["から送信", "에서 보냄", "dan gönderildi"];
     // Outlook's mobile apps append a link: "Get Outlook for iOS<https://aka.ms/o0ukef>".
     let text = match trimmed.find("<http") {
         Some(pos) if trimmed.ends_with('>') => trimmed[..pos].trim_end(),
@@ -644,7 +285,8 @@ pub(super) fn is_client_tagline(trimmed: &str) -> bool {
         return false;
     }
     let lower = text.to_lowercase();
-    PREFIXES.iter().any(|p| lower.starts_with(p)) || SUFFIXES.iter().any(|s| lower.ends_with(s))
+    PHRASES.tagline_starts.iter().any(|p| lower.starts_with(p))
+        || PHRASES.tagline_ends.iter().any(|s| lower.ends_with(s))
 }
 
 #[cfg(test)]
