@@ -1,6 +1,13 @@
 //! HTML to text lines: block elements and `<br>` end lines, `<p>` starts a paragraph,
 //! `<pre>` keeps its lines, a `<blockquote>` becomes `> ` lines (see "The rules" in
 //! the intake's documentation).
+//!
+//! The text is `mail-parser`'s `html_to_text`, with the blocks marked for it first.
+//! The `html2text` crate does not read mail the same way: it puts a blank line
+//! around every blockquote and between Outlook's `MsoNormal` lines, adds one before
+//! and after `<pre>`, and brackets links (`Get [Outlook for iOS]`, `<[r@x.org]>`),
+//! so a client's tagline is no longer recognised and Outlook's signature lines stay
+//! in the move.
 
 use mail_parser::decoders::html::html_to_text;
 

@@ -14,7 +14,7 @@ use super::phrases::PHRASES;
 
 /// What pbem sent in the notice a reply answers: the notice's text body and who it
 /// came from. The referee keeps it when the notice is sent and hands it to
-/// [`read_message_answering`], which then knows the quote when it sees it.
+/// `read_message_answering`, which then knows the quote when it sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SentNotice {
     /// The text body as sent (at most [`MAX_NOTICE_BYTES`] of it are used).
