@@ -10,27 +10,26 @@ use std::fmt::Write as _;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
+use super::audit::AuditReport;
 use super::chance::DrawStream;
+use super::error::{EngineError, Result};
 use super::fairness::Seed;
 use super::file::{draws_text, FileText, GameFile, Genesis, UndoRecord, UndoStep};
 use super::invitation::{is_invitation, Invitation};
 use super::keyring::Keyring;
 use super::players::{find as find_bot, listed, BotId, BotPlayers, NotPlayed};
+use super::rounds::RoundContext;
 use super::rules::{
     Audience, BoardContext, Chance, Deadline, GameEnd, LastMove, LegalMove, MoveFilter, ReportLine,
     Rules, Seat, Viewer, Visibility,
 };
-use super::session::{
-    Applied, AuditReport, EngineError, Game, Known, NewGame, Preview, Result, RoundContext,
-};
+use super::session::{Applied, Game, Known, NewGame, Preview};
 use crate::basics::digest::sha256;
 
 /// The schema name of `pbem show --format json`.
 pub const VIEW_SCHEMA: &str = "pbem.view/1";
 
-/// The viewer name that stands for the referee (`pbem show --as referee`), who sees
-/// everything; no player may be called so.
-pub const REFEREE: &str = "referee";
+pub use super::roster::REFEREE;
 
 /// What an applied move did, for messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1219,7 +1218,7 @@ impl<R: Rules + 'static> OpenGame for Opened<R> {
                     "turn {:>3}  {:<12} ({})  hash {hash}",
                     record.turn,
                     record.player,
-                    super::session::undo_line(&record.player, undo)
+                    super::undo::undo_line(&record.player, undo)
                 );
                 continue;
             }
