@@ -6,6 +6,7 @@ mod bot_key;
 pub mod chance;
 pub mod derive;
 pub mod driver;
+pub mod erased;
 pub mod error;
 pub mod fairness;
 pub mod file;

@@ -4,7 +4,7 @@
 use super::error::Result;
 use super::rules::RuleError;
 
-/// The word that, before a move, confirms it ([`Rules::needs_confirmation`]).
+/// The word that, before a move, confirms it (`Rules::needs_confirmation`).
 pub const CONFIRM: &str = "confirm";
 
 /// A move text without a leading `confirm`, and whether it had one.

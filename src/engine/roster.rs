@@ -85,7 +85,7 @@ pub(crate) fn with_bot_versions(mut players: Vec<PlayerEntry>, bots: &[BotId]) -
     players
 }
 
-/// Whether two players' names are one as `pbem new` and [`Game::seat_of`] compare
+/// Whether two players' names are one as `pbem new` and a game's `seat_of` compare
 /// them: equal but for ASCII case and white space at either end.
 fn named_alike(a: &str, b: &str) -> bool {
     a.trim().eq_ignore_ascii_case(b.trim())
