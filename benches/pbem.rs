@@ -27,7 +27,8 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughpu
 use pbem::engine::chance::DrawStream;
 use pbem::engine::fairness::Seed;
 use pbem::engine::keyring::Keyring;
-use pbem::engine::session::{parse_player, NewGame};
+use pbem::engine::roster::parse_player;
+use pbem::engine::session::NewGame;
 use pbem::engine::{Options, Rules};
 use pbem::games::desert_kingdom::DesertKingdom;
 use pbem::games::right_of_way::RightOfWay;

@@ -4,12 +4,14 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::engine::audit::AuditReport;
 use crate::engine::chance::DrawStream;
 use crate::engine::driver::{MoveOutcome, OpenGame};
+use crate::engine::error::EngineError;
 use crate::engine::fairness::Seed;
 use crate::engine::file::PlayerEntry;
 use crate::engine::keyring::Keyring;
-use crate::engine::session::{AuditReport, EngineError, NewGame};
+use crate::engine::session::NewGame;
 use crate::engine::LegalMove;
 use crate::ops::{self, OpsError};
 

@@ -4,11 +4,13 @@
 use std::path::Path;
 
 use crate::basics::store::{self, StoreError};
+use crate::engine::audit::AuditReport;
 use crate::engine::driver::{open_with, GameDriver, MoveOutcome, OpenGame};
+use crate::engine::error::EngineError;
 use crate::engine::file::Genesis;
 use crate::engine::invitation::{is_invitation, Invitation, Joined};
 use crate::engine::keyring::Keyring;
-use crate::engine::session::{AuditReport, EngineError, NewGame, Preview};
+use crate::engine::session::{NewGame, Preview};
 use crate::engine::{LegalMove, MoveFilter};
 use crate::games;
 
@@ -295,7 +297,7 @@ pub fn undo_text(outcome: &crate::engine::driver::UndoOutcome) -> String {
     use crate::engine::file::UndoStep;
     let mut out = String::new();
     for (turn, player, step) in &outcome.added {
-        let line = crate::engine::session::undo_line(
+        let line = crate::engine::undo::undo_line(
             player,
             crate::engine::file::UndoRecord {
                 step: *step,

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
 use crate::engine::driver::{OpenGame, REFEREE};
-use crate::engine::session::EngineError;
+use crate::engine::error::EngineError;
 
 /// The page, with `__TITLE__` and `__DATA__` to fill.
 const PAGE: &str = include_str!("../templates/replay.html");

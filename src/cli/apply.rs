@@ -3,7 +3,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::engine::session::MAX_MOVE_BYTES;
+use crate::engine::move_text::MAX_MOVE_BYTES;
 use crate::engine::Viewer;
 use crate::ops;
 

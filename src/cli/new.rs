@@ -4,7 +4,8 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 
 use crate::engine::fairness::Seed;
-use crate::engine::session::{parse_player, NewGame};
+use crate::engine::roster::parse_player;
+use crate::engine::session::NewGame;
 use crate::engine::Options;
 use crate::ops;
 
@@ -80,7 +81,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // seat must name one of the game's built-in players (the game records it with the
     // version this pbem plays).
     let played = ops::driver(&args.game)?.bots();
-    crate::engine::session::check_players(&request.players, &played)?;
+    crate::engine::roster::check_players(&request.players, &played)?;
     let bots = request.players.iter().filter(|p| p.bot().is_some()).count();
     if bots > 0 {
         // A bot moves when the referee's mail loop sees it is to move; an invitation

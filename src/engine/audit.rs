@@ -7,18 +7,38 @@
 use std::fmt::Write as _;
 
 use super::chance::DrawStream;
+use super::derive::{setup_key, state_hash_of};
+use super::error::EngineError;
 use super::fairness::{
     sealed_commitment, RecordingChance, ReplayChance, ReplayMismatch, Scope, Seed, TurnDraws,
 };
 use super::file::{hashes, Draw, UndoStep, Version};
 use super::keyring::Keyring;
 use super::players::{find as find_bot, listed, BotId, BotPlayers};
+use super::rounds::ruled_round;
 use super::rules::{Chance, Rules};
-use super::session::{
-    ruled_round, setup_key, signatures_hold, state_hash_of, undo_line, EngineError, Game,
-};
-use super::undo::{Effect, Ledger};
+use super::session::Game;
+use super::signature::signatures_hold;
+use super::undo::{undo_line, Effect, Ledger};
 use crate::basics::digest::{hash_from_hex, to_hex, Hash};
+
+impl<R: Rules> Game<R> {
+    /// Checks everything that can be checked and reports turn by turn. The moves of
+    /// bots' seats are not checked against their bots: see [`Game::audit_played`].
+    pub fn audit(&self, keyring: Option<&Keyring>) -> AuditReport {
+        audit(self, keyring, None)
+    }
+
+    /// [`Game::audit`], with every move of a bot's seat played again by `bots` (those
+    /// the referee's machine plays) where the game keys them on the seed.
+    pub fn audit_played(
+        &self,
+        keyring: Option<&Keyring>,
+        bots: Option<&dyn BotPlayers<R>>,
+    ) -> AuditReport {
+        audit(self, keyring, bots)
+    }
+}
 
 /// The outcome of an audit.
 #[derive(Debug, Clone, Default)]
@@ -139,7 +159,7 @@ impl AuditChance<'_> {
             AuditChance::Recorded(chance) => chance.finish().err().map(|m| {
                 format!(
                     "its draws do not replay: {}",
-                    super::session::mismatch_text(&m)
+                    super::fairness::mismatch_text(&m)
                 )
             }),
         }

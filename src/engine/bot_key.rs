@@ -3,11 +3,12 @@
 //! run a bot again until its move leads to draws they like, and the audit plays every
 //! such move again once it has the seed.
 
+use super::error::{EngineError, Result};
 use super::fairness::Seed;
 use super::file::Version;
 use super::players::BotId;
 use super::rules::{Rules, Seat};
-use super::session::{EngineError, Game, Result};
+use super::session::Game;
 use super::undo::Ledger;
 use crate::basics::digest::Hash;
 

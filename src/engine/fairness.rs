@@ -411,6 +411,26 @@ impl Chance for ReplayChance<'_> {
     }
 }
 
+/// Why recorded draws did not replay, in words (shared with the audit).
+pub(crate) fn mismatch_text(mismatch: &ReplayMismatch) -> String {
+    match mismatch {
+        ReplayMismatch::Missing { index } => {
+            format!("the rules ask for draw {index}, which is not recorded")
+        }
+        ReplayMismatch::Range {
+            index,
+            recorded,
+            asked,
+        } => {
+            format!("draw {index} is recorded out of {recorded}, the rules draw out of {asked}")
+        }
+        ReplayMismatch::Sealed { index } => {
+            format!("draw {index} is hidden and the seed is not revealed")
+        }
+        ReplayMismatch::OutOfRange { index } => format!("draw {index} is not a possible outcome"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use hmac::{Hmac, Mac};

@@ -17,8 +17,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::error::{EngineError, Result};
 use super::rules::Options;
-use super::session::{EngineError, Result};
 use crate::basics::digest::{Fields, Hash};
 
 /// The value of `format` this version writes.

@@ -14,8 +14,9 @@ use base64::Engine as _;
 use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 use serde::{Deserialize, Serialize};
 
+use super::error::{EngineError, Result};
 use super::file::{hashes, Genesis, Version};
-use super::session::{EngineError, Result};
+use super::roster::check_distinct_names;
 use crate::basics::digest::{hash_from_hex, to_hex, Fields, Hash};
 
 /// The `format` of an invitation file.
@@ -173,7 +174,7 @@ impl Invitation {
                 "the referee's signature on the invitation does not verify".into(),
             ));
         }
-        super::session::check_distinct_names(&genesis.players)?;
+        check_distinct_names(&genesis.players)?;
         for (i, join) in self.joined.iter().enumerate() {
             let seat = self.seat_of(&join.player).ok_or_else(|| {
                 EngineError::Tampered(format!("{} joined, but is not a player", join.player))

@@ -10,36 +10,10 @@ use std::path::{Path, PathBuf};
 
 use ed25519_dalek::SigningKey;
 
+pub use super::error::KeyringError;
 use super::fairness::Seed;
 use crate::basics::digest::{hash_from_any_hex, sha256, to_hex};
 use crate::basics::store::{create_private_dir, read_limited, read_text_limited};
-
-/// Problems with the keyring. Messages name files, never their contents.
-#[derive(Debug, thiserror::Error)]
-pub enum KeyringError {
-    #[error("cannot read or write the keyring at {path}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("the keyring file {path} is not 64 hexadecimal digits; restore it from a backup")]
-    Malformed { path: PathBuf },
-    #[error("no seed for game {game_id} in the keyring at {home}; set PBEM_HOME to the keyring that created the game")]
-    NoSeed { game_id: String, home: PathBuf },
-    #[error(
-        "a seed for game {game_id} already exists in the keyring; choose another game or keyring"
-    )]
-    SeedExists { game_id: String },
-    #[error("no platform data folder is known here; set PBEM_HOME")]
-    NoHome,
-    #[error("there is no referee signing key in {home}; set PBEM_HOME to the referee's keyring (`pbem new` creates a key in a new keyring)")]
-    NoKey { home: PathBuf },
-    #[error("{game_id:?} is not a game id (letters, digits and '-', at most 64); the game file is not one pbem wrote")]
-    BadGameId { game_id: String },
-    #[error("the operating system gave no random bytes: {0}")]
-    Entropy(String),
-}
 
 /// The referee's secrets, in one folder.
 #[derive(Debug, Clone)]

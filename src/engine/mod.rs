@@ -4,14 +4,21 @@
 pub mod audit;
 mod bot_key;
 pub mod chance;
+pub mod derive;
 pub mod driver;
+pub mod erased;
+pub mod error;
 pub mod fairness;
 pub mod file;
 pub mod invitation;
 pub mod keyring;
+pub mod move_text;
 pub mod players;
+pub mod roster;
+pub mod rounds;
 pub mod rules;
 pub mod session;
+mod signature;
 pub mod undo;
 
 pub use chance::{index_from_stream, DrawStream};

@@ -12,16 +12,9 @@
 //! answering and taking back stay in the chain; a taken-back move stays there too,
 //! marked as such by the undo that follows it.
 
+pub use super::error::UndoRefused;
 use super::file::{Record, UndoRecord, UndoStep};
 use super::rules::Seat;
-
-/// Why a step of taking back is refused: what was wrong, and what would be accepted.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{problem}; {accepted}")]
-pub struct UndoRefused {
-    pub problem: String,
-    pub accepted: String,
-}
 
 fn refused(problem: impl Into<String>, accepted: impl Into<String>) -> UndoRefused {
     UndoRefused {
@@ -467,6 +460,21 @@ impl Ledger {
                 }
             }
         }
+    }
+}
+
+/// A step of taking back in a sentence, as the log and the reports say it.
+pub fn undo_line(player: &str, undo: crate::engine::file::UndoRecord) -> String {
+    use crate::engine::file::UndoStep;
+    let turn = undo.turn;
+    match undo.step {
+        UndoStep::Ask => format!("{player} asks to take back turn {turn} and the moves after it"),
+        UndoStep::Agree => format!("{player} agrees to take back turn {turn}"),
+        UndoStep::Decline => format!("{player} declines to take back turn {turn}"),
+        UndoStep::Undo => format!(
+            "turn {turn} and any moves after it taken back at {player}'s request: the game stands as after turn {}",
+            turn - 1
+        ),
     }
 }
 

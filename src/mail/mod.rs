@@ -142,8 +142,8 @@ impl MailError {
     }
 }
 
-impl From<crate::engine::session::EngineError> for MailError {
-    fn from(error: crate::engine::session::EngineError) -> Self {
+impl From<crate::engine::error::EngineError> for MailError {
+    fn from(error: crate::engine::error::EngineError) -> Self {
         MailError::Ops(OpsError::Engine(error))
     }
 }

@@ -35,9 +35,9 @@ use super::transport::address_of;
 use super::{compose, MailError};
 use crate::basics::store;
 use crate::engine::driver::OpenGame;
+use crate::engine::error::EngineError;
 use crate::engine::file::UndoStep;
 use crate::engine::invitation::{is_invitation, Invitation, Joined, MAX_ENTROPY_CHARS};
-use crate::engine::session::EngineError;
 use crate::ops::OpsError;
 
 /// What happened to an incoming message.

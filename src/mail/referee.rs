@@ -18,11 +18,12 @@ use super::transport::{address_of, MailSettings};
 use super::MailError;
 use crate::basics::store;
 use crate::engine::driver::{MoveOutcome, OpenGame, UndoOutcome};
+use crate::engine::error::EngineError;
 use crate::engine::file::UndoStep;
 use crate::engine::file::{FileText, PlayerEntry};
 use crate::engine::invitation::Invitation;
 use crate::engine::keyring::Keyring;
-use crate::engine::session::{EngineError, NewGame};
+use crate::engine::session::NewGame;
 use crate::engine::{page_section, Deadline, Viewer, MOVES_HEADING, SUMMARY_HEADING};
 use crate::ops::{self, JoinDone};
 

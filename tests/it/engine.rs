@@ -6,7 +6,8 @@ use pbem::engine::chance::DrawStream;
 use pbem::engine::driver::{pick, GameDriver, OpenGame};
 use pbem::engine::fairness::Seed;
 use pbem::engine::keyring::Keyring;
-use pbem::engine::session::{parse_player, NewGame};
+use pbem::engine::roster::parse_player;
+use pbem::engine::session::NewGame;
 use proptest::prelude::*;
 
 fn driver() -> &'static dyn GameDriver {

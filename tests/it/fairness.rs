@@ -15,7 +15,8 @@ use pbem::engine::fairness::{
 };
 use pbem::engine::file::FileText;
 use pbem::engine::keyring::Keyring;
-use pbem::engine::session::{parse_player, Game, NewGame};
+use pbem::engine::roster::parse_player;
+use pbem::engine::session::{Game, NewGame};
 use pbem::engine::{
     index_from_stream, BoardContext, Chance, DrawStream, GameView, LegalMove, Options, RuleError,
     Rules, Seat, Viewer, Visibility,

@@ -4118,7 +4118,8 @@ fn a_bots_move_replaced_by_another_fails_the_audit_once_the_seed_is_known() {
 fn game_naming(host: &Host, bots: &[pbem::engine::players::BotId]) {
     use pbem::engine::fairness::Seed;
     use pbem::engine::keyring::Keyring;
-    use pbem::engine::session::{parse_player, Game, NewGame};
+    use pbem::engine::roster::parse_player;
+    use pbem::engine::session::{Game, NewGame};
     use pbem::engine::Rules;
     use pbem::games::right_of_way::RightOfWay;
     let keyring = Keyring::at(host.dir.path().join("keyring"));

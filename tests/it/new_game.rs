@@ -4,7 +4,8 @@
 use pbem::engine::driver::{Driver, GameDriver};
 use pbem::engine::fairness::Seed;
 use pbem::engine::keyring::Keyring;
-use pbem::engine::session::{parse_player, Game, NewGame};
+use pbem::engine::roster::parse_player;
+use pbem::engine::session::{Game, NewGame};
 use pbem::engine::{
     BoardContext, Chance, GameView, LegalMove, Options, RuleError, Rules, Seat, Viewer, Visibility,
 };

@@ -14,7 +14,8 @@ use std::process::Command;
 use pbem::engine::fairness::Seed;
 use pbem::engine::file::FileText;
 use pbem::engine::keyring::Keyring;
-use pbem::engine::session::{parse_player, Game, NewGame};
+use pbem::engine::roster::parse_player;
+use pbem::engine::session::{Game, NewGame};
 use pbem::engine::{Chance, DrawStream, Rules, Seat};
 use serde_json::Value;
 

@@ -15,7 +15,8 @@ use pbem::engine::driver::OpenGame;
 use pbem::engine::fairness::{hidden_commitment, Scope, Seed};
 use pbem::engine::file::{UndoStep, Version};
 use pbem::engine::keyring::Keyring;
-use pbem::engine::session::{parse_player, NewGame};
+use pbem::engine::roster::parse_player;
+use pbem::engine::session::NewGame;
 use pbem::engine::DrawStream;
 
 /// A draw as the file's whole future sees it: (of, pick), a hidden one opened.

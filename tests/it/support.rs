@@ -673,7 +673,8 @@ pub fn random_recorded_game<R: pbem::engine::Rules>(
 ) -> (Vec<(String, String)>, R::State) {
     use pbem::engine::fairness::Seed;
     use pbem::engine::keyring::Keyring;
-    use pbem::engine::session::{parse_player, Game, NewGame};
+    use pbem::engine::roster::parse_player;
+    use pbem::engine::session::{Game, NewGame};
     use pbem::engine::{Deadline, DrawStream};
 
     let dir = tempfile::tempdir().expect("dir");
@@ -726,7 +727,8 @@ pub fn replay_recorded_under(
 ) -> Table {
     use pbem::engine::fairness::Seed;
     use pbem::engine::keyring::Keyring;
-    use pbem::engine::session::{parse_player, NewGame};
+    use pbem::engine::roster::parse_player;
+    use pbem::engine::session::NewGame;
     let table = Table::new();
     table.test_key();
     let keyring = Keyring::at(table.home());

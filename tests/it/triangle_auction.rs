@@ -961,7 +961,8 @@ impl InProcess {
     fn new(recorded: &Recorded, upto: usize) -> InProcess {
         use pbem::engine::fairness::Seed;
         use pbem::engine::keyring::Keyring;
-        use pbem::engine::session::{parse_player, Game, NewGame};
+        use pbem::engine::roster::parse_player;
+        use pbem::engine::session::{Game, NewGame};
         let dir = tempfile::tempdir().expect("dir");
         let keyring = Keyring::at(dir.path());
         std::fs::write(

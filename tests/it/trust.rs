@@ -490,7 +490,7 @@ fn doc_vectors() -> Vec<String> {
     ];
     let options: pbem::engine::Options = [("setup".to_string(), "hexagon".to_string())].into();
     let rules_hash = sha256(b"");
-    let id = pbem::engine::session::game_id_v3(
+    let id = pbem::engine::derive::game_id_v3(
         &seed,
         "right-of-way",
         &key,
@@ -714,7 +714,8 @@ fn a_placing_turn_recorded_in_another_order_still_replays() {
 fn one_quiet_move(table: &Table, format: pbem::engine::file::Version) -> String {
     use pbem::engine::fairness::Seed;
     use pbem::engine::keyring::Keyring;
-    use pbem::engine::session::{parse_player, NewGame};
+    use pbem::engine::roster::parse_player;
+    use pbem::engine::session::NewGame;
     table.test_key();
     let request = NewGame {
         players: vec![parse_player("Ann <ann@example.org>"), parse_player("Bob")],
@@ -824,7 +825,7 @@ fn founded_with_names(table: &Table, names: &[&str]) -> String {
     let key = SigningKey::from_bytes(&[0x42; 32]);
     let referee = key.verifying_key().to_bytes();
     let rules_hash = hash_from_hex(&genesis.rules_hash).expect("hex");
-    genesis.id = pbem::engine::session::game_id_v3(
+    genesis.id = pbem::engine::derive::game_id_v3(
         &seed,
         &genesis.game,
         &referee,
