@@ -1,5 +1,5 @@
-//! One function per thing a referee does to a game file on disk. The CLI (and later the
-//! mail intake) build their inputs and call these; the engine does the work.
+//! One function per thing a referee does to a game file on disk. The CLI and the mail
+//! layer build their inputs and call these; the engine does the work.
 
 use std::path::Path;
 
@@ -11,6 +11,7 @@ use crate::engine::keyring::Keyring;
 use crate::engine::session::{AuditReport, EngineError, NewGame, Preview};
 use crate::engine::{LegalMove, MoveFilter};
 use crate::games;
+use crate::words::{Templates, WordsError};
 
 /// Anything a referee's command can run into.
 #[derive(Debug, thiserror::Error)]
@@ -23,6 +24,8 @@ pub enum OpsError {
     UnknownGame { name: String, known: String },
     #[error("{0}")]
     Picture(String),
+    #[error(transparent)]
+    Words(#[from] WordsError),
 }
 
 pub type Result<T, E = OpsError> = std::result::Result<T, E>;
@@ -400,7 +403,7 @@ pub fn board(
         text = format!("{}\n\nTurn {turn}:\n", text.trim_end());
         for line in report {
             // Within 78 columns, as the board is: a line can name long player names.
-            text.push_str(&crate::mail::compose::wrap(&format!("  {line}"), 78));
+            text.push_str(&crate::words::wrap(&format!("  {line}"), 78));
         }
     }
     Ok(text)
@@ -648,7 +651,7 @@ pub fn forum_post(
     turn: Option<u64>,
     keyring: Option<&Keyring>,
     options: ForumOptions,
-) -> std::result::Result<String, crate::mail::MailError> {
+) -> Result<String> {
     let game = open(path, keyring)?;
     let view = game.view(viewer, turn).map_err(OpsError::from)?;
     let board = game.board(viewer, turn).map_err(OpsError::from)?;
@@ -719,7 +722,7 @@ pub fn forum_post(
         "legend": game.legend().trim_end(),
         "legend_asked": options.legend,
     });
-    crate::mail::compose::Templates::default().render(markup.template(), &context)
+    Ok(Templates::default().render(markup.template(), &context)?)
 }
 
 #[cfg(test)]

@@ -74,7 +74,7 @@ fn receive(args: &Args) -> anyhow::Result<()> {
 /// A message's outcome as the report shows it: one line, whatever the sender wrote
 /// (the detail may quote their address or move), as cron mails the report on.
 fn shown(detail: &str) -> String {
-    crate::mail::compose::inert(detail, crate::basics::echo::MESSAGE_CHARS)
+    crate::words::inert(detail, crate::basics::echo::MESSAGE_CHARS)
 }
 
 /// The message on standard input, as much of it as pbem reads; the rest of one too

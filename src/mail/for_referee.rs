@@ -31,6 +31,7 @@ use super::transport::address_of;
 use super::MailError;
 use crate::basics::store::{self, Access};
 use crate::engine::file::FileText;
+use crate::words;
 
 /// At most one message to the referee per this many seconds.
 pub const REFEREE_INTERVAL: u64 = 24 * 3600;
@@ -86,10 +87,10 @@ fn when(seconds: u64) -> String {
 fn what(entry: &Entry) -> String {
     match entry.outcome.as_str() {
         "no-game" => "matches no game; not answered".to_string(),
-        "unreadable" => format!("could not be read: {}", compose::inert(&entry.detail, 200)),
+        "unreadable" => format!("could not be read: {}", words::inert(&entry.detail, 200)),
         "question" => "a player's question; answered with where the game stands".to_string(),
         "status" => "a player's message naming no game; told where their games stand".to_string(),
-        other => format!("{other}: {}", compose::inert(&entry.detail, 200)),
+        other => format!("{other}: {}", words::inert(&entry.detail, 200)),
     }
 }
 
@@ -155,8 +156,8 @@ impl Referee {
                     json!({
                         "when": when(e.at),
                         "what": what(e),
-                        "from": compose::inert(e.from.as_deref().unwrap_or("(no sender)"), SHOWN_CHARS),
-                        "subject": compose::inert(&e.subject, SHOWN_CHARS),
+                        "from": words::inert(e.from.as_deref().unwrap_or("(no sender)"), SHOWN_CHARS),
+                        "subject": words::inert(&e.subject, SHOWN_CHARS),
                         "kept": kept,
                     })
                 })

@@ -148,6 +148,18 @@ impl From<crate::engine::session::EngineError> for MailError {
     }
 }
 
+/// A template's trouble, as mail has always said it.
+impl From<crate::words::WordsError> for MailError {
+    fn from(error: crate::words::WordsError) -> Self {
+        match error {
+            crate::words::WordsError::Template { name, error } => {
+                MailError::Template { name, error }
+            }
+            crate::words::WordsError::Io { path, source } => MailError::Io { path, source },
+        }
+    }
+}
+
 impl From<crate::basics::store::StoreError> for MailError {
     fn from(error: crate::basics::store::StoreError) -> Self {
         MailError::Ops(OpsError::Store(error))

@@ -39,6 +39,7 @@ use crate::engine::file::UndoStep;
 use crate::engine::invitation::{is_invitation, Invitation, Joined, MAX_ENTROPY_CHARS};
 use crate::engine::session::EngineError;
 use crate::ops::OpsError;
+use crate::words;
 
 /// What happened to an incoming message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,7 +160,7 @@ fn capitalised(text: &str) -> String {
 /// A player's text as a refusal quotes it: every line indented, so that no line of
 /// it is wrapped or read as the refusal's own words.
 fn quoted(text: &str) -> String {
-    compose::quoted_lines(text, QUOTED_LINE_CHARS, intake::MAX_OWN_LINES)
+    words::quoted_lines(text, QUOTED_LINE_CHARS, intake::MAX_OWN_LINES)
 }
 
 /// The most characters of one line of a player's text a refusal quotes back.
@@ -456,9 +457,9 @@ impl Referee {
                        seat: Option<usize>| {
             let mut context = base.clone();
             // The name may be a stranger's address, and the problem may quote the move.
-            context["player"] = json!(compose::inert(seat_name, compose::FOREIGN_LINE_CHARS));
+            context["player"] = json!(words::inert(seat_name, words::FOREIGN_LINE_CHARS));
             context["headline"] = json!(headline);
-            context["problem"] = json!(compose::inert(problem, PROBLEM_CHARS));
+            context["problem"] = json!(words::inert(problem, PROBLEM_CHARS));
             context["accepted"] = json!(accepted);
             context["example"] = json!(example);
             context["sent"] = json!(quoted(&incoming.move_text));
@@ -495,12 +496,9 @@ impl Referee {
                         let mut context = base.clone();
                         context["player"] = json!(player.name);
                         // A stranger's words: one inert line each, never lines of ours.
-                        context["sender"] =
-                            json!(compose::inert(&sender, compose::FOREIGN_LINE_CHARS));
-                        context["subject"] = json!(compose::inert(
-                            &incoming.subject,
-                            compose::FOREIGN_LINE_CHARS
-                        ));
+                        context["sender"] = json!(words::inert(&sender, words::FOREIGN_LINE_CHARS));
+                        context["subject"] =
+                            json!(words::inert(&incoming.subject, words::FOREIGN_LINE_CHARS));
                         replies.push(self.reply_mail(
                             "someone-tried.txt",
                             &context,
@@ -651,7 +649,7 @@ impl Referee {
                 let notes: Vec<String> = message
                     .notes
                     .iter()
-                    .map(|note| compose::inert(note, commands::MAX_NOTE_CHARS))
+                    .map(|note| words::inert(note, commands::MAX_NOTE_CHARS))
                     .collect();
                 context["notes"] = json!(notes);
                 let reply = answer("note-kept.txt", "note", context)?;

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use super::archive::{Archive, Digests, Held, Notes, Waiting};
 use super::capability::{thread_root, MailSecret, NoticeId, WELCOME};
-use super::compose::{self, Draft, Templates};
+use super::compose::{self, Draft};
 use super::outbox::{self, Flushed, Listed, Outbox, Outgoing, SetAside};
 use super::transport::{address_of, MailSettings};
 use super::MailError;
@@ -25,6 +25,7 @@ use crate::engine::keyring::Keyring;
 use crate::engine::session::{EngineError, NewGame};
 use crate::engine::{page_section, Deadline, Viewer, MOVES_HEADING, SUMMARY_HEADING};
 use crate::ops::{self, JoinDone};
+use crate::words::{self, Templates};
 
 /// The most characters of a player's note relayed to the others ("Name: text").
 const NOTE_LINE_CHARS: usize = super::commands::MAX_NOTE_CHARS + 100;
@@ -481,7 +482,7 @@ impl Referee {
             let notes: Vec<String> = notes
                 .for_reader(&player.name)
                 .iter()
-                .map(|note| compose::inert(note, NOTE_LINE_CHARS))
+                .map(|note| words::inert(note, NOTE_LINE_CHARS))
                 .collect();
             context["notes"] = json!(notes);
             // The mover's confirmation answers the mail their move came in.
@@ -504,7 +505,7 @@ impl Referee {
                 context["sealed"] = json!(outcome.sealed);
                 // The move as sent and the lines left out of it are the player's
                 // words: inert, one line (a template may show them anywhere).
-                let sent = compose::inert(
+                let sent = words::inert(
                     &sent.trim().lines().collect::<Vec<_>>().join("; "),
                     SENT_CHARS,
                 );
@@ -513,7 +514,7 @@ impl Referee {
                     context["understood"] = json!(outcome.understood);
                     let ignored: Vec<String> = ignored
                         .iter()
-                        .map(|line| compose::inert(line, compose::FOREIGN_LINE_CHARS))
+                        .map(|line| words::inert(line, words::FOREIGN_LINE_CHARS))
                         .collect();
                     context["ignored"] = json!(ignored.join(" / "));
                     context["receipt"] = json!(outcome.receipt);
@@ -589,7 +590,7 @@ impl Referee {
                         .players
                         .iter()
                         .map(|(name, words)| {
-                            let words = compose::inert(words, compose::FOREIGN_LINE_CHARS);
+                            let words = words::inert(words, words::FOREIGN_LINE_CHARS);
                             json!({"name": name, "words": words})
                         })
                         .collect();
@@ -844,7 +845,7 @@ impl Referee {
             "id": genesis.id,
             "game": genesis.game,
             "player": entry.name,
-            "words": compose::inert(&words, compose::FOREIGN_LINE_CHARS),
+            "words": words::inert(&words, words::FOREIGN_LINE_CHARS),
             "waiting": done.invitation.waiting().join(", "),
         });
         let code = self.secret.reply_code(&genesis.id, seat, 0);

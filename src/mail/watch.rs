@@ -195,7 +195,7 @@ impl Watch<'_> {
     ) -> Round {
         let mut round = Round::default();
         let mut report = |name: &str, handled: &Handled| {
-            let detail = super::compose::inert(&handled.detail, crate::basics::echo::MESSAGE_CHARS);
+            let detail = crate::words::inert(&handled.detail, crate::basics::echo::MESSAGE_CHARS);
             match &handled.game {
                 Some(game) => log(&format!(
                     "inbox: {name}: {}: {}: {detail}",
