@@ -701,7 +701,7 @@ pub fn forum_post(
     let report = match game.report(viewer, turn) {
         Ok(lines) => lines.iter().map(|line| esc(line)).collect(),
         Err(EngineError::NeedsKeyring(_)) => Vec::new(),
-        Err(error) => return Err(OpsError::from(error).into()),
+        Err(error) => return Err(OpsError::from(error)),
     };
     let winners = names(&view["winners"]);
     let context = serde_json::json!({

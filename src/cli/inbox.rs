@@ -4,10 +4,10 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::mail::imap::ImapMailbox;
+use crate::mail::inbound::imap::ImapMailbox;
+use crate::mail::inbound::maildir;
 use crate::mail::intake::MAX_MESSAGE_BYTES;
-use crate::mail::maildir;
-use crate::mail::outbox::Outbox;
+use crate::mail::outbound::outbox::Outbox;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -38,7 +38,7 @@ fn receive(args: &Args) -> anyhow::Result<()> {
     if args.maildir.is_some() || args.imap {
         let referee = args.mail.referee()?;
         let mut games = std::collections::BTreeSet::new();
-        let mut report = |name: &str, handled: &crate::mail::Handled| {
+        let mut report = |name: &str, handled: &crate::mail::inbound::in_order::Handled| {
             // Mail for no game is kept without a word: cron mails what a run prints
             // to the very mailbox it reads, and a line about its own report would
             // make the next run's report, for ever.
@@ -93,7 +93,7 @@ fn read_message() -> anyhow::Result<Vec<u8>> {
 
 /// Says which messages the mail server refused for good as they were sent (each is set
 /// aside, and the referee told by mail).
-fn say_refused(referee: &crate::mail::referee::Referee) {
+fn say_refused(referee: &crate::mail::referee::mailer::Referee) {
     for (game, message) in referee.take_refused() {
         super::mail::report_refused(&game, &message);
     }

@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
-use crate::mail::outbox::Listed;
-use crate::mail::referee::Referee;
-use crate::mail::transport::MailSettings;
+use crate::mail::outbound::outbox::Listed;
+use crate::mail::outbound::transport::MailSettings;
+use crate::mail::referee::mailer::Referee;
 
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct MailArgs {

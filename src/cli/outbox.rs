@@ -3,7 +3,7 @@ use std::process::ExitCode;
 
 use serde_json::json;
 
-use crate::mail::outbox::{self, Listed, Outbox, State};
+use crate::mail::outbound::outbox::{Listed, Outbox, State};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -28,7 +28,7 @@ impl Games {
             anyhow::bail!("name the game files, or --games DIR");
         }
         if let Some(dir) = self.games {
-            files.extend(crate::mail::game_files(&dir)?);
+            files.extend(crate::mail::referee::games::game_files(&dir)?);
         }
         files.sort();
         Ok(files)
@@ -174,7 +174,7 @@ fn list(files: &[PathBuf], format: super::ListFormat) -> anyhow::Result<ExitCode
                         "to": message.to,
                         "subject": message.subject,
                         "state": message.state,
-                        "since": outbox::utc_rfc3339(message.since),
+                        "since": crate::mail::clock::utc_rfc3339(message.since),
                         "reason": message.reason,
                     })
                 })
@@ -191,7 +191,7 @@ fn list(files: &[PathBuf], format: super::ListFormat) -> anyhow::Result<ExitCode
                     "{}: {} {state} since {}, to {}: {}",
                     file.display(),
                     message.id,
-                    outbox::utc_text(message.since),
+                    crate::mail::clock::utc_text(message.since),
                     message.to.join(", "),
                     message.subject
                 );

@@ -2,8 +2,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::mail::imap::ImapMailbox;
-use crate::mail::watch::{self, Source, Watch};
+use crate::mail::inbound::imap::ImapMailbox;
+use crate::mail::referee::watch::{self, Source, Watch};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -54,7 +54,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         watch::stop_on_signals();
     }
     let round = watch.run(args.once, &mut |line| {
-        let now = crate::mail::outbox::utc_rfc3339(crate::mail::archive::now());
+        let now = crate::mail::clock::utc_rfc3339(crate::mail::clock::now());
         errln!("{now} {line}");
     })?;
     // One round for cron: a fault exits 75, as `inbox` does, so it is tried again.

@@ -5,9 +5,9 @@ use lettre::message::header::ContentType;
 use lettre::message::{Attachment, Mailbox, MultiPart};
 use lettre::Message;
 
-use super::outbox::Outgoing;
+use super::outgoing::Outgoing;
 use super::transport::MailSettings;
-use super::MailError;
+use crate::mail::MailError;
 
 /// One message to compose.
 pub struct Draft<'a> {

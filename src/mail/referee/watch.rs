@@ -18,11 +18,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
-use super::imap::{ImapMailbox, Opened};
-use super::referee::Referee;
-use super::{maildir, Handled, MailError};
+use super::mailer::Referee;
 use crate::basics::store;
 use crate::engine::Deadline;
+use crate::mail::inbound::imap::{ImapMailbox, Opened};
+use crate::mail::inbound::in_order::Handled;
+use crate::mail::inbound::maildir;
+use crate::mail::MailError;
 
 /// The longest pause after a fault, and between retries of mail that could not go.
 pub const MAX_PAUSE: Duration = Duration::from_secs(15 * 60);
@@ -226,7 +228,7 @@ impl Watch<'_> {
         if stopping() {
             return round;
         }
-        match super::game_files(&self.games) {
+        match super::games::game_files(&self.games) {
             Ok(files) => {
                 for (label, flushed) in self.referee.flush_each(&files, Some(&self.games)) {
                     match flushed {
