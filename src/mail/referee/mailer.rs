@@ -25,7 +25,7 @@ use crate::mail::outbound::outbox::{self, Flushed, Listed, Outbox, SetAside};
 use crate::mail::outbound::outgoing::Outgoing;
 use crate::mail::outbound::transport::{address_of, MailSettings};
 use crate::mail::MailError;
-use crate::ops::{self, JoinDone};
+use crate::ops::{self, JoinDone, WrittenWith};
 use crate::words::{self, Templates};
 
 /// The most characters of a player's note relayed to the others ("Name: text").
@@ -875,10 +875,8 @@ impl Referee {
         player: &str,
         move_text: &str,
     ) -> Result<MoveOutcome, MailError> {
-        let path = &store::resolve(path);
-        let _lock = store::lock(path)?;
-        let mut game = ops::open_bytes(&store::read(path)?, Some(&self.keyring), true)?;
-        self.apply_opened(path, game.as_mut(), player, move_text, &[], Origin::Referee)
+        let mut mail = MoveMail::new(self, move_text, &[], Origin::Referee);
+        ops::apply_move_with(path, &self.keyring, player, move_text, &mut mail)
     }
 
     /// [`Referee::apply`] on the game file at `path` as the caller opened it (with this
@@ -894,26 +892,8 @@ impl Referee {
         ignored: &[String],
         origin: Origin<'_>,
     ) -> Result<MoveOutcome, MailError> {
-        let outbox = Outbox::beside(path);
-        let archive = Archive::beside(path);
-        self.repair(path, game.turns())?;
-        let outcome = game.apply(&self.keyring, player, move_text)?;
-        let (mail, waiting) = self.notices(
-            path,
-            game,
-            Some((&outcome, move_text, ignored, origin)),
-            Occasion::Move,
-        )?;
-        let staged = outbox.stage(outcome.turn, &mail)?;
-        let waits = waiting.stage(&archive, outcome.turn)?;
-        ops::write_game(path, game, &self.keyring)?;
-        crate::basics::crash::point("after-game-write");
-        outbox.commit(&staged)?;
-        crate::basics::crash::point("after-mail-commit");
-        // The notes went out with these notices: committing the waits forgets them.
-        Waiting::commit_staged(&archive, &waits)?;
-        self.play_unasked(path, game)?;
-        Ok(outcome)
+        let mut mail = MoveMail::new(self, move_text, ignored, origin);
+        ops::apply_opened(path, game, &self.keyring, player, move_text, &mut mail)
     }
 
     /// Makes now the next move nobody needs to be asked for, recorded as its player's
@@ -971,10 +951,8 @@ impl Referee {
         player: &str,
         word: UndoStep,
     ) -> Result<UndoOutcome, MailError> {
-        let path = &store::resolve(path);
-        let _lock = store::lock(path)?;
-        let mut game = ops::open_bytes(&store::read(path)?, Some(&self.keyring), true)?;
-        self.take_back_opened(path, game.as_mut(), player, word, None, &[])
+        let mut mail = UndoMail::new(self, None, &[]);
+        ops::take_back_with(path, &self.keyring, player, word, &mut mail)
     }
 
     /// [`Referee::take_back`] on the game file at `path` as the caller opened it, under
@@ -989,51 +967,8 @@ impl Referee {
         answers: Option<&str>,
         ignored: &[String],
     ) -> Result<UndoOutcome, MailError> {
-        let outbox = Outbox::beside(path);
-        let archive = Archive::beside(path);
-        self.repair(path, game.turns())?;
-        // Who is to move before the word, and the turn their notice named: should the
-        // word take moves back, those notices are void, and their readers are told.
-        let before = roster(game)?;
-        let void = Void {
-            seats: seats_to_move(&game.view(None, None)?, &before),
-            turn: before.standing() + 1,
-        };
-        let outcome = game.take_back(&self.keyring, player, word)?;
-        let mut mail = self.undo_mail(game, &outcome, answers, ignored, &void)?;
-        let waiting = if outcome.done {
-            let (notices, waiting) = self.notices(path, game, None, Occasion::TakenBack)?;
-            mail.extend(notices);
-            Some(waiting)
-        } else {
-            None
-        };
-        let staged = outbox.stage(game.turns(), &mail)?;
-        let waits = match &waiting {
-            Some(waiting) => Some(waiting.stage(&archive, game.turns())?),
-            None => None,
-        };
-        ops::write_game(path, game, &self.keyring)?;
-        outbox.commit(&staged)?;
-        if let Some(waits) = waits {
-            Waiting::commit_staged(&archive, &waits)?;
-        }
-        if outcome.done {
-            // Whoever is to move now may be a bot, or have no choice.
-            self.play_unasked(path, game)?;
-        } else if let Some(bot) = roster(game)?
-            .players
-            .iter()
-            .find(|p| p.bot().is_some() && outcome.waiting_for.contains(&p.name))
-        {
-            // A built-in player agrees to every undo it is asked for: a person's
-            // slip is theirs to take back, and a bot has no stake in refusing.
-            match self.take_back_opened(path, game, &bot.name, UndoStep::Agree, None, &[]) {
-                Ok(_) | Err(MailError::Ops(_)) => {}
-                Err(error) => return Err(error),
-            }
-        }
-        Ok(outcome)
+        let mut mail = UndoMail::new(self, answers, ignored);
+        ops::take_back_opened(path, game, &self.keyring, player, word, &mut mail)
     }
 
     /// The mail of a step of taking back, one to every player; the one who gave the
@@ -1246,5 +1181,177 @@ impl Referee {
             },
         )
         .map(Some)
+    }
+}
+
+/// The mail of a move, written with it ([`ops::WrittenWith`]): its notices staged in
+/// the outbox and the players' waits in the archive before the game file is replaced,
+/// made ready after it; then the moves nobody needs to be asked for.
+struct MoveMail<'a> {
+    referee: &'a Referee,
+    /// The move as sent, and the lines of the player's message left out of it.
+    move_text: &'a str,
+    ignored: &'a [String],
+    origin: Origin<'a>,
+    /// The outbox's staged files and the staged waits, once staged.
+    staged: Option<(Vec<PathBuf>, PathBuf)>,
+}
+
+impl<'a> MoveMail<'a> {
+    fn new(
+        referee: &'a Referee,
+        move_text: &'a str,
+        ignored: &'a [String],
+        origin: Origin<'a>,
+    ) -> MoveMail<'a> {
+        MoveMail {
+            referee,
+            move_text,
+            ignored,
+            origin,
+            staged: None,
+        }
+    }
+}
+
+impl WrittenWith<MoveOutcome> for MoveMail<'_> {
+    type Error = MailError;
+
+    fn before(&mut self, path: &Path, game: &dyn OpenGame) -> Result<(), MailError> {
+        self.referee.repair(path, game.turns())
+    }
+
+    fn stage(
+        &mut self,
+        path: &Path,
+        game: &dyn OpenGame,
+        outcome: &MoveOutcome,
+    ) -> Result<(), MailError> {
+        let (mail, waiting) = self.referee.notices(
+            path,
+            game,
+            Some((outcome, self.move_text, self.ignored, self.origin)),
+            Occasion::Move,
+        )?;
+        let staged = Outbox::beside(path).stage(outcome.turn, &mail)?;
+        let waits = waiting.stage(&Archive::beside(path), outcome.turn)?;
+        self.staged = Some((staged, waits));
+        Ok(())
+    }
+
+    fn commit(
+        &mut self,
+        path: &Path,
+        game: &mut dyn OpenGame,
+        _outcome: &MoveOutcome,
+    ) -> Result<(), MailError> {
+        crate::basics::crash::point("after-game-write");
+        if let Some((staged, waits)) = self.staged.take() {
+            Outbox::beside(path).commit(&staged)?;
+            crate::basics::crash::point("after-mail-commit");
+            // The notes went out with these notices: committing the waits forgets them.
+            Waiting::commit_staged(&Archive::beside(path), &waits)?;
+        }
+        self.referee.play_unasked(path, game)
+    }
+}
+
+/// The mail of a step of taking back moves, written with it ([`ops::WrittenWith`]) as
+/// a move's is ([`MoveMail`]).
+struct UndoMail<'a> {
+    referee: &'a Referee,
+    /// The Message-ID of the player's mail, if any, and the lines of it left out.
+    answers: Option<&'a str>,
+    ignored: &'a [String],
+    /// The turn notices the word may make void, read before it.
+    void: Option<Void>,
+    /// The outbox's staged files and the staged waits (after an undo), once staged.
+    staged: Option<(Vec<PathBuf>, Option<PathBuf>)>,
+}
+
+impl<'a> UndoMail<'a> {
+    fn new(referee: &'a Referee, answers: Option<&'a str>, ignored: &'a [String]) -> UndoMail<'a> {
+        UndoMail {
+            referee,
+            answers,
+            ignored,
+            void: None,
+            staged: None,
+        }
+    }
+}
+
+impl WrittenWith<UndoOutcome> for UndoMail<'_> {
+    type Error = MailError;
+
+    fn before(&mut self, path: &Path, game: &dyn OpenGame) -> Result<(), MailError> {
+        self.referee.repair(path, game.turns())?;
+        // Who is to move before the word, and the turn their notice named: should the
+        // word take moves back, those notices are void, and their readers are told.
+        let before = roster(game)?;
+        self.void = Some(Void {
+            seats: seats_to_move(&game.view(None, None)?, &before),
+            turn: before.standing() + 1,
+        });
+        Ok(())
+    }
+
+    fn stage(
+        &mut self,
+        path: &Path,
+        game: &dyn OpenGame,
+        outcome: &UndoOutcome,
+    ) -> Result<(), MailError> {
+        let void = self.void.take().unwrap_or(Void {
+            seats: Vec::new(),
+            turn: 0,
+        });
+        let referee = self.referee;
+        let mut mail = referee.undo_mail(game, outcome, self.answers, self.ignored, &void)?;
+        let waiting = if outcome.done {
+            let (notices, waiting) = referee.notices(path, game, None, Occasion::TakenBack)?;
+            mail.extend(notices);
+            Some(waiting)
+        } else {
+            None
+        };
+        let staged = Outbox::beside(path).stage(game.turns(), &mail)?;
+        let waits = match &waiting {
+            Some(waiting) => Some(waiting.stage(&Archive::beside(path), game.turns())?),
+            None => None,
+        };
+        self.staged = Some((staged, waits));
+        Ok(())
+    }
+
+    fn commit(
+        &mut self,
+        path: &Path,
+        game: &mut dyn OpenGame,
+        outcome: &UndoOutcome,
+    ) -> Result<(), MailError> {
+        if let Some((staged, waits)) = self.staged.take() {
+            Outbox::beside(path).commit(&staged)?;
+            if let Some(waits) = waits {
+                Waiting::commit_staged(&Archive::beside(path), &waits)?;
+            }
+        }
+        let referee = self.referee;
+        if outcome.done {
+            // Whoever is to move now may be a bot, or have no choice.
+            referee.play_unasked(path, game)?;
+        } else if let Some(bot) = roster(game)?
+            .players
+            .iter()
+            .find(|p| p.bot().is_some() && outcome.waiting_for.contains(&p.name))
+        {
+            // A built-in player agrees to every undo it is asked for: a person's
+            // slip is theirs to take back, and a bot has no stake in refusing.
+            match referee.take_back_opened(path, game, &bot.name, UndoStep::Agree, None, &[]) {
+                Ok(_) | Err(MailError::Ops(_)) => {}
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(())
     }
 }

@@ -3,6 +3,7 @@
 //! doing all of it round after round. The archive beside each game keeps what it
 //! needs between runs.
 
+pub mod actions;
 pub mod archive;
 mod deadlines;
 mod digest;
@@ -12,6 +13,10 @@ pub mod mailer;
 mod receive;
 pub mod watch;
 
+pub use actions::{
+    apply, flush_outboxes, inbox, join, list_outboxes, new_game, remind, take_back, Begun, Inbox,
+    Mailed, Mailing, NewDone, Received, Reminded, Started,
+};
 pub use digest::DIGEST_AFTER;
 pub use for_referee::{REFEREE_INTERVAL, STATUS_INTERVAL};
 pub use mailer::Referee;

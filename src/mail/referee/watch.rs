@@ -360,6 +360,42 @@ fn seconds_text(duration: Duration) -> String {
     }
 }
 
+/// `pbem watch`: the referee that mails as `mailing` says, watching the games of
+/// `games` with mail read from `maildir` (else from the IMAP mailbox of the mail
+/// settings), reminding as `[deadlines]` of config.toml says; one round with `once`,
+/// else round after round until SIGTERM or SIGINT. Every event is one line to `log`.
+///
+/// # Errors
+/// Unusable mail settings or `[deadlines]`, or a fault that ends the watch (another
+/// watch of the folder, say); a fault in a round is logged and tried again instead.
+pub fn watch(
+    keyring: crate::engine::keyring::Keyring,
+    games: PathBuf,
+    maildir: Option<PathBuf>,
+    once: bool,
+    poll: Duration,
+    mailing: &super::actions::Mailing,
+    log: &mut dyn FnMut(&str),
+) -> Result<Round, MailError> {
+    let referee = mailing.referee(keyring)?;
+    let source = match maildir {
+        Some(dir) => Source::Maildir(dir),
+        None => Source::Imap(ImapMailbox::from_settings(referee.settings())?),
+    };
+    let deadlines = deadlines_from_config(referee.keyring().home())?;
+    let watch = Watch {
+        referee: &referee,
+        games,
+        source,
+        deadlines,
+        poll,
+    };
+    if !once {
+        stop_on_signals();
+    }
+    watch.run(once, log)
+}
+
 /// The `[deadlines]` table of `PBEM_HOME/config.toml`: `after = "3d"`, `limit =
 /// "14d"`, `then = "wait"` (or `skip`, `forfeit`); `None` when there is none.
 ///
