@@ -722,7 +722,7 @@ pub struct MailSettings {
     /// unless PBEM_IMAP_PASSWORD is set.
     pub password_file: Option<PathBuf>,
     /// The IMAP mailbox players' mail is read from (`inbox --imap`, `watch`):
-    /// `imaps://user@host/INBOX` ([`crate::mail::inbound::imap`]).
+    /// `imaps://user@host/INBOX`.
     pub imap: Option<String>,
     /// The SMTP connect and command timeout, and a sendmail run's: `15s`, `2m`, or a
     /// number of seconds.
