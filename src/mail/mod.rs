@@ -1,6 +1,11 @@
 //! Mail: reading players' messages, proving who sent them, composing notices from
 //! templates, keeping outgoing mail in an outbox until it is sent, and the referee's
-//! loop that ties them to the engine.
+//! loop that ties them to the game files.
+//!
+//! From the bottom up: [`clock`] and [`intake`] (a message parsed) import nothing of
+//! mail; [`outbound`] (mail out) imports them; [`inbound`] (mail in: a player's words
+//! read as commands, the mailboxes) imports mail out; [`referee`] (the loop, and the
+//! operations the command line calls) imports all of them and `ops`.
 
 pub mod clock;
 pub mod inbound;
