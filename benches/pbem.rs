@@ -464,7 +464,9 @@ fn bench_inbox(c: &mut Criterion, pbem: &Path) {
         .as_str()
         .expect("id")
         .to_string();
-    let secret = pbem::mail::capability::MailSecret::from_key(&keyring.signing_key().expect("key"));
+    let secret = pbem::mail::outbound::capability::MailSecret::from_key(
+        &keyring.signing_key().expect("key"),
+    );
     for sub in ["new", "cur", "tmp"] {
         std::fs::create_dir_all(template.join("maildir").join(sub)).expect("maildir");
     }

@@ -15,8 +15,8 @@ use crate::engine::session::NewGame;
 use crate::engine::LegalMove;
 use crate::ops::{self, OpsError};
 
-/// The built-in players' names, in seat order.
-pub const PLAYER_NAMES: [&str; 6] = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"];
+/// The built-in players' names, in seat order (those of `pbem simulate` too).
+pub use crate::simulate::PLAYER_NAMES;
 
 /// Above this many legal moves a built-in player asks the rules for a random move
 /// instead of weighing them all: some games' lists explode.

@@ -11,3 +11,4 @@ pub mod mail;
 pub mod ops;
 pub mod replay;
 pub mod simulate;
+pub mod words;

@@ -1,5 +1,5 @@
-//! One function per thing a referee does to a game file on disk. The CLI (and later the
-//! mail intake) build their inputs and call these; the engine does the work.
+//! One function per thing a referee does to a game file on disk. The CLI and the mail
+//! layer build their inputs and call these; the engine does the work.
 
 use std::path::Path;
 
@@ -13,6 +13,7 @@ use crate::engine::keyring::Keyring;
 use crate::engine::session::{NewGame, Preview};
 use crate::engine::{LegalMove, MoveFilter};
 use crate::games;
+use crate::words::{Templates, WordsError};
 
 /// Anything a referee's command can run into.
 #[derive(Debug, thiserror::Error)]
@@ -25,6 +26,8 @@ pub enum OpsError {
     UnknownGame { name: String, known: String },
     #[error("{0}")]
     Picture(String),
+    #[error(transparent)]
+    Words(#[from] WordsError),
 }
 
 pub type Result<T, E = OpsError> = std::result::Result<T, E>;
@@ -254,6 +257,59 @@ pub fn write_joined(path: &Path, done: &JoinDone, keyring: &Keyring) -> Result<(
     Ok(())
 }
 
+/// What is written with a change to a game file, all or nothing: the mail layer's
+/// notices of it. Made ready once the change is made in memory, before the file is
+/// replaced, and completed after, so that a change and what goes with it never part
+/// ways (a run killed in between is repaired by the next, in [`WrittenWith::before`]).
+/// [`Alone`]: a change with nothing beside it.
+pub trait WrittenWith<O> {
+    /// Its errors, of which the operation's own are one kind.
+    type Error: From<OpsError>;
+
+    /// Under the game's lock, before the change: the game as it stands.
+    ///
+    /// # Errors
+    /// What was left by an interrupted change cannot be repaired; nothing is changed.
+    fn before(&mut self, _path: &Path, _game: &dyn OpenGame) -> Result<(), Self::Error> {
+        Ok(())
+    }
+
+    /// The change made in memory, before the file is written: what goes with it, made
+    /// ready.
+    ///
+    /// # Errors
+    /// It cannot be made ready; the file is then not written.
+    fn stage(
+        &mut self,
+        _path: &Path,
+        _game: &dyn OpenGame,
+        _outcome: &O,
+    ) -> Result<(), Self::Error> {
+        Ok(())
+    }
+
+    /// The file written, still under its lock: what goes with it, completed (and
+    /// whatever follows from the change at once).
+    ///
+    /// # Errors
+    /// It cannot be completed; the file stays written.
+    fn commit(
+        &mut self,
+        _path: &Path,
+        _game: &mut dyn OpenGame,
+        _outcome: &O,
+    ) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+/// A change with nothing written beside it.
+pub struct Alone;
+
+impl<O> WrittenWith<O> for Alone {
+    type Error = OpsError;
+}
+
 /// `pbem apply`: one move, under the file's lock; the file is replaced atomically or
 /// not at all.
 ///
@@ -265,11 +321,51 @@ pub fn apply_move(
     player: &str,
     move_text: &str,
 ) -> Result<MoveOutcome> {
+    apply_move_with(path, keyring, player, move_text, &mut Alone)
+}
+
+/// [`apply_move`], with what is written beside the game file (see [`WrittenWith`]).
+///
+/// # Errors
+/// As for [`apply_move`], and whatever `with` meets.
+pub fn apply_move_with<W: WrittenWith<MoveOutcome>>(
+    path: &Path,
+    keyring: &Keyring,
+    player: &str,
+    move_text: &str,
+    with: &mut W,
+) -> Result<MoveOutcome, W::Error> {
     let path = &store::resolve(path);
-    let _lock = store::lock(path)?;
-    let mut game = open_bytes(&store::read(path)?, Some(keyring), true)?;
-    let outcome = game.apply(keyring, player, move_text)?;
-    write_game(path, game.as_ref(), keyring)?;
+    let _lock = store::lock(path).map_err(OpsError::from)?;
+    let mut game = open_bytes(
+        &store::read(path).map_err(OpsError::from)?,
+        Some(keyring),
+        true,
+    )?;
+    apply_opened(path, game.as_mut(), keyring, player, move_text, with)
+}
+
+/// A move to the game file at `path` as the caller opened it (with `keyring`, under the
+/// lock it holds): made, and the file written, with what goes beside it. Every move
+/// pbem makes, typed or mailed, forced or a bot's, is made here.
+///
+/// # Errors
+/// As for [`apply_move_with`].
+pub fn apply_opened<W: WrittenWith<MoveOutcome>>(
+    path: &Path,
+    game: &mut dyn OpenGame,
+    keyring: &Keyring,
+    player: &str,
+    move_text: &str,
+    with: &mut W,
+) -> Result<MoveOutcome, W::Error> {
+    with.before(path, game)?;
+    let outcome = game
+        .apply(keyring, player, move_text)
+        .map_err(OpsError::from)?;
+    with.stage(path, game, &outcome)?;
+    write_game(path, game, keyring)?;
+    with.commit(path, game, &outcome)?;
     Ok(outcome)
 }
 
@@ -284,11 +380,51 @@ pub fn take_back(
     player: &str,
     word: crate::engine::file::UndoStep,
 ) -> Result<crate::engine::driver::UndoOutcome> {
+    take_back_with(path, keyring, player, word, &mut Alone)
+}
+
+/// [`take_back`], with what is written beside the game file (see [`WrittenWith`]).
+///
+/// # Errors
+/// As for [`take_back`], and whatever `with` meets.
+pub fn take_back_with<W: WrittenWith<crate::engine::driver::UndoOutcome>>(
+    path: &Path,
+    keyring: &Keyring,
+    player: &str,
+    word: crate::engine::file::UndoStep,
+    with: &mut W,
+) -> Result<crate::engine::driver::UndoOutcome, W::Error> {
     let path = &store::resolve(path);
-    let _lock = store::lock(path)?;
-    let mut game = open_bytes(&store::read(path)?, Some(keyring), true)?;
-    let outcome = game.take_back(keyring, player, word)?;
-    write_game(path, game.as_ref(), keyring)?;
+    let _lock = store::lock(path).map_err(OpsError::from)?;
+    let mut game = open_bytes(
+        &store::read(path).map_err(OpsError::from)?,
+        Some(keyring),
+        true,
+    )?;
+    take_back_opened(path, game.as_mut(), keyring, player, word, with)
+}
+
+/// `player`'s word about taking back moves, on the game file at `path` as the caller
+/// opened it (under the lock it holds), written with what goes beside it. Every such
+/// word pbem records, typed or mailed, is recorded here.
+///
+/// # Errors
+/// As for [`take_back_with`].
+pub fn take_back_opened<W: WrittenWith<crate::engine::driver::UndoOutcome>>(
+    path: &Path,
+    game: &mut dyn OpenGame,
+    keyring: &Keyring,
+    player: &str,
+    word: crate::engine::file::UndoStep,
+    with: &mut W,
+) -> Result<crate::engine::driver::UndoOutcome, W::Error> {
+    with.before(path, game)?;
+    let outcome = game
+        .take_back(keyring, player, word)
+        .map_err(OpsError::from)?;
+    with.stage(path, game, &outcome)?;
+    write_game(path, game, keyring)?;
+    with.commit(path, game, &outcome)?;
     Ok(outcome)
 }
 
@@ -402,7 +538,7 @@ pub fn board(
         text = format!("{}\n\nTurn {turn}:\n", text.trim_end());
         for line in report {
             // Within 78 columns, as the board is: a line can name long player names.
-            text.push_str(&crate::mail::compose::wrap(&format!("  {line}"), 78));
+            text.push_str(&crate::words::wrap(&format!("  {line}"), 78));
         }
     }
     Ok(text)
@@ -650,7 +786,7 @@ pub fn forum_post(
     turn: Option<u64>,
     keyring: Option<&Keyring>,
     options: ForumOptions,
-) -> std::result::Result<String, crate::mail::MailError> {
+) -> Result<String> {
     let game = open(path, keyring)?;
     let view = game.view(viewer, turn).map_err(OpsError::from)?;
     let board = game.board(viewer, turn).map_err(OpsError::from)?;
@@ -700,7 +836,7 @@ pub fn forum_post(
     let report = match game.report(viewer, turn) {
         Ok(lines) => lines.iter().map(|line| esc(line)).collect(),
         Err(EngineError::NeedsKeyring(_)) => Vec::new(),
-        Err(error) => return Err(OpsError::from(error).into()),
+        Err(error) => return Err(OpsError::from(error)),
     };
     let winners = names(&view["winners"]);
     let context = serde_json::json!({
@@ -721,7 +857,7 @@ pub fn forum_post(
         "legend": game.legend().trim_end(),
         "legend_asked": options.legend,
     });
-    crate::mail::compose::Templates::default().render(markup.template(), &context)
+    Ok(Templates::default().render(markup.template(), &context)?)
 }
 
 #[cfg(test)]

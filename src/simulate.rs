@@ -18,7 +18,6 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::bots::{Bot, SeatView};
-use crate::demo::PLAYER_NAMES;
 use crate::engine::chance::DrawStream;
 use crate::engine::rules::{Options, Rules, Seat};
 use crate::games::desert_kingdom::DesertKingdom;
@@ -27,6 +26,10 @@ use crate::games::triangle_auction::TriangleAuction;
 
 use measures::Sorted;
 pub use measures::{Group, Measure, Measured};
+
+/// The built-in players' names, in seat order: the players of a simulated game, and
+/// of `pbem demo`.
+pub const PLAYER_NAMES: [&str; 6] = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"];
 
 /// A game longer than this many moves is taken for a loop between bots and stopped
 /// with an error rather than left running.

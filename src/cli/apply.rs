@@ -57,15 +57,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         outln!("{}", ops::preview_text(&preview).trim_end());
         return Ok(ExitCode::SUCCESS);
     }
-    let outcome = if args.mail {
-        let referee = args.mail_args.referee()?;
-        let outcome = referee.apply(&args.file.file, &args.player, &move_text)?;
-        super::mail::flush_and_report(&referee, &args.file.file);
-        outcome
-    } else {
-        let keyring = super::keyring()?;
-        ops::apply_move(&args.file.file, &keyring, &args.player, &move_text)?
-    };
+    let mailing = args.mail.then(|| args.mail_args.mailing());
+    let applied = crate::mail::referee::apply(
+        super::keyring()?,
+        &args.file.file,
+        &args.player,
+        &move_text,
+        mailing.as_ref(),
+    )?;
+    super::mail::report_sent(&args.file.file, applied.sent);
+    let outcome = applied.done;
     if outcome.understood != move_text.trim() {
         outln!("understood as: {}", outcome.understood);
     }

@@ -4,10 +4,9 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::mail::imap::ImapMailbox;
 use crate::mail::intake::MAX_MESSAGE_BYTES;
-use crate::mail::maildir;
-use crate::mail::outbox::Outbox;
+use crate::mail::referee::{Inbox, Received};
+use crate::mail::Handled;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -35,46 +34,52 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn receive(args: &Args) -> anyhow::Result<()> {
+    let mailing = args.mail.mailing();
     if args.maildir.is_some() || args.imap {
-        let referee = args.mail.referee()?;
-        let mut games = std::collections::BTreeSet::new();
-        let mut report = |name: &str, handled: &crate::mail::Handled| {
-            // Mail for no game is kept without a word: cron mails what a run prints
-            // to the very mailbox it reads, and a line about its own report would
-            // make the next run's report, for ever.
-            if let Some(game) = &handled.game {
+        let inbox = match &args.maildir {
+            Some(dir) => Inbox::Maildir(dir),
+            None => Inbox::Imap,
+        };
+        // Mail for no game is kept without a word: cron mails what a run prints to the
+        // very mailbox it reads, and a line about its own report would make the next
+        // run's report, for ever.
+        let mut report = |name: &str, handled: &Handled| {
+            if handled.game.is_some() {
                 outln!("{name}: {}: {}", handled.outcome, shown(&handled.detail));
-                games.insert(game.clone());
             }
         };
-        let count = match &args.maildir {
-            Some(dir) => maildir::process(&referee, &args.games, dir, &mut report)?,
-            None => ImapMailbox::from_settings(referee.settings())?.process(
-                &referee,
-                &args.games,
-                &mut report,
-            )?,
-        };
-        if !games.is_empty() {
-            outln!("{count} message(s) processed");
+        let received = crate::mail::referee::inbox(
+            super::keyring()?,
+            &args.games,
+            inbox,
+            &mailing,
+            &mut report,
+        )?;
+        if !received.games.is_empty() {
+            outln!("{} message(s) processed", received.count);
         }
-        say_refused(&referee);
-        return say_what_waits(games.iter());
+        return say_refused_and_waiting(received);
     }
     // The message is read before anything else, so a mail server piping it in never
     // meets a closed pipe, whatever goes wrong after.
     let raw = read_message()?;
-    let referee = args.mail.referee()?;
-    let handled = referee.receive(&args.games, &raw)?;
-    outln!("{}: {}", handled.outcome, shown(&handled.detail));
-    say_refused(&referee);
-    say_what_waits(handled.game.iter())
+    let mut report = |_: &str, handled: &Handled| {
+        outln!("{}: {}", handled.outcome, shown(&handled.detail));
+    };
+    let received = crate::mail::referee::inbox(
+        super::keyring()?,
+        &args.games,
+        Inbox::Message(&raw),
+        &mailing,
+        &mut report,
+    )?;
+    say_refused_and_waiting(received)
 }
 
 /// A message's outcome as the report shows it: one line, whatever the sender wrote
 /// (the detail may quote their address or move), as cron mails the report on.
 fn shown(detail: &str) -> String {
-    crate::mail::compose::inert(detail, crate::basics::echo::MESSAGE_CHARS)
+    crate::words::inert(detail, crate::basics::echo::MESSAGE_CHARS)
 }
 
 /// The message on standard input, as much of it as pbem reads; the rest of one too
@@ -92,21 +97,14 @@ fn read_message() -> anyhow::Result<Vec<u8>> {
 }
 
 /// Says which messages the mail server refused for good as they were sent (each is set
-/// aside, and the referee told by mail).
-fn say_refused(referee: &crate::mail::referee::Referee) {
-    for (game, message) in referee.take_refused() {
-        super::mail::report_refused(&game, &message);
+/// aside, and the referee told by mail), then, once, how many answers and notices still
+/// wait in the outboxes of the games a run touched (the mail server could not be
+/// reached, or asked to try later); mail it refused for good is set aside, not waiting.
+fn say_refused_and_waiting(received: Received) -> anyhow::Result<()> {
+    for (game, message) in &received.refused {
+        super::mail::report_refused(game, message);
     }
-}
-
-/// Says, once, how many answers and notices still wait in the outboxes of the games a
-/// run touched (the mail server could not be reached, or asked to try later); mail it
-/// refused for good is set aside, not waiting.
-fn say_what_waits<'a>(games: impl Iterator<Item = &'a PathBuf>) -> anyhow::Result<()> {
-    let mut waiting = 0;
-    for game in games {
-        waiting += Outbox::beside(game).waiting()?.len();
-    }
+    let waiting = received.waiting?;
     if waiting > 0 {
         outln!(
             "{waiting} message(s) wait in the outbox, not sent yet; `pbem outbox flush --games DIR` retries"

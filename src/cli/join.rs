@@ -3,7 +3,6 @@
 use std::process::ExitCode;
 
 use crate::engine::invitation::Joined;
-use crate::ops;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -25,15 +24,17 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = &args.file.file;
-    let done = if args.mail {
-        let referee = args.mail_args.referee()?;
-        let done = referee.join(path, &args.player, &args.entropy)?;
-        super::mail::flush_and_report(&referee, path);
-        done
-    } else {
-        ops::join(path, &super::keyring()?, &args.player, &args.entropy)?
-    };
-    match &done.joined {
+    let mailing = args.mail.then(|| args.mail_args.mailing());
+    let joined = crate::mail::referee::join(
+        super::keyring()?,
+        path,
+        &args.player,
+        &args.entropy,
+        mailing.as_ref(),
+    )?;
+    super::mail::report_sent(path, joined.sent);
+    let done = joined.done;
+    match &done.join.joined {
         Joined::Already(words) => {
             errln!(
                 "{} had joined already, with the words {words:?}",
@@ -45,14 +46,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             outln!("{} joined; waiting for {}", args.player, waiting.join(", "));
         }
         Joined::Complete => {
-            let game = ops::open(path, None)?;
-            let view = game.view(None, None)?;
-            outln!(
-                "{} joined, the last to: game {} has begun; to move: {}",
-                args.player,
-                game.genesis().id,
-                super::new::names(&view["to_move"])
-            );
+            if let Some(begun) = &done.begun {
+                outln!(
+                    "{} joined, the last to: game {} has begun; to move: {}",
+                    args.player,
+                    begun.id,
+                    super::new::names(&begun.to_move)
+                );
+            }
         }
     }
     Ok(ExitCode::SUCCESS)

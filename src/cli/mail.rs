@@ -1,10 +1,11 @@
-//! Flags shared by the commands that send mail, and the referee they build.
+//! Flags shared by the commands that send mail, the mail settings they give, and what
+//! such a command says of the mail it sent.
 
 use std::path::PathBuf;
 
-use crate::mail::outbox::Listed;
-use crate::mail::referee::Referee;
-use crate::mail::transport::MailSettings;
+use crate::mail::outbound::outbox::{Flushed, Listed};
+use crate::mail::referee::Mailing;
+use crate::mail::MailError;
 
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct MailArgs {
@@ -21,21 +22,24 @@ pub struct MailArgs {
 }
 
 impl MailArgs {
-    pub fn referee(&self) -> anyhow::Result<Referee> {
-        let keyring = super::keyring()?;
-        let mut settings = MailSettings::load(keyring.home(), self.smtp.as_deref())?;
-        if let Some(dir) = &self.templates {
-            settings.templates = Some(dir.clone());
+    /// The mail settings these flags give.
+    pub fn mailing(&self) -> Mailing {
+        Mailing {
+            smtp: self.smtp.clone(),
+            templates: self.templates.clone(),
+            attach_game: self.attach_game,
         }
-        settings.attach_game |= self.attach_game;
-        Ok(Referee::new(keyring, settings)?)
     }
 }
 
-/// Sends a game's outbox and says what happened; failure to send is not an error
-/// (the mail waits), only reported, as is mail refused for good (set aside).
-pub fn flush_and_report(referee: &Referee, file: &std::path::Path) {
-    match referee.flush(file) {
+/// Says what sending a game's outbox did; failure to send is not an error (the mail
+/// waits), only reported, as is mail refused for good (set aside). Nothing without
+/// mail.
+pub fn report_sent(file: &std::path::Path, sent: Option<Result<Flushed, MailError>>) {
+    let Some(sent) = sent else {
+        return;
+    };
+    match sent {
         Ok(flushed) => {
             for message in &flushed.refused {
                 report_refused(file, message);

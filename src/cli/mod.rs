@@ -1,5 +1,6 @@
 //! The command line: clap definitions and one module per subcommand. Each subcommand
-//! builds its inputs and calls one function of [`crate::ops`].
+//! parses its flags, calls one operation of the library (of `ops`, or of
+//! `mail::referee` for a command that may mail) and prints what it returns.
 
 #[macro_use]
 mod output;

@@ -4,10 +4,11 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 
 use crate::engine::fairness::Seed;
+use crate::engine::keyring::Keyring;
 use crate::engine::roster::parse_player;
 use crate::engine::session::NewGame;
 use crate::engine::Options;
-use crate::ops;
+use crate::mail::referee::Started;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -77,79 +78,43 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         entropy: args.entropy,
         ..NewGame::default()
     };
-    // Before anything is written, and before a key is made for a new keyring: a bot's
-    // seat must name one of the game's built-in players (the game records it with the
-    // version this pbem plays).
-    let played = ops::driver(&args.game)?.bots();
-    crate::engine::roster::check_players(&request.players, &played)?;
-    let bots = request.players.iter().filter(|p| p.bot().is_some()).count();
-    if bots > 0 {
-        // A bot moves when the referee's mail loop sees it is to move; an invitation
-        // waits for every player's own words, which a bot has none of.
-        anyhow::ensure!(
-            args.mail && !args.join,
-            "a bot takes a seat only in a game started at once by mail: pbem new GAME --mail --player \"Ann <ann@example.org>\" --player \"Bot <bot:search>\" ... (without --join)"
-        );
-        anyhow::ensure!(
-            bots < request.players.len(),
-            "every seat is a bot's: `pbem simulate` plays such games; a game by mail needs at least one person"
-        );
+    let mailing = args.mail.then(|| args.mail_args.mailing());
+    let made = crate::mail::referee::new_game(
+        Keyring::from_env,
+        &args.game,
+        request,
+        &args.out,
+        args.join,
+        mailing.as_ref(),
+    )?;
+    match &made.done.started {
+        Started::Invited(invitation) => {
+            let genesis = &invitation.genesis;
+            outln!(
+                "invited the players of {} game {} in {} (seed commitment {}); waiting for {} to join: pbem join {} --player NAME --entropy WORDS",
+                genesis.game,
+                genesis.id,
+                args.out.display(),
+                genesis.seed_commitment,
+                invitation.waiting().join(", "),
+                args.out.display()
+            );
+        }
+        Started::Created(game) => {
+            outln!(
+                "created {} game {} in {}; to move: {}",
+                game.game,
+                game.id,
+                args.out.display(),
+                names(&game.to_move)
+            );
+        }
     }
-    let keyring = super::keyring()?;
-    if args.mail {
-        // The one command that may create the referee's key; then the mail settings are
-        // checked before anything is written, and the welcome mail is staged with the
-        // game, so a failure to send leaves a game whose mail waits in its outbox.
-        keyring.create_signing_key()?;
-        let referee = args.mail_args.referee()?;
-        let count = if args.join {
-            let count = referee.invite(&args.game, request, &args.out)?;
-            report_invited(&args.out)?;
-            count
-        } else {
-            let count = referee.create(&args.game, request, &args.out)?;
-            report_created(&args.out)?;
-            count
-        };
+    if let Some(count) = made.done.staged {
         outln!("mail: {count} message(s) in the outbox");
-        super::mail::flush_and_report(&referee, &args.out);
-    } else if args.join {
-        ops::new_invitation(&args.game, request, &keyring, &args.out)?;
-        report_invited(&args.out)?;
-    } else {
-        ops::new_game(&args.game, request, &keyring, &args.out)?;
-        report_created(&args.out)?;
     }
+    super::mail::report_sent(&args.out, made.sent);
     Ok(ExitCode::SUCCESS)
-}
-
-fn report_invited(out: &std::path::Path) -> anyhow::Result<()> {
-    let invitation =
-        crate::engine::invitation::Invitation::parse(&crate::basics::store::read(out)?)?;
-    let genesis = &invitation.genesis;
-    outln!(
-        "invited the players of {} game {} in {} (seed commitment {}); waiting for {} to join: pbem join {} --player NAME --entropy WORDS",
-        genesis.game,
-        genesis.id,
-        out.display(),
-        genesis.seed_commitment,
-        invitation.waiting().join(", "),
-        out.display()
-    );
-    Ok(())
-}
-
-fn report_created(out: &std::path::Path) -> anyhow::Result<()> {
-    let game = ops::open(out, None)?;
-    let view = game.view(None, None)?;
-    outln!(
-        "created {} game {} in {}; to move: {}",
-        game.name(),
-        view["id"].as_str().unwrap_or("?"),
-        out.display(),
-        names(&view["to_move"])
-    );
-    Ok(())
 }
 
 /// A JSON list of names, joined for people; "nobody" for none.

@@ -1,9 +1,9 @@
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde_json::json;
 
-use crate::mail::outbox::{self, Listed, Outbox, State};
+use crate::mail::outbound::outbox::{Outbox, State};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -19,20 +19,6 @@ struct Games {
     /// Every game file in this folder
     #[arg(long, value_name = "DIR")]
     games: Option<PathBuf>,
-}
-
-impl Games {
-    fn files(self) -> anyhow::Result<Vec<PathBuf>> {
-        let mut files = self.files;
-        if files.is_empty() && self.games.is_none() {
-            anyhow::bail!("name the game files, or --games DIR");
-        }
-        if let Some(dir) = self.games {
-            files.extend(crate::mail::game_files(&dir)?);
-        }
-        files.sort();
-        Ok(files)
-    }
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -73,11 +59,8 @@ enum Action {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.action {
-        Action::Flush { games, mail } => {
-            let folder = games.games.clone();
-            flush(games.files()?, folder.as_deref(), &mail)
-        }
-        Action::List { games, format } => list(&games.files()?, format),
+        Action::Flush { games, mail } => flush(games, &mail),
+        Action::List { games, format } => list(games, format),
         Action::Drop { file, ids } => {
             Outbox::beside(&file).drop_messages(&ids)?;
             for id in &ids {
@@ -100,16 +83,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// Sends every game's outbox. Says nothing of a game with nothing sent and nothing
 /// waiting (cron mails whatever a run prints); exits 1 while anything still waits.
-fn flush(
-    files: Vec<PathBuf>,
-    folder: Option<&Path>,
-    mail: &super::mail::MailArgs,
-) -> anyhow::Result<ExitCode> {
-    let referee = mail.referee()?;
+fn flush(games: Games, mail: &super::mail::MailArgs) -> anyhow::Result<ExitCode> {
     let mut waiting = 0;
     // With a folder, its mail to the referee and to players writing about no game too.
     let mut failed = None;
-    for (file, flushed) in referee.flush_each(&files, folder) {
+    let keyring = super::keyring()?;
+    let mailing = mail.mailing();
+    let all = crate::mail::referee::flush_outboxes(
+        keyring,
+        games.files,
+        games.games.as_deref(),
+        &mailing,
+    )?;
+    for (file, flushed) in all {
         let file = &file;
         let flushed = match flushed {
             Ok(flushed) => flushed,
@@ -153,16 +139,8 @@ fn flush(
     })
 }
 
-fn list(files: &[PathBuf], format: super::ListFormat) -> anyhow::Result<ExitCode> {
-    let mut all: Vec<(&Path, Listed)> = Vec::new();
-    for file in files {
-        all.extend(
-            Outbox::beside(file)
-                .list()?
-                .into_iter()
-                .map(|m| (file.as_path(), m)),
-        );
-    }
+fn list(games: Games, format: super::ListFormat) -> anyhow::Result<ExitCode> {
+    let all = crate::mail::referee::list_outboxes(games.files, games.games.as_deref())?;
     match format {
         super::ListFormat::Json => {
             let entries: Vec<serde_json::Value> = all
@@ -174,7 +152,7 @@ fn list(files: &[PathBuf], format: super::ListFormat) -> anyhow::Result<ExitCode
                         "to": message.to,
                         "subject": message.subject,
                         "state": message.state,
-                        "since": outbox::utc_rfc3339(message.since),
+                        "since": crate::mail::clock::utc_rfc3339(message.since),
                         "reason": message.reason,
                     })
                 })
@@ -191,7 +169,7 @@ fn list(files: &[PathBuf], format: super::ListFormat) -> anyhow::Result<ExitCode
                     "{}: {} {state} since {}, to {}: {}",
                     file.display(),
                     message.id,
-                    outbox::utc_text(message.since),
+                    crate::mail::clock::utc_text(message.since),
                     message.to.join(", "),
                     message.subject
                 );

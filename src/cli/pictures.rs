@@ -14,7 +14,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let said = crate::mail::set_pictures(
+    let said = crate::mail::referee::games::set_pictures(
         &args.file.file,
         args.player.as_deref(),
         args.setting == "on",

@@ -31,19 +31,24 @@ enum Then {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let referee = args.mail.referee()?;
     let deadline = match (args.limit, args.then) {
         (Some(limit), Then::Skip) => Some((limit, Deadline::Skip)),
         (Some(limit), Then::Forfeit) => Some((limit, Deadline::Forfeit)),
         _ => None,
     };
-    let reminded = referee.remind(&args.games, args.after, deadline)?;
+    let reminded = crate::mail::referee::remind(
+        super::keyring()?,
+        &args.games,
+        args.after,
+        deadline,
+        &args.mail.mailing(),
+    )?;
     // Nothing said when nobody was reminded: cron mails whatever a run prints.
-    for (file, what) in &reminded {
+    for (file, what) in &reminded.games {
         outln!("{}: {what}", file.display());
     }
-    for (file, message) in referee.take_refused() {
-        super::mail::report_refused(&file, &message);
+    for (file, message) in &reminded.refused {
+        super::mail::report_refused(file, message);
     }
     Ok(ExitCode::SUCCESS)
 }

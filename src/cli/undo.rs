@@ -31,15 +31,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         UndoStep::Undo
     };
-    let outcome = if args.mail {
-        let referee = args.mail_args.referee()?;
-        let outcome = referee.take_back(&args.file.file, &args.player, word)?;
-        super::mail::flush_and_report(&referee, &args.file.file);
-        outcome
-    } else {
-        let keyring = super::keyring()?;
-        ops::take_back(&args.file.file, &keyring, &args.player, word)?
-    };
-    outln!("{}", ops::undo_text(&outcome).trim_end());
+    let mailing = args.mail.then(|| args.mail_args.mailing());
+    let taken = crate::mail::referee::take_back(
+        super::keyring()?,
+        &args.file.file,
+        &args.player,
+        word,
+        mailing.as_ref(),
+    )?;
+    super::mail::report_sent(&args.file.file, taken.sent);
+    outln!("{}", ops::undo_text(&taken.done).trim_end());
     Ok(ExitCode::SUCCESS)
 }

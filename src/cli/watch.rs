@@ -2,9 +2,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::mail::imap::ImapMailbox;
-use crate::mail::watch::{self, Source, Watch};
-
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The folder of game files
@@ -36,27 +33,18 @@ fn poll_interval(text: &str) -> Result<Duration, String> {
 /// Every event is one line on standard error, with the time in UTC; nothing is
 /// printed by a round that did nothing (cron mails whatever a run prints).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let referee = args.mail.referee()?;
-    let source = match args.maildir {
-        Some(dir) => Source::Maildir(dir),
-        None => Source::Imap(ImapMailbox::from_settings(referee.settings())?),
-    };
-    let keyring = super::keyring()?;
-    let deadlines = watch::deadlines_from_config(keyring.home())?;
-    let watch = Watch {
-        referee: &referee,
-        games: args.games,
-        source,
-        deadlines,
-        poll: args.poll,
-    };
-    if !args.once {
-        watch::stop_on_signals();
-    }
-    let round = watch.run(args.once, &mut |line| {
-        let now = crate::mail::outbox::utc_rfc3339(crate::mail::archive::now());
-        errln!("{now} {line}");
-    })?;
+    let round = crate::mail::referee::watch::watch(
+        super::keyring()?,
+        args.games,
+        args.maildir,
+        args.once,
+        args.poll,
+        &args.mail.mailing(),
+        &mut |line| {
+            let now = crate::mail::clock::utc_rfc3339(crate::mail::clock::now());
+            errln!("{now} {line}");
+        },
+    )?;
     // One round for cron: a fault exits 75, as `inbox` does, so it is tried again.
     if round.fault {
         return Err(anyhow::Error::new(super::TemporaryFailure(

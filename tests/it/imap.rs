@@ -662,12 +662,13 @@ fn mail_told_of_before_idle_ends_the_wait_at_once() {
     let Some(dovecot) = dovecot_or_skip("imap news before idle") else {
         return;
     };
-    let mut settings = pbem::mail::transport::MailSettings::load(&dovecot.home(), None)
+    let mut settings = pbem::mail::outbound::transport::MailSettings::load(&dovecot.home(), None)
         .expect("the referee's settings");
     let password_file = dovecot.dir.path().join("imap-password");
     std::fs::write(&password_file, format!("{PASSWORD}\n")).expect("password file");
     settings.password_file = Some(password_file);
-    let mailbox = pbem::mail::imap::ImapMailbox::from_settings(&settings).expect("the mailbox");
+    let mailbox =
+        pbem::mail::inbound::imap::ImapMailbox::from_settings(&settings).expect("the mailbox");
     let mut opened = mailbox.connect().expect("connects");
     assert!(opened.idle, "dovecot has IDLE");
 

@@ -2034,7 +2034,7 @@ fn an_absent_player_is_not_reminded_and_their_deadline_waits() {
 
 /// `YYYY-MM-DD` of a day number.
 fn pbem_date(day: u64) -> String {
-    pbem::mail::commands::date_text(day)
+    pbem::mail::clock::date_text(day)
 }
 
 /// Text with its white space squeezed, so a line wrapped in a mail still matches.
@@ -3191,7 +3191,7 @@ fn a_flush_that_sent_says_so() {
 /// refused sender is about every message, so it stops the sending instead.
 #[test]
 fn a_refused_recipient_is_left_out_and_a_refused_sender_stops() {
-    use pbem::mail::transport::Transport;
+    use pbem::mail::outbound::transport::Transport;
     use pbem::mail::MailError;
     let host = Host::refusing(&["dead@example.org", "referee@pbem.example"]);
     let transport = Transport::parse(&host.smtp.url()).expect("valid");

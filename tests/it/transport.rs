@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use pbem::mail::transport::{Options, Transport};
+use pbem::mail::outbound::transport::{Options, Transport};
 
 /// A CA made with openssl, and a certificate for localhost and 127.0.0.1 signed by it.
 /// The CA may only sign for localhost and 127.0.0.0/8 (name constraints).

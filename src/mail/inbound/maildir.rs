@@ -8,7 +8,7 @@
 //! `cur/NAME:2,` (unread) when it was for no game, so that the referee, when this is
 //! also their own mailbox, still sees it as new in their mail client. A run that was killed leaves its
 //! claims in `cur/`; the next run handles them first, since they arrived first.
-//! Handling is exactly once even then: [`Referee::receive`] knows by the archive what
+//! Handling is exactly once even then: [`Receiver::receive`] knows by the archive what
 //! was already done with a message.
 //!
 //! Arrival order is the order of the files' modification times: a delivery agent
@@ -26,11 +26,12 @@ use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use super::in_order::Handled;
+use super::in_order::Receiver;
 use super::in_order::{handle_in_order, Mailbox};
-use super::intake::MAX_MESSAGE_BYTES;
-use super::referee::Referee;
-use super::{Handled, MailError};
 use crate::basics::store;
+use crate::mail::intake::MAX_MESSAGE_BYTES;
+use crate::mail::MailError;
 
 const CLAIMED: &str = ".processing";
 
@@ -40,9 +41,9 @@ const CLAIMED: &str = ".processing";
 ///
 /// # Errors
 /// The Maildir cannot be read or changed, or a fault on the referee's side (see
-/// [`Referee::receive`]); the messages not yet handled stay claimed for the next run.
+/// [`Receiver::receive`]); the messages not yet handled stay claimed for the next run.
 pub fn process(
-    referee: &Referee,
+    referee: &dyn Receiver,
     games: &Path,
     maildir: &Path,
     report: &mut dyn FnMut(&str, &Handled),
@@ -56,7 +57,7 @@ pub fn process(
 /// # Errors
 /// As [`process`].
 pub fn process_until(
-    referee: &Referee,
+    referee: &dyn Receiver,
     games: &Path,
     maildir: &Path,
     report: &mut dyn FnMut(&str, &Handled),

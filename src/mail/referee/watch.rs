@@ -18,11 +18,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
-use super::imap::{ImapMailbox, Opened};
-use super::referee::Referee;
-use super::{maildir, Handled, MailError};
+use super::mailer::Referee;
 use crate::basics::store;
 use crate::engine::Deadline;
+use crate::mail::inbound::imap::{ImapMailbox, Opened};
+use crate::mail::inbound::in_order::Handled;
+use crate::mail::inbound::maildir;
+use crate::mail::MailError;
 
 /// The longest pause after a fault, and between retries of mail that could not go.
 pub const MAX_PAUSE: Duration = Duration::from_secs(15 * 60);
@@ -195,7 +197,7 @@ impl Watch<'_> {
     ) -> Round {
         let mut round = Round::default();
         let mut report = |name: &str, handled: &Handled| {
-            let detail = super::compose::inert(&handled.detail, crate::basics::echo::MESSAGE_CHARS);
+            let detail = crate::words::inert(&handled.detail, crate::basics::echo::MESSAGE_CHARS);
             match &handled.game {
                 Some(game) => log(&format!(
                     "inbox: {name}: {}: {}: {detail}",
@@ -226,7 +228,7 @@ impl Watch<'_> {
         if stopping() {
             return round;
         }
-        match super::game_files(&self.games) {
+        match super::games::game_files(&self.games) {
             Ok(files) => {
                 for (label, flushed) in self.referee.flush_each(&files, Some(&self.games)) {
                     match flushed {
@@ -356,6 +358,42 @@ fn seconds_text(duration: Duration) -> String {
         (m, 0) => format!("{m}m"),
         (m, s) => format!("{m}m {s}s"),
     }
+}
+
+/// `pbem watch`: the referee that mails as `mailing` says, watching the games of
+/// `games` with mail read from `maildir` (else from the IMAP mailbox of the mail
+/// settings), reminding as `[deadlines]` of config.toml says; one round with `once`,
+/// else round after round until SIGTERM or SIGINT. Every event is one line to `log`.
+///
+/// # Errors
+/// Unusable mail settings or `[deadlines]`, or a fault that ends the watch (another
+/// watch of the folder, say); a fault in a round is logged and tried again instead.
+pub fn watch(
+    keyring: crate::engine::keyring::Keyring,
+    games: PathBuf,
+    maildir: Option<PathBuf>,
+    once: bool,
+    poll: Duration,
+    mailing: &super::actions::Mailing,
+    log: &mut dyn FnMut(&str),
+) -> Result<Round, MailError> {
+    let referee = mailing.referee(keyring)?;
+    let source = match maildir {
+        Some(dir) => Source::Maildir(dir),
+        None => Source::Imap(ImapMailbox::from_settings(referee.settings())?),
+    };
+    let deadlines = deadlines_from_config(referee.keyring().home())?;
+    let watch = Watch {
+        referee: &referee,
+        games,
+        source,
+        deadlines,
+        poll,
+    };
+    if !once {
+        stop_on_signals();
+    }
+    watch.run(once, log)
 }
 
 /// The `[deadlines]` table of `PBEM_HOME/config.toml`: `after = "3d"`, `limit =

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::MailError;
 use crate::basics::digest::{sha256, to_hex};
 use crate::basics::store::{self, Access};
+use crate::mail::MailError;
 
 /// One archived message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,7 +32,7 @@ pub struct Entry {
     /// The record an applied message's move became.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<u64>,
-    /// The message's fingerprint ([`super::capability::MailSecret::message_fingerprint`]),
+    /// The message's fingerprint ([`crate::mail::outbound::capability::MailSecret::message_fingerprint`]),
     /// by which a copy delivered again under another Message-ID is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<String>,
@@ -499,17 +499,6 @@ impl Waiting {
         }
         Ok(())
     }
-}
-
-/// Now, in Unix seconds. PBEM_NOW overrides it, so reminders can be tested and a
-/// referee can replay a cron run.
-pub fn now() -> u64 {
-    if let Some(now) = std::env::var("PBEM_NOW").ok().and_then(|v| v.parse().ok()) {
-        return now;
-    }
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }
 
 #[cfg(test)]

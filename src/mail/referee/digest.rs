@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::archive::{self, Archive, Digests, Waiting};
-use super::capability::NoticeId;
-use super::outbox::{self, Outbox};
-use super::referee::{earlier, roster, Enclosed, Referee};
-use super::MailError;
+use super::mailer::{earlier, roster, Enclosed, Referee};
 use crate::basics::store;
+use crate::mail::outbound::capability::NoticeId;
+use crate::mail::outbound::outbox::Outbox;
+use crate::mail::MailError;
 use crate::ops;
 
 /// How long the oldest held notice waits before its digest goes: a day.
@@ -28,7 +28,7 @@ impl Referee {
     /// Trouble with the referee's own files.
     pub fn send_digests(&self, games: &Path) -> Result<Vec<(PathBuf, String)>, MailError> {
         let mut sent = Vec::new();
-        for path in super::game_files(games)? {
+        for path in super::games::game_files(games)? {
             // Most games hold nothing: known from the waits alone, without opening
             // the game or taking its lock.
             if Waiting::load(&Archive::beside(&path))?.held.is_empty() {
@@ -49,7 +49,7 @@ impl Referee {
 
     /// [`Referee::send_digests`] for one game, under its lock.
     fn digests_locked(&self, path: &Path) -> Result<Vec<String>, MailError> {
-        let now = archive::now();
+        let now = crate::mail::clock::now();
         let Ok(bytes) = store::read(path) else {
             return Ok(Vec::new());
         };
@@ -92,10 +92,12 @@ impl Referee {
             context["board"] = json!(board.trim_end());
             context["earlier"] = earlier(&held);
             context["count"] = json!(held.len());
-            context["since"] = json!(held.first().map(|oldest| outbox::utc_text(oldest.at)));
+            context["since"] = json!(held
+                .first()
+                .map(|oldest| crate::mail::clock::utc_text(oldest.at)));
             let picture = self.picture(game.as_ref(), player, seat, &pictures);
             if picture.is_some() {
-                context["picture"] = json!(super::compose::PICTURE_NAME);
+                context["picture"] = json!(crate::mail::outbound::compose::PICTURE_NAME);
             }
             let id = NoticeId {
                 game_id: roster.id.clone(),

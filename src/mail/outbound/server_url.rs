@@ -6,7 +6,7 @@
 use std::net::IpAddr;
 
 /// A server URL split into its parts, each percent-decoded.
-pub(super) struct ServerUrl {
+pub(crate) struct ServerUrl {
     /// Lower case.
     pub scheme: String,
     pub user: Option<String>,
@@ -88,7 +88,7 @@ impl ServerUrl {
 }
 
 /// `host:port` as messages show a server (`[::1]:25` for an IPv6 address).
-pub(super) fn shown_host(host: &str, port: u16) -> String {
+pub(crate) fn shown_host(host: &str, port: u16) -> String {
     if host.contains(':') {
         format!("[{host}]:{port}")
     } else {
@@ -97,7 +97,7 @@ pub(super) fn shown_host(host: &str, port: u16) -> String {
 }
 
 /// Whether `host` is this machine.
-pub(super) fn is_loopback(host: &str) -> bool {
+pub(crate) fn is_loopback(host: &str) -> bool {
     host.eq_ignore_ascii_case("localhost")
         || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }

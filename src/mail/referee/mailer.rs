@@ -2,7 +2,7 @@
 //! Incoming messages are answered in [`super::receive`], deadlines kept in
 //! [`super::deadlines`]. Everything that changes a game happens under the game file's
 //! lock, with its mail staged in the outbox before the game file is replaced (see
-//! [`super::outbox`]); mail is sent only after that lock is released, so a slow mail
+//! [`crate::mail::outbound::outbox`]); mail is sent only after that lock is released, so a slow mail
 //! server never holds up a game.
 
 use std::path::{Path, PathBuf};
@@ -11,11 +11,6 @@ use std::sync::Mutex;
 use serde_json::{json, Value};
 
 use super::archive::{Archive, Digests, Held, Notes, Waiting};
-use super::capability::{thread_root, MailSecret, NoticeId, WELCOME};
-use super::compose::{self, Draft, Templates};
-use super::outbox::{self, Flushed, Listed, Outbox, Outgoing, SetAside};
-use super::transport::{address_of, MailSettings};
-use super::MailError;
 use crate::basics::store;
 use crate::engine::driver::{MoveOutcome, OpenGame, UndoOutcome};
 use crate::engine::error::EngineError;
@@ -25,43 +20,50 @@ use crate::engine::invitation::Invitation;
 use crate::engine::keyring::Keyring;
 use crate::engine::session::NewGame;
 use crate::engine::{page_section, Deadline, Viewer, MOVES_HEADING, SUMMARY_HEADING};
-use crate::ops::{self, JoinDone};
+use crate::mail::outbound::capability::{thread_root, MailSecret, NoticeId, WELCOME};
+use crate::mail::outbound::compose::{self, Draft};
+use crate::mail::outbound::outbox::{self, Flushed, Listed, Outbox, SetAside};
+use crate::mail::outbound::outgoing::Outgoing;
+use crate::mail::outbound::transport::{address_of, MailSettings};
+use crate::mail::MailError;
+use crate::ops::{self, JoinDone, WrittenWith};
+use crate::words::{self, Templates};
 
 /// The most characters of a player's note relayed to the others ("Name: text").
-const NOTE_LINE_CHARS: usize = super::commands::MAX_NOTE_CHARS + 100;
+const NOTE_LINE_CHARS: usize = crate::mail::inbound::commands::MAX_NOTE_CHARS + 100;
 /// The most characters of a move as sent that a notice shows.
 const SENT_CHARS: usize = 2000;
 
 /// What a mail carries besides its text.
 #[derive(Debug, Default)]
-pub(super) struct Enclosed {
+pub(crate) struct Enclosed {
     /// The signed game file, as a file name and its bytes.
-    pub(super) attachment: Option<(String, Vec<u8>)>,
+    pub(crate) attachment: Option<(String, Vec<u8>)>,
     /// The board's picture for the mail's reader, a PNG shown inline.
-    pub(super) picture: Option<Vec<u8>>,
+    pub(crate) picture: Option<Vec<u8>>,
 }
 
 /// The players and log of a game file, read without its state.
-pub(super) struct Roster {
-    pub(super) id: String,
-    pub(super) game: String,
-    pub(super) players: Vec<PlayerEntry>,
+pub(crate) struct Roster {
+    pub(crate) id: String,
+    pub(crate) game: String,
+    pub(crate) players: Vec<PlayerEntry>,
     /// Turn, player and move text of every record (empty for a sealed move not yet
     /// opened).
-    pub(super) records: Vec<(u64, String, String)>,
+    pub(crate) records: Vec<(u64, String, String)>,
     /// Turns of the records that are no move standing: steps of taking back moves, and
     /// the moves they took back. A player's reply is never "already moved" for these.
-    pub(super) not_moves: Vec<u64>,
-    pub(super) seed: Option<String>,
+    pub(crate) not_moves: Vec<u64>,
+    pub(crate) seed: Option<String>,
     /// The public key that signed the game, as in the file.
-    pub(super) referee_key: String,
+    pub(crate) referee_key: String,
 }
 
 impl Roster {
     /// The moves standing: records less the steps of taking back and the moves they
     /// took back. Players number turns by it, so an undo never makes turns jump (the
     /// records, and the reply codes keyed on them, go on counting).
-    pub(super) fn standing(&self) -> u64 {
+    pub(crate) fn standing(&self) -> u64 {
         self.records
             .iter()
             .filter(|(turn, _, _)| !self.not_moves.contains(turn))
@@ -69,7 +71,7 @@ impl Roster {
     }
 
     /// The turn players know record `record` by: the moves standing up to it.
-    pub(super) fn move_number(&self, record: u64) -> u64 {
+    pub(crate) fn move_number(&self, record: u64) -> u64 {
         self.records
             .iter()
             .filter(|(turn, _, _)| *turn <= record && !self.not_moves.contains(turn))
@@ -78,18 +80,18 @@ impl Roster {
 }
 
 /// Held notices as the templates read them (`earlier.part`): each with when, in UTC.
-pub(super) fn earlier(held: &[Held]) -> Value {
+pub(crate) fn earlier(held: &[Held]) -> Value {
     held.iter()
         .map(|item| {
             let mut value = json!(item);
-            value["when"] = json!(outbox::utc_text(item.at));
+            value["when"] = json!(crate::mail::clock::utc_text(item.at));
             value
         })
         .collect()
 }
 
 /// The seats a view says are to move.
-pub(super) fn seats_to_move(view: &Value, roster: &Roster) -> Vec<usize> {
+pub(crate) fn seats_to_move(view: &Value, roster: &Roster) -> Vec<usize> {
     view["to_move"]
         .as_array()
         .into_iter()
@@ -99,7 +101,7 @@ pub(super) fn seats_to_move(view: &Value, roster: &Roster) -> Vec<usize> {
         .collect()
 }
 
-pub(super) fn roster(game: &dyn OpenGame) -> Result<Roster, MailError> {
+pub(crate) fn roster(game: &dyn OpenGame) -> Result<Roster, MailError> {
     let genesis = game.genesis();
     let public = game.public_records()?;
     let not_moves = public
@@ -124,7 +126,7 @@ pub(super) fn roster(game: &dyn OpenGame) -> Result<Roster, MailError> {
 
 /// The id of the game in a file's bytes (a game file, or the invitation to one);
 /// `None` when they are neither.
-pub(super) fn game_id_of(bytes: &[u8]) -> Option<String> {
+pub(crate) fn game_id_of(bytes: &[u8]) -> Option<String> {
     match FileText::parse(bytes) {
         Ok(text) => Some(text.genesis.id),
         Err(_) => Invitation::parse(bytes).ok().map(|i| i.genesis.id),
@@ -142,7 +144,7 @@ fn records_in(bytes: &[u8]) -> Result<u64, MailError> {
 
 /// Who entered a move, for the words its notices use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Origin<'a> {
+pub(crate) enum Origin<'a> {
     /// The player's own mail; its Message-ID, when it has one, is what their
     /// confirmation answers.
     Mail(Option<&'a str>),
@@ -191,10 +193,10 @@ enum Occasion {
 
 /// The referee: keyring, settings and templates.
 pub struct Referee {
-    pub(super) keyring: Keyring,
-    pub(super) settings: MailSettings,
-    pub(super) templates: Templates,
-    pub(super) secret: MailSecret,
+    pub(crate) keyring: Keyring,
+    pub(crate) settings: MailSettings,
+    pub(crate) templates: Templates,
+    pub(crate) secret: MailSecret,
     /// The public half of the keyring's signing key, base64 as game files write it.
     public_key: String,
     /// Messages set aside while sending behind a move ([`Referee::try_flush`]), with
@@ -232,7 +234,7 @@ impl Referee {
 
     /// Refuses a game another keyring signed: its players' codes would not verify, so
     /// every genuine move would look forged. A referee's set-up fault, not the players'.
-    pub(super) fn check_key(&self, path: &Path, roster: &Roster) -> Result<(), MailError> {
+    pub(crate) fn check_key(&self, path: &Path, roster: &Roster) -> Result<(), MailError> {
         if roster.referee_key == self.public_key {
             return Ok(());
         }
@@ -249,16 +251,16 @@ impl Referee {
     }
 
     /// The public half of this referee's signing key, base64 as files write it.
-    pub(super) fn public_key(&self) -> &str {
+    pub(crate) fn public_key(&self) -> &str {
         &self.public_key
     }
 
-    pub(super) fn domain(&self) -> String {
+    pub(crate) fn domain(&self) -> String {
         self.settings.domain()
     }
 
     /// The context every template shares, from the game's public view.
-    pub(super) fn context(&self, view: &Value, roster: &Roster) -> Value {
+    pub(crate) fn context(&self, view: &Value, roster: &Roster) -> Value {
         let players: Vec<Value> = view["players"]
             .as_array()
             .map(|list| {
@@ -288,7 +290,7 @@ impl Referee {
 
     /// The board (with its legend) and an example move for one player: a move legal
     /// now when it is their turn, else one they could make were it their turn.
-    pub(super) fn personal(
+    pub(crate) fn personal(
         &self,
         game: &dyn OpenGame,
         name: &str,
@@ -302,7 +304,7 @@ impl Referee {
     }
 
     /// A board followed by the game's legend.
-    pub(super) fn with_legend(&self, game: &dyn OpenGame, board: &str) -> String {
+    pub(crate) fn with_legend(&self, game: &dyn OpenGame, board: &str) -> String {
         let legend = game.legend();
         if legend.trim().is_empty() {
             board.to_string()
@@ -311,7 +313,7 @@ impl Referee {
         }
     }
 
-    pub(super) fn draft(
+    pub(crate) fn draft(
         &self,
         template: &str,
         context: &Value,
@@ -329,7 +331,7 @@ impl Referee {
 
     /// [`Referee::draft`] with what goes in the mail besides its text: the signed game
     /// file, the board's picture for its reader.
-    pub(super) fn draft_enclosing(
+    pub(crate) fn draft_enclosing(
         &self,
         template: &str,
         context: &Value,
@@ -371,7 +373,7 @@ impl Referee {
     /// have no address, pictures are off (for every game, this game or them), or the
     /// picture cannot be drawn here (no font): the text tells the board whole anyway,
     /// so a move never waits on a picture.
-    pub(super) fn picture(
+    pub(crate) fn picture(
         &self,
         game: &dyn OpenGame,
         player: &PlayerEntry,
@@ -437,7 +439,7 @@ impl Referee {
             // sent a notice of it, and their clock starts again.
             waiting.seats.clear();
         }
-        let now = super::archive::now();
+        let now = crate::mail::clock::now();
         let notify = waiting.advance(&to_move, mover, records + 1, now);
         let notes = if welcome {
             Notes::default()
@@ -482,7 +484,7 @@ impl Referee {
             let notes: Vec<String> = notes
                 .for_reader(&player.name)
                 .iter()
-                .map(|note| compose::inert(note, NOTE_LINE_CHARS))
+                .map(|note| words::inert(note, NOTE_LINE_CHARS))
                 .collect();
             context["notes"] = json!(notes);
             // The mover's confirmation answers the mail their move came in.
@@ -505,7 +507,7 @@ impl Referee {
                 context["sealed"] = json!(outcome.sealed);
                 // The move as sent and the lines left out of it are the player's
                 // words: inert, one line (a template may show them anywhere).
-                let sent = compose::inert(
+                let sent = words::inert(
                     &sent.trim().lines().collect::<Vec<_>>().join("; "),
                     SENT_CHARS,
                 );
@@ -514,7 +516,7 @@ impl Referee {
                     context["understood"] = json!(outcome.understood);
                     let ignored: Vec<String> = ignored
                         .iter()
-                        .map(|line| compose::inert(line, compose::FOREIGN_LINE_CHARS))
+                        .map(|line| words::inert(line, words::FOREIGN_LINE_CHARS))
                         .collect();
                     context["ignored"] = json!(ignored.join(" / "));
                     context["receipt"] = json!(outcome.receipt);
@@ -590,7 +592,7 @@ impl Referee {
                         .players
                         .iter()
                         .map(|(name, words)| {
-                            let words = compose::inert(words, compose::FOREIGN_LINE_CHARS);
+                            let words = words::inert(words, words::FOREIGN_LINE_CHARS);
                             json!({"name": name, "words": words})
                         })
                         .collect();
@@ -683,7 +685,7 @@ impl Referee {
     ///
     /// # Errors
     /// The outbox or the archive cannot be read or changed.
-    pub(super) fn repair(&self, path: &Path, records: u64) -> Result<(), MailError> {
+    pub(crate) fn repair(&self, path: &Path, records: u64) -> Result<(), MailError> {
         Outbox::beside(path).recover(records)?;
         Waiting::recover(&Archive::beside(path), records)
     }
@@ -784,7 +786,7 @@ impl Referee {
     }
 
     /// [`Referee::join`] under the lock the caller holds.
-    pub(super) fn join_locked(
+    pub(crate) fn join_locked(
         &self,
         path: &Path,
         player: &str,
@@ -845,7 +847,7 @@ impl Referee {
             "id": genesis.id,
             "game": genesis.game,
             "player": entry.name,
-            "words": compose::inert(&words, compose::FOREIGN_LINE_CHARS),
+            "words": words::inert(&words, words::FOREIGN_LINE_CHARS),
             "waiting": done.invitation.waiting().join(", "),
         });
         let code = self.secret.reply_code(&genesis.id, seat, 0);
@@ -874,17 +876,15 @@ impl Referee {
         player: &str,
         move_text: &str,
     ) -> Result<MoveOutcome, MailError> {
-        let path = &store::resolve(path);
-        let _lock = store::lock(path)?;
-        let mut game = ops::open_bytes(&store::read(path)?, Some(&self.keyring), true)?;
-        self.apply_opened(path, game.as_mut(), player, move_text, &[], Origin::Referee)
+        let mut mail = MoveMail::new(self, move_text, &[], Origin::Referee);
+        ops::apply_move_with(path, &self.keyring, player, move_text, &mut mail)
     }
 
     /// [`Referee::apply`] on the game file at `path` as the caller opened it (with this
     /// referee's keyring, under the lock it holds); `ignored` lists the lines of the
     /// player's message that were left out as not part of the move, and `origin` says
     /// who entered it, for its notices.
-    pub(super) fn apply_opened(
+    pub(crate) fn apply_opened(
         &self,
         path: &Path,
         game: &mut dyn OpenGame,
@@ -893,26 +893,8 @@ impl Referee {
         ignored: &[String],
         origin: Origin<'_>,
     ) -> Result<MoveOutcome, MailError> {
-        let outbox = Outbox::beside(path);
-        let archive = Archive::beside(path);
-        self.repair(path, game.turns())?;
-        let outcome = game.apply(&self.keyring, player, move_text)?;
-        let (mail, waiting) = self.notices(
-            path,
-            game,
-            Some((&outcome, move_text, ignored, origin)),
-            Occasion::Move,
-        )?;
-        let staged = outbox.stage(outcome.turn, &mail)?;
-        let waits = waiting.stage(&archive, outcome.turn)?;
-        ops::write_game(path, game, &self.keyring)?;
-        crate::basics::crash::point("after-game-write");
-        outbox.commit(&staged)?;
-        crate::basics::crash::point("after-mail-commit");
-        // The notes went out with these notices: committing the waits forgets them.
-        Waiting::commit_staged(&archive, &waits)?;
-        self.play_unasked(path, game)?;
-        Ok(outcome)
+        let mut mail = MoveMail::new(self, move_text, ignored, origin);
+        ops::apply_opened(path, game, &self.keyring, player, move_text, &mut mail)
     }
 
     /// Makes now the next move nobody needs to be asked for, recorded as its player's
@@ -970,16 +952,14 @@ impl Referee {
         player: &str,
         word: UndoStep,
     ) -> Result<UndoOutcome, MailError> {
-        let path = &store::resolve(path);
-        let _lock = store::lock(path)?;
-        let mut game = ops::open_bytes(&store::read(path)?, Some(&self.keyring), true)?;
-        self.take_back_opened(path, game.as_mut(), player, word, None, &[])
+        let mut mail = UndoMail::new(self, None, &[]);
+        ops::take_back_with(path, &self.keyring, player, word, &mut mail)
     }
 
     /// [`Referee::take_back`] on the game file at `path` as the caller opened it, under
     /// the lock it holds; `answers` is the Message-ID of the player's mail, if any, and
     /// `ignored` the lines of it left out as not part of the word.
-    pub(super) fn take_back_opened(
+    pub(crate) fn take_back_opened(
         &self,
         path: &Path,
         game: &mut dyn OpenGame,
@@ -988,51 +968,8 @@ impl Referee {
         answers: Option<&str>,
         ignored: &[String],
     ) -> Result<UndoOutcome, MailError> {
-        let outbox = Outbox::beside(path);
-        let archive = Archive::beside(path);
-        self.repair(path, game.turns())?;
-        // Who is to move before the word, and the turn their notice named: should the
-        // word take moves back, those notices are void, and their readers are told.
-        let before = roster(game)?;
-        let void = Void {
-            seats: seats_to_move(&game.view(None, None)?, &before),
-            turn: before.standing() + 1,
-        };
-        let outcome = game.take_back(&self.keyring, player, word)?;
-        let mut mail = self.undo_mail(game, &outcome, answers, ignored, &void)?;
-        let waiting = if outcome.done {
-            let (notices, waiting) = self.notices(path, game, None, Occasion::TakenBack)?;
-            mail.extend(notices);
-            Some(waiting)
-        } else {
-            None
-        };
-        let staged = outbox.stage(game.turns(), &mail)?;
-        let waits = match &waiting {
-            Some(waiting) => Some(waiting.stage(&archive, game.turns())?),
-            None => None,
-        };
-        ops::write_game(path, game, &self.keyring)?;
-        outbox.commit(&staged)?;
-        if let Some(waits) = waits {
-            Waiting::commit_staged(&archive, &waits)?;
-        }
-        if outcome.done {
-            // Whoever is to move now may be a bot, or have no choice.
-            self.play_unasked(path, game)?;
-        } else if let Some(bot) = roster(game)?
-            .players
-            .iter()
-            .find(|p| p.bot().is_some() && outcome.waiting_for.contains(&p.name))
-        {
-            // A built-in player agrees to every undo it is asked for: a person's
-            // slip is theirs to take back, and a bot has no stake in refusing.
-            match self.take_back_opened(path, game, &bot.name, UndoStep::Agree, None, &[]) {
-                Ok(_) | Err(MailError::Ops(_)) => {}
-                Err(error) => return Err(error),
-            }
-        }
-        Ok(outcome)
+        let mut mail = UndoMail::new(self, answers, ignored);
+        ops::take_back_opened(path, game, &self.keyring, player, word, &mut mail)
     }
 
     /// The mail of a step of taking back, one to every player; the one who gave the
@@ -1114,7 +1051,7 @@ impl Referee {
 
     /// Sends what waits in a game's outbox. The game's lock is held only to repair an
     /// interrupted move, never while talking to the mail server. A message refused for
-    /// good is set aside and the referee told of it by mail (see [`super::outbox`]).
+    /// good is set aside and the referee told of it by mail (see [`crate::mail::outbound::outbox`]).
     ///
     /// # Errors
     /// No transport configured, or the outbox cannot be read.
@@ -1157,7 +1094,7 @@ impl Referee {
     /// Sends what waits in an outbox, after the game's lock is released; what fails
     /// waits for `pbem outbox flush`, what is refused for good is set aside (and kept
     /// for [`Referee::take_refused`]).
-    pub(super) fn try_flush(&self, outbox: &Outbox) {
+    pub(crate) fn try_flush(&self, outbox: &Outbox) {
         let Ok(transport) = self.settings.transport() else {
             return;
         };
@@ -1183,7 +1120,7 @@ impl Referee {
     /// `game_file`: to the referee's own address, which message to whom and the
     /// server's answer; never its body, which may hold a player's token or reply code.
     /// None for mail to the referee, whose notice would go where that mail could not.
-    pub(super) fn refusal_notice(
+    pub(crate) fn refusal_notice(
         &self,
         game_file: &Path,
         id: &str,
@@ -1209,7 +1146,7 @@ impl Referee {
             "to": aside.outgoing.to.join(", "),
             "subject": aside.outgoing.shown_subject(),
             "reason": aside.reason,
-            "refused_at": outbox::utc_text(aside.refused_at),
+            "refused_at": crate::mail::clock::utc_text(aside.refused_at),
         });
         let (subject, body) = self.templates.render_mail(REFUSED_NOTICE, &context)?;
         let domain = self.domain();
@@ -1245,5 +1182,177 @@ impl Referee {
             },
         )
         .map(Some)
+    }
+}
+
+/// The mail of a move, written with it ([`ops::WrittenWith`]): its notices staged in
+/// the outbox and the players' waits in the archive before the game file is replaced,
+/// made ready after it; then the moves nobody needs to be asked for.
+struct MoveMail<'a> {
+    referee: &'a Referee,
+    /// The move as sent, and the lines of the player's message left out of it.
+    move_text: &'a str,
+    ignored: &'a [String],
+    origin: Origin<'a>,
+    /// The outbox's staged files and the staged waits, once staged.
+    staged: Option<(Vec<PathBuf>, PathBuf)>,
+}
+
+impl<'a> MoveMail<'a> {
+    fn new(
+        referee: &'a Referee,
+        move_text: &'a str,
+        ignored: &'a [String],
+        origin: Origin<'a>,
+    ) -> MoveMail<'a> {
+        MoveMail {
+            referee,
+            move_text,
+            ignored,
+            origin,
+            staged: None,
+        }
+    }
+}
+
+impl WrittenWith<MoveOutcome> for MoveMail<'_> {
+    type Error = MailError;
+
+    fn before(&mut self, path: &Path, game: &dyn OpenGame) -> Result<(), MailError> {
+        self.referee.repair(path, game.turns())
+    }
+
+    fn stage(
+        &mut self,
+        path: &Path,
+        game: &dyn OpenGame,
+        outcome: &MoveOutcome,
+    ) -> Result<(), MailError> {
+        let (mail, waiting) = self.referee.notices(
+            path,
+            game,
+            Some((outcome, self.move_text, self.ignored, self.origin)),
+            Occasion::Move,
+        )?;
+        let staged = Outbox::beside(path).stage(outcome.turn, &mail)?;
+        let waits = waiting.stage(&Archive::beside(path), outcome.turn)?;
+        self.staged = Some((staged, waits));
+        Ok(())
+    }
+
+    fn commit(
+        &mut self,
+        path: &Path,
+        game: &mut dyn OpenGame,
+        _outcome: &MoveOutcome,
+    ) -> Result<(), MailError> {
+        crate::basics::crash::point("after-game-write");
+        if let Some((staged, waits)) = self.staged.take() {
+            Outbox::beside(path).commit(&staged)?;
+            crate::basics::crash::point("after-mail-commit");
+            // The notes went out with these notices: committing the waits forgets them.
+            Waiting::commit_staged(&Archive::beside(path), &waits)?;
+        }
+        self.referee.play_unasked(path, game)
+    }
+}
+
+/// The mail of a step of taking back moves, written with it ([`ops::WrittenWith`]) as
+/// a move's is ([`MoveMail`]).
+struct UndoMail<'a> {
+    referee: &'a Referee,
+    /// The Message-ID of the player's mail, if any, and the lines of it left out.
+    answers: Option<&'a str>,
+    ignored: &'a [String],
+    /// The turn notices the word may make void, read before it.
+    void: Option<Void>,
+    /// The outbox's staged files and the staged waits (after an undo), once staged.
+    staged: Option<(Vec<PathBuf>, Option<PathBuf>)>,
+}
+
+impl<'a> UndoMail<'a> {
+    fn new(referee: &'a Referee, answers: Option<&'a str>, ignored: &'a [String]) -> UndoMail<'a> {
+        UndoMail {
+            referee,
+            answers,
+            ignored,
+            void: None,
+            staged: None,
+        }
+    }
+}
+
+impl WrittenWith<UndoOutcome> for UndoMail<'_> {
+    type Error = MailError;
+
+    fn before(&mut self, path: &Path, game: &dyn OpenGame) -> Result<(), MailError> {
+        self.referee.repair(path, game.turns())?;
+        // Who is to move before the word, and the turn their notice named: should the
+        // word take moves back, those notices are void, and their readers are told.
+        let before = roster(game)?;
+        self.void = Some(Void {
+            seats: seats_to_move(&game.view(None, None)?, &before),
+            turn: before.standing() + 1,
+        });
+        Ok(())
+    }
+
+    fn stage(
+        &mut self,
+        path: &Path,
+        game: &dyn OpenGame,
+        outcome: &UndoOutcome,
+    ) -> Result<(), MailError> {
+        let void = self.void.take().unwrap_or(Void {
+            seats: Vec::new(),
+            turn: 0,
+        });
+        let referee = self.referee;
+        let mut mail = referee.undo_mail(game, outcome, self.answers, self.ignored, &void)?;
+        let waiting = if outcome.done {
+            let (notices, waiting) = referee.notices(path, game, None, Occasion::TakenBack)?;
+            mail.extend(notices);
+            Some(waiting)
+        } else {
+            None
+        };
+        let staged = Outbox::beside(path).stage(game.turns(), &mail)?;
+        let waits = match &waiting {
+            Some(waiting) => Some(waiting.stage(&Archive::beside(path), game.turns())?),
+            None => None,
+        };
+        self.staged = Some((staged, waits));
+        Ok(())
+    }
+
+    fn commit(
+        &mut self,
+        path: &Path,
+        game: &mut dyn OpenGame,
+        outcome: &UndoOutcome,
+    ) -> Result<(), MailError> {
+        if let Some((staged, waits)) = self.staged.take() {
+            Outbox::beside(path).commit(&staged)?;
+            if let Some(waits) = waits {
+                Waiting::commit_staged(&Archive::beside(path), &waits)?;
+            }
+        }
+        let referee = self.referee;
+        if outcome.done {
+            // Whoever is to move now may be a bot, or have no choice.
+            referee.play_unasked(path, game)?;
+        } else if let Some(bot) = roster(game)?
+            .players
+            .iter()
+            .find(|p| p.bot().is_some() && outcome.waiting_for.contains(&p.name))
+        {
+            // A built-in player agrees to every undo it is asked for: a person's
+            // slip is theirs to take back, and a bot has no stake in refusing.
+            match referee.take_back_opened(path, game, &bot.name, UndoStep::Agree, None, &[]) {
+                Ok(_) | Err(MailError::Ops(_)) => {}
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(())
     }
 }

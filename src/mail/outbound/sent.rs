@@ -18,11 +18,11 @@ use std::path::{Path, PathBuf};
 use mail_parser::MessageParser;
 
 use super::capability::NoticeId;
-use super::intake::{self, Incoming, SentNotice};
-use super::outbox::Outgoing;
-use super::MailError;
+use super::outgoing::Outgoing;
 use crate::basics::digest::{sha256, to_hex};
 use crate::basics::store::{self, Access};
+use crate::mail::intake::{self, Incoming, SentNotice};
+use crate::mail::MailError;
 
 /// The most notices kept per game: with six players, the notices of about twenty
 /// moves.

@@ -22,24 +22,25 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::archive::{self, Archive, Entry, Throttle, Waiting};
-use super::compose::{self, Draft};
-use super::intake::Incoming;
-use super::outbox::{Flushed, Outbox};
-use super::referee::{roster, seats_to_move, Referee};
-use super::transport::address_of;
-use super::MailError;
+use super::archive::{Archive, Entry, Throttle, Waiting};
+use super::mailer::{roster, seats_to_move, Referee};
 use crate::basics::store::{self, Access};
 use crate::engine::file::FileText;
+use crate::mail::intake::Incoming;
+use crate::mail::outbound::compose::{self, Draft};
+use crate::mail::outbound::outbox::{Flushed, Outbox};
+use crate::mail::outbound::transport::address_of;
+use crate::mail::MailError;
+use crate::words;
 
 /// At most one message to the referee per this many seconds.
 pub const REFEREE_INTERVAL: u64 = 24 * 3600;
 /// At most one "where your games stand" per address per this many seconds.
 pub const STATUS_INTERVAL: u64 = 24 * 3600;
 /// The folder beside the games for mail that matches no game.
-pub(super) const UNMATCHED: &str = "unmatched.mail";
+pub(crate) const UNMATCHED: &str = "unmatched.mail";
 /// The outbox of the mail to the referee, beside the games.
-pub(super) const REFEREE_OUTBOX: &str = "referee.outbox";
+pub(crate) const REFEREE_OUTBOX: &str = "referee.outbox";
 /// How much of a subject or an address a message to the referee shows.
 const SHOWN_CHARS: usize = 100;
 
@@ -54,7 +55,7 @@ struct Told {
 
 /// Whether a player's text asks rather than moves: its last line ends in a question
 /// mark. No move of any game ends in one.
-pub(super) fn is_question(text: &str) -> bool {
+pub(crate) fn is_question(text: &str) -> bool {
     text.lines()
         .rev()
         .find(|line| !line.trim().is_empty())
@@ -63,7 +64,7 @@ pub(super) fn is_question(text: &str) -> bool {
 
 /// Whether a message is pbem's own come back (the referee's address is the mailbox
 /// pbem reads): its Message-ID is one pbem makes.
-pub(super) fn is_our_own(incoming: &Incoming, domain: &str) -> bool {
+pub(crate) fn is_our_own(incoming: &Incoming, domain: &str) -> bool {
     incoming.message_id.as_deref().is_some_and(|id| {
         id.starts_with("pbem.")
             && id
@@ -76,7 +77,7 @@ pub(super) fn is_our_own(incoming: &Incoming, domain: &str) -> bool {
 fn when(seconds: u64) -> String {
     format!(
         "{} {:02}:{:02} UTC",
-        super::commands::date_text(seconds / 86_400),
+        crate::mail::clock::date_text(seconds / 86_400),
         seconds % 86_400 / 3600,
         seconds % 3600 / 60
     )
@@ -86,10 +87,10 @@ fn when(seconds: u64) -> String {
 fn what(entry: &Entry) -> String {
     match entry.outcome.as_str() {
         "no-game" => "matches no game; not answered".to_string(),
-        "unreadable" => format!("could not be read: {}", compose::inert(&entry.detail, 200)),
+        "unreadable" => format!("could not be read: {}", words::inert(&entry.detail, 200)),
         "question" => "a player's question; answered with where the game stands".to_string(),
         "status" => "a player's message naming no game; told where their games stand".to_string(),
-        other => format!("{other}: {}", compose::inert(&entry.detail, 200)),
+        other => format!("{other}: {}", words::inert(&entry.detail, 200)),
     }
 }
 
@@ -113,7 +114,7 @@ impl Referee {
                 .ok()
                 .and_then(|bytes| serde_json::from_slice(&bytes).ok())
                 .unwrap_or_default();
-            let now = archive::now();
+            let now = crate::mail::clock::now();
             if told.sent != 0 && now.saturating_sub(told.sent) < REFEREE_INTERVAL {
                 return Ok(());
             }
@@ -126,7 +127,7 @@ impl Referee {
                     (e, kept)
                 })
                 .collect();
-            for path in super::game_files(games)? {
+            for path in super::games::game_files(games)? {
                 let archive = Archive::beside(&path);
                 let folder = archive
                     .dir()
@@ -155,8 +156,8 @@ impl Referee {
                     json!({
                         "when": when(e.at),
                         "what": what(e),
-                        "from": compose::inert(e.from.as_deref().unwrap_or("(no sender)"), SHOWN_CHARS),
-                        "subject": compose::inert(&e.subject, SHOWN_CHARS),
+                        "from": words::inert(e.from.as_deref().unwrap_or("(no sender)"), SHOWN_CHARS),
+                        "subject": words::inert(&e.subject, SHOWN_CHARS),
                         "kept": kept,
                     })
                 })
@@ -214,7 +215,7 @@ impl Referee {
 
     /// The answer to a player's question in a game: where it stands for them, with
     /// their reply code when it is their turn.
-    pub(super) fn question_answer(
+    pub(crate) fn question_answer(
         &self,
         game: &dyn crate::engine::driver::OpenGame,
         path: &Path,
@@ -233,9 +234,9 @@ impl Referee {
         let mut context = base.clone();
         context["player"] = json!(roster.players[seat].name);
         context["your_turn"] = json!(to_move.contains(&seat));
-        context["waiting_for"] =
-            json!(waited
-                .map(|since| super::deadlines::how_long(archive::now().saturating_sub(since))));
+        context["waiting_for"] = json!(waited.map(|since| super::deadlines::how_long(
+            crate::mail::clock::now().saturating_sub(since)
+        )));
         Ok(context)
     }
 
@@ -245,7 +246,7 @@ impl Referee {
     ///
     /// # Errors
     /// A game or the archive cannot be read, or the answer cannot be composed.
-    pub(super) fn answer_unmatched_player(
+    pub(crate) fn answer_unmatched_player(
         &self,
         games: &Path,
         incoming: &Incoming,
@@ -255,7 +256,7 @@ impl Referee {
         };
         let mut name = None;
         let mut listed = Vec::new();
-        for path in super::game_files(games)? {
+        for path in super::games::game_files(games)? {
             let Ok(bytes) = store::read(&path) else {
                 continue;
             };
@@ -302,7 +303,7 @@ impl Referee {
         {
             let _lock = store::lock(unmatched.dir())?;
             let mut throttle = Throttle::load(&unmatched)?;
-            if !throttle.allow("status", sender, archive::now(), STATUS_INTERVAL) {
+            if !throttle.allow("status", sender, crate::mail::clock::now(), STATUS_INTERVAL) {
                 return Ok(false);
             }
             let context = json!({"player": name, "games": listed});

@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use super::archive::{self, Archive, Waiting};
-use super::capability::NoticeId;
-use super::outbox::Outbox;
-use super::referee::{roster, seats_to_move, Origin, Referee};
-use super::MailError;
+use super::archive::{Archive, Waiting};
+use super::mailer::{roster, seats_to_move, Origin, Referee};
 use crate::basics::store;
 use crate::engine::Deadline;
+use crate::mail::outbound::capability::NoticeId;
+use crate::mail::outbound::outbox::Outbox;
+use crate::mail::MailError;
 use crate::ops;
 
 impl Referee {
@@ -29,7 +29,7 @@ impl Referee {
         deadline: Option<(u64, Deadline)>,
     ) -> Result<Vec<(PathBuf, String)>, MailError> {
         let mut reminded = Vec::new();
-        for path in super::game_files(games)? {
+        for path in super::games::game_files(games)? {
             let done = {
                 let _lock = store::lock(&path)?;
                 self.remind_locked(&path, after, deadline)?
@@ -55,7 +55,7 @@ impl Referee {
         after: u64,
         deadline: Option<(u64, Deadline)>,
     ) -> Result<Vec<String>, MailError> {
-        let now = archive::now();
+        let now = crate::mail::clock::now();
         let mut reminded = Vec::new();
         let Ok(bytes) = crate::basics::store::read(path) else {
             return Ok(reminded);
@@ -135,7 +135,8 @@ impl Referee {
             // absence, as the deadline pass above reckons it.
             if let Some((limit, choice)) = deadline {
                 let start = wait.since.max(back);
-                context["deadline"] = json!(super::outbox::utc_text(start.saturating_add(limit)));
+                context["deadline"] =
+                    json!(crate::mail::clock::utc_text(start.saturating_add(limit)));
                 let allowed = game.deadline_move(&player.name, choice)?.is_some();
                 context["after_deadline"] = json!(match (choice, allowed) {
                     (Deadline::Skip, true) => "skip",
@@ -167,7 +168,7 @@ impl Referee {
 }
 
 /// A wait in words: "3 days", "1 day", "5 hours", "less than an hour".
-pub(super) fn how_long(seconds: u64) -> String {
+pub(crate) fn how_long(seconds: u64) -> String {
     let plural = |n: u64, unit: &str| format!("{n} {unit}{}", if n == 1 { "" } else { "s" });
     match seconds {
         0..3_600 => "less than an hour".to_string(),

@@ -24,30 +24,25 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::archive::{self, message_key, Archive, Entry, Notes, Throttle};
-use super::capability::NoticeId;
-use super::commands::{self, Request};
 use super::for_referee::{self, UNMATCHED};
-use super::intake::{self, Incoming};
-use super::outbox::{Outbox, Outgoing};
-use super::referee::{game_id_of, roster, Origin, Referee, Roster};
-use super::sent::SentNotices;
-use super::transport::address_of;
-use super::{compose, MailError};
+use super::mailer::{game_id_of, roster, Origin, Referee, Roster};
 use crate::basics::store;
 use crate::engine::driver::OpenGame;
 use crate::engine::error::EngineError;
 use crate::engine::file::UndoStep;
 use crate::engine::invitation::{is_invitation, Invitation, Joined, MAX_ENTROPY_CHARS};
+use crate::mail::inbound::commands::{self, Request};
+use crate::mail::inbound::in_order::{wanted_game, Handled, Receiver};
+use crate::mail::intake::{self, Incoming};
+use crate::mail::outbound::capability::NoticeId;
+use crate::mail::outbound::compose;
+use crate::mail::outbound::outbox::Outbox;
+use crate::mail::outbound::outgoing::Outgoing;
+use crate::mail::outbound::sent::SentNotices;
+use crate::mail::outbound::transport::address_of;
+use crate::mail::MailError;
 use crate::ops::OpsError;
-
-/// What happened to an incoming message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Handled {
-    /// applied, refused, stale, duplicate, forged, not-a-player, no-game, unreadable.
-    pub outcome: String,
-    pub detail: String,
-    pub game: Option<PathBuf>,
-}
+use crate::words;
 
 /// At most one "someone tried to move for you" per player per this many seconds: each
 /// forged message is archived, but a stranger must not be able to flood a player.
@@ -72,7 +67,7 @@ fn entry(incoming: Option<&Incoming>, outcome: &str, detail: &str) -> Entry {
         subject: incoming.map(|m| m.subject.clone()).unwrap_or_default(),
         outcome: outcome.to_string(),
         detail: detail.to_string(),
-        at: archive::now(),
+        at: crate::mail::clock::now(),
         move_text: incoming
             .map(|m| m.move_text.clone())
             .filter(|text| !text.is_empty()),
@@ -159,7 +154,7 @@ fn capitalised(text: &str) -> String {
 /// A player's text as a refusal quotes it: every line indented, so that no line of
 /// it is wrapped or read as the refusal's own words.
 fn quoted(text: &str) -> String {
-    compose::quoted_lines(text, QUOTED_LINE_CHARS, intake::MAX_OWN_LINES)
+    words::quoted_lines(text, QUOTED_LINE_CHARS, intake::MAX_OWN_LINES)
 }
 
 /// The most characters of one line of a player's text a refusal quotes back.
@@ -181,30 +176,10 @@ fn words(text: &str) -> String {
         .join(" ")
 }
 
-/// The game id a message names: its subject tag, else the first of our notices it
-/// cites.
-fn wanted_game(incoming: &Incoming) -> Option<String> {
-    let cited = incoming
-        .in_reply_to
-        .iter()
-        .chain(&incoming.references)
-        .find_map(|id| NoticeId::parse(id))
-        .map(|id| id.game_id);
-    incoming.game_tag.clone().or(cited)
-}
-
-/// What binds a message to others whose order matters: the game it names and its
-/// sender (`game:ID`, `from:ADDRESS`). A run that must leave one message for later
-/// leaves every later message that shares one of these too.
-pub(super) fn belongs_to(raw: &[u8]) -> Vec<String> {
-    let Ok(incoming) = intake::read_message(raw) else {
-        return Vec::new();
-    };
-    let game = wanted_game(&incoming).map(|id| format!("game:{}", id.to_ascii_lowercase()));
-    let sender = incoming
-        .from_address
-        .map(|address| format!("from:{address}"));
-    game.into_iter().chain(sender).collect()
+impl Receiver for Referee {
+    fn receive(&self, games: &Path, raw: &[u8]) -> Result<Handled, MailError> {
+        Referee::receive(self, games, raw)
+    }
 }
 
 impl Referee {
@@ -300,7 +275,7 @@ impl Referee {
             return Ok(None);
         };
         let mut unreadable = None;
-        for path in super::game_files(games)? {
+        for path in super::games::game_files(games)? {
             let id = store::read(&path).ok().and_then(|bytes| game_id_of(&bytes));
             match id {
                 Some(id) if id.eq_ignore_ascii_case(&wanted) => return Ok(Some(path)),
@@ -365,7 +340,12 @@ impl Referee {
                 message_id,
                 // A player's answer hangs in their thread; a stranger has none.
                 thread_root: reply_to.map(|(seat, _)| {
-                    super::capability::thread_root(&self.secret, game_id, seat, &self.domain())
+                    crate::mail::outbound::capability::thread_root(
+                        &self.secret,
+                        game_id,
+                        seat,
+                        &self.domain(),
+                    )
                 }),
                 answers: incoming.message_id.as_deref(),
                 attachment: None,
@@ -456,9 +436,9 @@ impl Referee {
                        seat: Option<usize>| {
             let mut context = base.clone();
             // The name may be a stranger's address, and the problem may quote the move.
-            context["player"] = json!(compose::inert(seat_name, compose::FOREIGN_LINE_CHARS));
+            context["player"] = json!(words::inert(seat_name, words::FOREIGN_LINE_CHARS));
             context["headline"] = json!(headline);
-            context["problem"] = json!(compose::inert(problem, PROBLEM_CHARS));
+            context["problem"] = json!(words::inert(problem, PROBLEM_CHARS));
             context["accepted"] = json!(accepted);
             context["example"] = json!(example);
             context["sent"] = json!(quoted(&incoming.move_text));
@@ -480,7 +460,7 @@ impl Referee {
             .position(|p| p.mail_address().is_some_and(|e| address_of(e) == sender));
         let proof = self.proof(&roster, incoming);
         let mut throttle = Throttle::load(&archive)?;
-        let now = archive::now();
+        let now = crate::mail::clock::now();
 
         let (seat, turn) = match (proof, sender_seat) {
             (Some((seat, turn)), Some(from)) if seat == from => (seat, turn),
@@ -495,12 +475,9 @@ impl Referee {
                         let mut context = base.clone();
                         context["player"] = json!(player.name);
                         // A stranger's words: one inert line each, never lines of ours.
-                        context["sender"] =
-                            json!(compose::inert(&sender, compose::FOREIGN_LINE_CHARS));
-                        context["subject"] = json!(compose::inert(
-                            &incoming.subject,
-                            compose::FOREIGN_LINE_CHARS
-                        ));
+                        context["sender"] = json!(words::inert(&sender, words::FOREIGN_LINE_CHARS));
+                        context["subject"] =
+                            json!(words::inert(&incoming.subject, words::FOREIGN_LINE_CHARS));
                         replies.push(self.reply_mail(
                             "someone-tried.txt",
                             &context,
@@ -614,7 +591,7 @@ impl Referee {
                 "too-large",
             );
         }
-        let today = archive::now() / 86_400;
+        let today = crate::mail::clock::now() / 86_400;
         let message = match commands::read(text, today) {
             Ok(message) => message,
             Err(misused) => {
@@ -651,7 +628,7 @@ impl Referee {
                 let notes: Vec<String> = message
                     .notes
                     .iter()
-                    .map(|note| compose::inert(note, commands::MAX_NOTE_CHARS))
+                    .map(|note| words::inert(note, commands::MAX_NOTE_CHARS))
                     .collect();
                 context["notes"] = json!(notes);
                 let reply = answer("note-kept.txt", "note", context)?;
@@ -725,7 +702,8 @@ impl Referee {
                 return self
                     .absence(path, &roster, seat, Some(until_day), &base, incoming)
                     .and_then(|replies| {
-                        let detail = format!("away until {}", commands::date_text(until_day));
+                        let detail =
+                            format!("away until {}", crate::mail::clock::date_text(until_day));
                         finish("away", detail, replies)
                     });
             }
@@ -1070,13 +1048,13 @@ impl Referee {
             context["player"] = json!(player.name);
             context["absent"] = json!(absent);
             context["back"] = json!(until_day.is_none());
-            context["until"] = json!(until_day.map(commands::date_text));
+            context["until"] = json!(until_day.map(crate::mail::clock::date_text));
             let code = self.secret.reply_code(&roster.id, reader, records + 1);
             let id = NoticeId {
                 game_id: roster.id.clone(),
                 turn: records + 1,
                 seat: reader,
-                kind: format!("away{}", archive::now()),
+                kind: format!("away{}", crate::mail::clock::now()),
                 code,
             };
             let answers = (reader == seat)

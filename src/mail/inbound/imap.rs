@@ -36,13 +36,14 @@ use imap::types::UnsolicitedResponse;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
 
+use super::in_order::Handled;
+use super::in_order::Receiver;
 use super::in_order::{handle_in_order, Mailbox};
-use super::intake::MAX_MESSAGE_BYTES;
-use super::referee::Referee;
-use super::server_url::{self, ServerUrl};
-use super::transport::{MailSettings, DEFAULT_TIMEOUT, MAX_CA_FILE_BYTES};
-use super::{Handled, MailError};
 use crate::basics::store;
+use crate::mail::intake::MAX_MESSAGE_BYTES;
+use crate::mail::outbound::server_url::{self, ServerUrl};
+use crate::mail::outbound::transport::{MailSettings, DEFAULT_TIMEOUT, MAX_CA_FILE_BYTES};
+use crate::mail::MailError;
 
 /// The file, in the games folder, of what each mailbox's passes have done.
 pub const STATE_FILE: &str = ".pbem-imap.state";
@@ -361,7 +362,7 @@ impl ImapMailbox {
     /// the referee's side with a message; what was not handled waits for the next pass.
     pub fn process(
         &self,
-        referee: &Referee,
+        referee: &dyn Receiver,
         games: &Path,
         report: &mut dyn FnMut(&str, &Handled),
     ) -> Result<usize, MailError> {
@@ -379,7 +380,7 @@ impl ImapMailbox {
     pub fn process_in(
         &self,
         opened: &mut Opened,
-        referee: &Referee,
+        referee: &dyn Receiver,
         games: &Path,
         report: &mut dyn FnMut(&str, &Handled),
         stop: &dyn Fn() -> bool,

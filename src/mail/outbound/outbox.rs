@@ -29,10 +29,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::capability::NoticeId;
+use super::outgoing::Outgoing;
 use super::sent::SentNotices;
 use super::transport::Transport;
-use super::MailError;
 use crate::basics::store::{self, Access};
+use crate::mail::MailError;
 
 /// The extension of a message waiting to be sent.
 const WAITING: &str = "mail";
@@ -40,42 +41,6 @@ const WAITING: &str = "mail";
 const REFUSED: &str = "refused";
 /// What the name of a staged message's temporary file holds (see `store`).
 const STAGED_TEMPORARY: &str = ".staged.tmp-";
-
-/// One message ready to send.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Outgoing {
-    /// Envelope sender.
-    pub from: String,
-    /// Envelope recipients.
-    pub to: Vec<String>,
-    /// The whole formatted message (RFC 5322, 7-bit clean as lettre writes it).
-    pub message: String,
-}
-
-impl Outgoing {
-    /// The message's Subject header, decoded.
-    pub fn subject(&self) -> String {
-        mail_parser::MessageParser::default()
-            .parse_headers(self.message.as_bytes())
-            .and_then(|parsed| parsed.subject().map(str::to_string))
-            .unwrap_or_default()
-    }
-
-    /// Our notice id, when the message is a notice of ours (a turn notice, a reply).
-    pub fn notice(&self) -> Option<NoticeId> {
-        notice_of(&self.message)
-    }
-
-    /// The subject as the referee is shown it, by mail or on standard error (which
-    /// cron mails): a reply code in it, the recipient's alone, reads `(hidden)`.
-    pub fn shown_subject(&self) -> String {
-        let subject = self.subject();
-        match self.notice() {
-            Some(notice) if !notice.code.is_empty() => subject.replace(&notice.code, "(hidden)"),
-            _ => subject,
-        }
-    }
-}
 
 /// A message set aside, as its `.refused` file holds it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -491,7 +456,7 @@ impl Outbox {
                                 to: recipients,
                                 ..message
                             },
-                            refused_at: super::archive::now(),
+                            refused_at: crate::mail::clock::now(),
                             reason: answer,
                             referee_told: false,
                         };
@@ -606,39 +571,6 @@ fn write_json(path: &Path, value: &impl Serialize) -> Result<(), MailError> {
     Ok(())
 }
 
-/// A time as people read it: `2025-11-23 09:05 UTC`.
-pub fn utc_text(seconds: u64) -> String {
-    format!(
-        "{} {:02}:{:02} UTC",
-        super::commands::date_text(seconds / 86_400),
-        seconds % 86_400 / 3_600,
-        seconds % 3_600 / 60
-    )
-}
-
-/// A time as programs read it (RFC 3339): `2025-11-23T09:05:00Z`.
-pub fn utc_rfc3339(seconds: u64) -> String {
-    format!(
-        "{}T{:02}:{:02}:{:02}Z",
-        super::commands::date_text(seconds / 86_400),
-        seconds % 86_400 / 3_600,
-        seconds % 3_600 / 60,
-        seconds % 60
-    )
-}
-
-/// Our notice id of a composed message, read from its Message-ID header.
-fn notice_of(message: &str) -> Option<NoticeId> {
-    let headers = message.split("\r\n\r\n").next()?;
-    headers.lines().find_map(|line| {
-        let (name, value) = line.split_once(':')?;
-        name.trim()
-            .eq_ignore_ascii_case("message-id")
-            .then(|| NoticeId::parse(value.trim().trim_matches(['<', '>'])))
-            .flatten()
-    })
-}
-
 /// Whether the message at `index` asks a player to move (a turn notice or a reminder)
 /// for a turn a later message to the same player in the same outbox has moved past:
 /// a later turn notice or reminder, the confirmation of their own move, or the end.
@@ -676,6 +608,7 @@ fn sequence(path: &Path) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mail::outbound::outgoing::notice_of;
 
     fn message(n: usize) -> Outgoing {
         Outgoing {
@@ -955,12 +888,6 @@ mod tests {
             .map(|(_, m)| m)
             .collect();
         assert_eq!(waiting, [to("no address", 1), message(3)]);
-    }
-
-    #[test]
-    fn times_are_written_in_utc() {
-        assert_eq!(utc_text(1_763_888_700), "2025-11-23 09:05 UTC");
-        assert_eq!(utc_rfc3339(1_763_888_707), "2025-11-23T09:05:07Z");
     }
 
     #[test]

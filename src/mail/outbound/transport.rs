@@ -34,12 +34,12 @@ use lettre::transport::smtp::extension::{ClientId, Extension, MailBodyParameter,
 use lettre::{Address, Transport as _};
 
 use super::server_url::{self, ServerUrl};
-use super::MailError;
 use crate::basics::store;
+use crate::mail::MailError;
 
 /// The most of a `ca_file` pbem reads: a system's whole bundle of certificates is
 /// a few hundred KB.
-pub(super) const MAX_CA_FILE_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const MAX_CA_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// How long pbem waits for an SMTP server to accept a connection or answer a command,
 /// and for a sendmail command to finish, unless `timeout` in `[mail]` says otherwise.
@@ -722,7 +722,7 @@ pub struct MailSettings {
     /// unless PBEM_IMAP_PASSWORD is set.
     pub password_file: Option<PathBuf>,
     /// The IMAP mailbox players' mail is read from (`inbox --imap`, `watch`):
-    /// `imaps://user@host/INBOX` ([`super::imap`]).
+    /// `imaps://user@host/INBOX`.
     pub imap: Option<String>,
     /// The SMTP connect and command timeout, and a sendmail run's: `15s`, `2m`, or a
     /// number of seconds.
@@ -827,7 +827,7 @@ impl MailSettings {
     }
 
     /// The first line of `password_file`, if one is named.
-    pub(super) fn password_from_file(&self) -> Result<Option<String>, MailError> {
+    pub(crate) fn password_from_file(&self) -> Result<Option<String>, MailError> {
         let Some(path) = &self.password_file else {
             return Ok(None);
         };
