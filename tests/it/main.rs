@@ -17,7 +17,6 @@ mod package;
 mod postfix;
 mod replies;
 mod right_of_way;
-mod right_of_way_games;
 mod secret_game;
 mod simulate;
 mod standing;
