@@ -560,60 +560,66 @@ fn complete_games_by_mail_keep_face_down_and_drawn_tiles_hidden() {
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let seed = format!("{:02x}", 110 + players).repeat(32);
         let mut game_over_mails = 0;
-        crate::support::play_by_mail("desert-kingdom", &names, &seed, players as u64, |sent| {
-            if sent.after["over"] == true {
-                // The end says who won, or that nobody did.
-                if sent.subject.contains("The game is over") {
-                    game_over_mails += 1;
-                    let winners = sent.after["winners"].as_array().expect("winners");
-                    if winners.is_empty() {
-                        assert!(sent.subject.ends_with("nobody won"), "{}", sent.subject);
-                        assert!(sent.body.contains("Nobody won."), "{}", sent.body);
-                    } else {
-                        let first = winners[0].as_str().expect("a name");
-                        assert!(sent.subject.contains(first), "{}", sent.subject);
+        crate::support::play_by_mail_text_only(
+            "desert-kingdom",
+            &names,
+            &seed,
+            players as u64,
+            |sent| {
+                if sent.after["over"] == true {
+                    // The end says who won, or that nobody did.
+                    if sent.subject.contains("The game is over") {
+                        game_over_mails += 1;
+                        let winners = sent.after["winners"].as_array().expect("winners");
+                        if winners.is_empty() {
+                            assert!(sent.subject.ends_with("nobody won"), "{}", sent.subject);
+                            assert!(sent.body.contains("Nobody won."), "{}", sent.body);
+                        } else {
+                            let first = winners[0].as_str().expect("a name");
+                            assert!(sent.subject.contains(first), "{}", sent.subject);
+                        }
+                    }
+                    return;
+                }
+                // Face-down squares show as [?] on every board (the legend, which says
+                // what a turned-up tile would show, aside).
+                let board_rows = sent.body.lines().filter(|line| {
+                    line.trim_start().starts_with(|c: char| c.is_ascii_digit())
+                        && line.ends_with(|c: char| c.is_ascii_digit())
+                });
+                for row in board_rows {
+                    assert!(
+                        !row.contains("[O]") && !row.contains("[C]"),
+                        "{}",
+                        sent.body
+                    );
+                }
+                // Only the chooser is told what was drawn.
+                if let Some(choosing) = sent.after["phase"].get("choosing") {
+                    let chooser = sent.after["to_move"][0].as_str().expect("a name");
+                    // The board's last line, wrapped or not: from "chooses a tile" (for a
+                    // square, or to score without one, D12) to its full stop.
+                    let body = squeezed(sent.body);
+                    let line = body.find("chooses a tile").map(|start| {
+                        let rest = &body[start..];
+                        rest[..rest.find('.').unwrap_or(rest.len())].to_string()
+                    });
+                    let own = sent.to.starts_with(&chooser.to_ascii_lowercase());
+                    if own && sent.subject.contains("your move") {
+                        // The chooser's notice lists the tiles drawn.
+                        let line = line
+                            .as_deref()
+                            .expect("the chooser's notice shows the choice");
+                        assert!(line.contains(": "), "{line}");
+                        choices_mailed += 1;
+                    }
+                    if let Some(line) = line {
+                        let told = line.contains(": ");
+                        assert_eq!(told, own, "{} {choosing}: {line}", sent.to);
                     }
                 }
-                return;
-            }
-            // Face-down squares show as [?] on every board (the legend, which says
-            // what a turned-up tile would show, aside).
-            let board_rows = sent.body.lines().filter(|line| {
-                line.trim_start().starts_with(|c: char| c.is_ascii_digit())
-                    && line.ends_with(|c: char| c.is_ascii_digit())
-            });
-            for row in board_rows {
-                assert!(
-                    !row.contains("[O]") && !row.contains("[C]"),
-                    "{}",
-                    sent.body
-                );
-            }
-            // Only the chooser is told what was drawn.
-            if let Some(choosing) = sent.after["phase"].get("choosing") {
-                let chooser = sent.after["to_move"][0].as_str().expect("a name");
-                // The board's last line, wrapped or not: from "chooses a tile" (for a
-                // square, or to score without one, D12) to its full stop.
-                let body = squeezed(sent.body);
-                let line = body.find("chooses a tile").map(|start| {
-                    let rest = &body[start..];
-                    rest[..rest.find('.').unwrap_or(rest.len())].to_string()
-                });
-                let own = sent.to.starts_with(&chooser.to_ascii_lowercase());
-                if own && sent.subject.contains("your move") {
-                    // The chooser's notice lists the tiles drawn.
-                    let line = line
-                        .as_deref()
-                        .expect("the chooser's notice shows the choice");
-                    assert!(line.contains(": "), "{line}");
-                    choices_mailed += 1;
-                }
-                if let Some(line) = line {
-                    let told = line.contains(": ");
-                    assert_eq!(told, own, "{} {choosing}: {line}", sent.to);
-                }
-            }
-        });
+            },
+        );
         assert_eq!(game_over_mails, players, "every player hears how it ended");
     }
     assert!(choices_mailed > 0, "some activation left a choice to mail");
@@ -1769,7 +1775,7 @@ fn by_mail_every_notice_carries_the_report_its_reader_may_read() {
     let mut read = 0;
     let mut own_draws = 0;
     let mut ends = 0;
-    crate::support::play_by_mail("desert-kingdom", &names, &"d4".repeat(32), 9, |sent| {
+    crate::support::play_by_mail_text_only("desert-kingdom", &names, &"d4".repeat(32), 9, |sent| {
         if sent.subject.contains("Reminder") {
             return;
         }

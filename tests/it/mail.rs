@@ -2113,7 +2113,7 @@ fn every_turn_report_reaches_exactly_the_players_who_may_see_it() {
         let mut reports = 0;
         let mut private = 0;
         let (mut first_notice, mut game_over) = (None, None);
-        super::support::play_by_mail(game, names, seed, 11, |sent| {
+        let _ = super::support::play_by_mail_measured(game, names, seed, 11, false, |sent| {
             if sent.subject.contains("Reminder") {
                 return;
             }
@@ -3851,8 +3851,14 @@ fn a_bot_takes_a_seat_in_a_game_by_mail() {
         let mut told = 0;
         let mut robo_records = 0;
         let names = ["Ann", bot, "Bob"];
-        let (moves, figures) =
-            super::support::play_by_mail_measured(game, &names, SEED, 5, false, |sent| {
+        let (moves, figures) = super::support::play_by_mail_as(
+            game,
+            &names,
+            SEED,
+            5,
+            super::support::Pictures::Off,
+            false,
+            |sent| {
                 assert!(
                     !sent.to.starts_with("bot:"),
                     "mail to the bot: {}",
@@ -3874,7 +3880,8 @@ fn a_bot_takes_a_seat_in_a_game_by_mail() {
                         .filter(|line| line.starts_with("turn") && line.contains(" Robo "))
                         .count();
                 }
-            });
+            },
+        );
         // Only the people got mail, and they made the moves the harness counts.
         assert_eq!(
             figures.keys().collect::<Vec<_>>(),

@@ -664,7 +664,7 @@ fn complete_games_by_mail_keep_every_card_face_down_until_its_turn() {
         let seed = format!("{:02x}", 70 + players).repeat(32);
         let mut mails = 0;
         let mut subjects_with_round = 0;
-        let moves = crate::support::play_by_mail(
+        let moves = crate::support::play_by_mail_text_only(
             "triangle-auction",
             &names,
             &seed,
@@ -1634,45 +1634,51 @@ fn mail_notices_carry_each_turns_report_to_its_readers() {
     let mut told = 0;
     let mut kept = 0;
     let mut forced = 0;
-    crate::support::play_by_mail("triangle-auction", &names, &"5e".repeat(32), 23, |sent| {
-        if sent.subject.contains("Reminder") {
-            return;
-        }
-        let reader = names
-            .iter()
-            .find(|name| sent.to.starts_with(&name.to_ascii_lowercase()))
-            .expect("a player's mail");
-        let body = squeezed(sent.body);
-        let turn = sent.turn;
-        if turn > sent.move_turn {
-            // The mail of a move the referee made at once after the player's.
-            forced += 1;
-        }
-        let report = |viewer: &str| sent.report_as(viewer, turn);
-        let seen = report(reader);
-        assert!(!seen.is_empty(), "turn {turn}: every turn says what it did");
-        for line in &seen {
-            assert!(
-                body.contains(&squeezed(line)),
-                "turn {turn}: {reader} may read {line:?}:\n{}",
-                sent.body
-            );
-            told += 1;
-        }
-        for line in report("referee") {
-            if !seen.contains(&line) {
-                assert!(
-                    line.contains("'s card, face down: card "),
-                    "only a card is private: {line}"
-                );
-                assert!(
-                    !body.contains(&squeezed(&line)),
-                    "turn {turn}: {reader} may not read {line:?}"
-                );
-                kept += 1;
+    crate::support::play_by_mail_text_only(
+        "triangle-auction",
+        &names,
+        &"5e".repeat(32),
+        23,
+        |sent| {
+            if sent.subject.contains("Reminder") {
+                return;
             }
-        }
-    });
+            let reader = names
+                .iter()
+                .find(|name| sent.to.starts_with(&name.to_ascii_lowercase()))
+                .expect("a player's mail");
+            let body = squeezed(sent.body);
+            let turn = sent.turn;
+            if turn > sent.move_turn {
+                // The mail of a move the referee made at once after the player's.
+                forced += 1;
+            }
+            let report = |viewer: &str| sent.report_as(viewer, turn);
+            let seen = report(reader);
+            assert!(!seen.is_empty(), "turn {turn}: every turn says what it did");
+            for line in &seen {
+                assert!(
+                    body.contains(&squeezed(line)),
+                    "turn {turn}: {reader} may read {line:?}:\n{}",
+                    sent.body
+                );
+                told += 1;
+            }
+            for line in report("referee") {
+                if !seen.contains(&line) {
+                    assert!(
+                        line.contains("'s card, face down: card "),
+                        "only a card is private: {line}"
+                    );
+                    assert!(
+                        !body.contains(&squeezed(&line)),
+                        "turn {turn}: {reader} may not read {line:?}"
+                    );
+                    kept += 1;
+                }
+            }
+        },
+    );
     assert!(told > 0 && kept > 0, "{told} lines told, {kept} kept back");
     assert!(forced > 0, "the referee made forced moves at once");
 }
