@@ -2050,70 +2050,20 @@ fn squeezed(text: &str) -> String {
 /// held comes with each player's next mail (a slower game adds at most one digest a
 /// day to a player who got no other mail that day). In a game of two, the other's move
 /// is almost always one's turn notice, and the digest has little to gather.
-#[test]
-fn mail_per_player_per_game_is_measured() {
-    for (game, names, seed) in [
-        ("right-of-way", &["Ann", "Bob"][..], SEED),
-        ("triangle-auction", &["Ann", "Bob", "Cat"][..], SEED),
-        ("desert-kingdom", &["Ann", "Bob"][..], SEED),
-    ] {
-        let measure =
-            |digest| super::support::play_by_mail_measured(game, names, seed, 11, digest, |_| {});
-        let (moves, figures) = measure(false);
-        assert_eq!(figures.len(), names.len(), "{figures:?}");
-        for (to, mail) in &figures {
-            println!(
-                "{game}, {moves} moves by mail: {to} got {} messages, {} bytes ({} KiB, {} bytes each); {} turn notices",
-                mail.count,
-                mail.bytes,
-                mail.bytes / 1024,
-                mail.bytes / mail.count,
-                mail.turn_notices,
-            );
-            // A message is a board and some words, twice (text and HTML), and the
-            // board's picture (a PNG of 256 colours, base64 in the mail): never more.
-            assert!(mail.bytes / mail.count < 96 * 1024, "{mail:?}");
-        }
-        if names.len() < 3 {
-            continue;
-        }
-        let (digest_moves, digested) = measure(true);
-        assert_eq!(moves, digest_moves, "the same game");
-        for (to, mail) in &figures {
-            let with_digest = &digested[to];
-            println!(
-                "{game}, with the daily digest: {to} got {} messages, {} bytes ({} KiB), saving {} messages and {} KiB",
-                with_digest.count,
-                with_digest.bytes,
-                with_digest.bytes / 1024,
-                mail.count as i64 - with_digest.count as i64,
-                (mail.bytes as i64 - with_digest.bytes as i64) / 1024,
-            );
-            // Every turn notice still comes, as it happens; the rest is gathered.
-            assert_eq!(with_digest.turn_notices, mail.turn_notices, "{to}");
-            assert!(
-                with_digest.count < mail.count,
-                "{to}: {with_digest:?} {mail:?}"
-            );
-            assert!(
-                with_digest.bytes < mail.bytes,
-                "{to}: {with_digest:?} {mail:?}"
-            );
-        }
-    }
-}
-
-#[test]
-fn every_turn_report_reaches_exactly_the_players_who_may_see_it() {
-    for (game, names, seed) in [
-        ("right-of-way", &["Ann", "Bob"][..], SEED),
-        ("triangle-auction", &["Ann", "Bob", "Cat"][..], SEED),
-        ("desert-kingdom", &["Ann", "Bob"][..], SEED),
-    ] {
-        let mut reports = 0;
-        let mut private = 0;
-        let (mut first_notice, mut game_over) = (None, None);
-        super::support::play_by_mail(game, names, seed, 11, |sent| {
+/// A whole game of `game` by mail, played once and checked two ways. Every turn's
+/// report reaches exactly the players who may see it: each mail carries every line
+/// of the turn's report its reader may read and no line only another may read (the
+/// first turn notice and the game-over mail as a player reads them, snapshotted).
+/// And the mail per player is measured: no message is larger than a board, some words
+/// and the board's picture; with three players, the same game with the daily digest
+/// sends fewer messages and bytes and every turn notice still.
+fn by_mail_reports_reach_whom_they_may_and_the_mail_is_measured(game: &str, names: &[&str]) {
+    let seed = SEED;
+    let mut reports = 0;
+    let mut private = 0;
+    let (mut first_notice, mut game_over) = (None, None);
+    let (moves, figures) =
+        super::support::play_by_mail_measured(game, names, seed, 11, false, |sent| {
             if sent.subject.contains("Reminder") {
                 return;
             }
@@ -2149,23 +2099,82 @@ fn every_turn_report_reaches_exactly_the_players_who_may_see_it() {
                 }
             }
         });
-        assert!(reports > 0, "{game}: no report reached anyone");
-        // The mails of a turn and of the end, as a player reads them.
-        insta::assert_snapshot!(
-            format!("{game}_first_turn_notice"),
-            first_notice.expect("a turn notice")
+    assert!(reports > 0, "{game}: no report reached anyone");
+    // The mails of a turn and of the end, as a player reads them.
+    insta::assert_snapshot!(
+        format!("{game}_first_turn_notice"),
+        first_notice.expect("a turn notice")
+    );
+    insta::assert_snapshot!(
+        format!("{game}_game_over"),
+        game_over.expect("the game-over mail")
+    );
+    if game == "desert-kingdom" {
+        assert!(
+            private > 0,
+            "{game}: a hidden draw is reported to its drawer only"
         );
-        insta::assert_snapshot!(
-            format!("{game}_game_over"),
-            game_over.expect("the game-over mail")
-        );
-        if game == "desert-kingdom" {
-            assert!(
-                private > 0,
-                "{game}: a hidden draw is reported to its drawer only"
-            );
-        }
     }
+
+    assert_eq!(figures.len(), names.len(), "{figures:?}");
+    for (to, mail) in &figures {
+        println!(
+            "{game}, {moves} moves by mail: {to} got {} messages, {} bytes ({} KiB, {} bytes each); {} turn notices",
+            mail.count,
+            mail.bytes,
+            mail.bytes / 1024,
+            mail.bytes / mail.count,
+            mail.turn_notices,
+        );
+        // A message is a board and some words, twice (text and HTML), and the
+        // board's picture (a PNG of 256 colours, base64 in the mail): never more.
+        assert!(mail.bytes / mail.count < 96 * 1024, "{mail:?}");
+    }
+    if names.len() < 3 {
+        return;
+    }
+    let (digest_moves, digested) =
+        super::support::play_by_mail_measured(game, names, seed, 11, true, |_| {});
+    assert_eq!(moves, digest_moves, "the same game");
+    for (to, mail) in &figures {
+        let with_digest = &digested[to];
+        println!(
+            "{game}, with the daily digest: {to} got {} messages, {} bytes ({} KiB), saving {} messages and {} KiB",
+            with_digest.count,
+            with_digest.bytes,
+            with_digest.bytes / 1024,
+            mail.count as i64 - with_digest.count as i64,
+            (mail.bytes as i64 - with_digest.bytes as i64) / 1024,
+        );
+        // Every turn notice still comes, as it happens; the rest is gathered.
+        assert_eq!(with_digest.turn_notices, mail.turn_notices, "{to}");
+        assert!(
+            with_digest.count < mail.count,
+            "{to}: {with_digest:?} {mail:?}"
+        );
+        assert!(
+            with_digest.bytes < mail.bytes,
+            "{to}: {with_digest:?} {mail:?}"
+        );
+    }
+}
+
+#[test]
+fn right_of_way_by_mail_reaches_whom_it_may_and_is_measured() {
+    by_mail_reports_reach_whom_they_may_and_the_mail_is_measured("right-of-way", &["Ann", "Bob"]);
+}
+
+#[test]
+fn triangle_auction_by_mail_reaches_whom_it_may_and_is_measured() {
+    by_mail_reports_reach_whom_they_may_and_the_mail_is_measured(
+        "triangle-auction",
+        &["Ann", "Bob", "Cat"],
+    );
+}
+
+#[test]
+fn desert_kingdom_by_mail_reaches_whom_it_may_and_is_measured() {
+    by_mail_reports_reach_whom_they_may_and_the_mail_is_measured("desert-kingdom", &["Ann", "Bob"]);
 }
 
 impl Host {
@@ -3851,8 +3860,14 @@ fn a_bot_takes_a_seat_in_a_game_by_mail() {
         let mut told = 0;
         let mut robo_records = 0;
         let names = ["Ann", bot, "Bob"];
-        let (moves, figures) =
-            super::support::play_by_mail_measured(game, &names, SEED, 5, false, |sent| {
+        let (moves, figures) = super::support::play_by_mail_as(
+            game,
+            &names,
+            SEED,
+            5,
+            super::support::Pictures::Off,
+            false,
+            |sent| {
                 assert!(
                     !sent.to.starts_with("bot:"),
                     "mail to the bot: {}",
@@ -3874,7 +3889,8 @@ fn a_bot_takes_a_seat_in_a_game_by_mail() {
                         .filter(|line| line.starts_with("turn") && line.contains(" Robo "))
                         .count();
                 }
-            });
+            },
+        );
         // Only the people got mail, and they made the moves the harness counts.
         assert_eq!(
             figures.keys().collect::<Vec<_>>(),

@@ -456,15 +456,26 @@ pub fn report_shown(
 /// Plays a whole game of `game` by mail: a real SMTP server on loopback, `pbem new
 /// --mail`, then every move a player's message (their token) fed to `pbem inbox`,
 /// chosen at random from what `pbem legal` offers the player (the referee's command).
-/// `each` sees every message sent after each move; returns the number of moves.
-pub fn play_by_mail(
+/// `each` sees every message sent after each move; returns the number of moves. The
+/// board's picture is left out of every mail (`pictures = false` in the referee's
+/// config.toml): these games are for tests that read the mail's words, and drawing
+/// a picture for every notice is most of a game's time. The words are the same but
+/// for the paragraph that names the picture; [`play_by_mail_measured`] keeps it.
+pub fn play_by_mail_text_only(
     game: &str,
     names: &[&str],
     seed: &str,
     picks: u64,
     each: impl FnMut(&Sent<'_>),
 ) -> usize {
-    play_by_mail_measured(game, names, seed, picks, false, each).0
+    play_by_mail_as(game, names, seed, picks, Pictures::Off, false, each).0
+}
+
+/// Whether a game by mail draws the board's picture in its mail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pictures {
+    On,
+    Off,
 }
 
 /// The mail one player got in a game: every message, and the ones that ask them to
@@ -476,8 +487,9 @@ pub struct MailFigures {
     pub turn_notices: usize,
 }
 
-/// [`play_by_mail`], returning besides the number of moves the mail each address got
-/// over the whole game (the welcome included), by address. A name written `Name
+/// A whole game by mail as [`play_by_mail_text_only`] plays it, but with the board's
+/// picture in every mail, returning besides the number of moves the mail each address
+/// got over the whole game (the welcome included), by address. A name written `Name
 /// <bot:BOT>` is a seat a built-in player takes. With `digest`, every
 /// player first asks for the daily digest by reply (`digest daily`), and the game is
 /// played within the day, so what is held comes with each player's next mail.
@@ -486,6 +498,19 @@ pub fn play_by_mail_measured(
     names: &[&str],
     seed: &str,
     picks: u64,
+    digest: bool,
+    each: impl FnMut(&Sent<'_>),
+) -> (usize, std::collections::BTreeMap<String, MailFigures>) {
+    play_by_mail_as(game, names, seed, picks, Pictures::On, digest, each)
+}
+
+/// [`play_by_mail_measured`], with or without the board's picture in the mail.
+pub fn play_by_mail_as(
+    game: &str,
+    names: &[&str],
+    seed: &str,
+    picks: u64,
+    pictures: Pictures,
     digest: bool,
     mut each: impl FnMut(&Sent<'_>),
 ) -> (usize, std::collections::BTreeMap<String, MailFigures>) {
@@ -496,6 +521,13 @@ pub fn play_by_mail_measured(
     let smtp = Smtp::start(&dir.path().join("delivered"));
     // With the fixed key and seed, the game and its mail repeat (for snapshots).
     test_key(&dir.path().join("keyring"));
+    if pictures == Pictures::Off {
+        std::fs::write(
+            dir.path().join("keyring").join("config.toml"),
+            "[mail]\npictures = false\n",
+        )
+        .expect("config");
+    }
     let pbem = || {
         let mut command = Process::new(assert_cmd::cargo::cargo_bin("pbem"));
         command
