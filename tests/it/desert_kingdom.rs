@@ -439,7 +439,8 @@ struct Turn {
 fn replayed(recorded: &Recorded) -> (DesertKingdom, Vec<Turn>) {
     use pbem::engine::fairness::Seed;
     use pbem::engine::keyring::Keyring;
-    use pbem::engine::session::{parse_player, Game, NewGame};
+    use pbem::engine::roster::parse_player;
+    use pbem::engine::session::{Game, NewGame};
 
     let dir = tempfile::tempdir().expect("dir");
     let keyring = Keyring::at(dir.path());
