@@ -230,7 +230,9 @@ impl Dovecot {
         self.games().join("ann-bob.json")
     }
 
-    /// The referee's config.toml: SMTP to aiosmtpd, the mailbox at `imap`.
+    /// The referee's config.toml: SMTP to aiosmtpd, the mailbox at `imap`. The board's
+    /// picture is left out of the mail: these tests are about taking mail in, and
+    /// drawing a picture for every notice would be most of a whole game's time.
     fn configure(&self, imap: &str, ca_file: Option<&Path>) {
         let ca = ca_file
             .map(|path| format!("ca_file = {:?}\n", path.display().to_string()))
@@ -238,7 +240,7 @@ impl Dovecot {
         std::fs::write(
             self.home().join("config.toml"),
             format!(
-                "[mail]\nsmtp = \"smtp://127.0.0.1:{}\"\nfrom = \"Referee <ref@pbem.test>\"\nimap = \"{imap}\"\n{ca}",
+                "[mail]\nsmtp = \"smtp://127.0.0.1:{}\"\nfrom = \"Referee <ref@pbem.test>\"\nimap = \"{imap}\"\npictures = false\n{ca}",
                 self.smtp.port
             ),
         )
