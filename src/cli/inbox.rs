@@ -29,7 +29,14 @@ pub struct Args {
 /// outcomes, answered by mail): the command exits with EX_TEMPFAIL, so the mail server
 /// keeps the message and delivers it again later.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    receive(&args).map_err(|error| anyhow::Error::new(super::TemporaryFailure(error)))?;
+    let then = match (&args.maildir, args.imap) {
+        (Some(_), _) => "the messages not handled stay in the Maildir for the next run",
+        (None, true) => {
+            "the messages not handled stay in the IMAP mailbox, unflagged, for the next run"
+        }
+        (None, false) => "a mail server keeps the message and delivers it again",
+    };
+    receive(&args).map_err(|cause| anyhow::Error::new(super::TemporaryFailure { cause, then }))?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -34,11 +34,12 @@ impl MailArgs {
 
 /// Says what sending a game's outbox did; failure to send is not an error (the mail
 /// waits), only reported, as is mail refused for good (set aside). Nothing without
-/// mail.
-pub fn report_sent(file: &std::path::Path, sent: Option<Result<Flushed, MailError>>) {
+/// mail. Returns whether mail still waits in the outbox, not sent.
+pub fn report_sent(file: &std::path::Path, sent: Option<Result<Flushed, MailError>>) -> bool {
     let Some(sent) = sent else {
-        return;
+        return false;
     };
+    let waiting = !matches!(&sent, Ok(flushed) if flushed.waiting == 0);
     match sent {
         Ok(flushed) => {
             for message in &flushed.refused {
@@ -57,6 +58,7 @@ pub fn report_sent(file: &std::path::Path, sent: Option<Result<Flushed, MailErro
         }
         Err(error) => errln!("mail: nothing sent: {:#}", anyhow::Error::new(error)),
     }
+    waiting
 }
 
 /// Says on standard error that a message of `file`'s outbox was refused for good and

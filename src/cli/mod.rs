@@ -184,9 +184,9 @@ where
         Ok(code) if code == ExitCode::SUCCESS => 0,
         Ok(_) => 1,
         Err(error) => match error.downcast_ref::<TemporaryFailure>() {
-            Some(TemporaryFailure(cause)) => {
+            Some(TemporaryFailure { cause, then }) => {
                 errln!("error: {cause:#}");
-                errln!("pbem: exit status {EX_TEMPFAIL}: try again later (a mail server keeps the message and delivers it again)");
+                errln!("pbem: exit status {EX_TEMPFAIL}: try again later ({then})");
                 EX_TEMPFAIL
             }
             None => {
@@ -250,14 +250,20 @@ fn subcommand_alone(name: &str) -> Option<clap::Command> {
 /// and try again later", where any other failure bounces it back to its sender.
 pub const EX_TEMPFAIL: u8 = 75;
 
-/// A fault on the referee's side in a command a mail server runs (`inbox`): the
+/// A fault on the referee's side in a command a mail server or cron runs (`inbox`,
+/// `watch --once`), or work left waiting (`new --mail` whose mail did not go): the
 /// command exits with [`EX_TEMPFAIL`].
 #[derive(Debug)]
-struct TemporaryFailure(anyhow::Error);
+struct TemporaryFailure {
+    cause: anyhow::Error,
+    /// What waits for the retry, and where, as the caller's case has it: only a
+    /// message piped in by a mail server is kept by the mail server.
+    then: &'static str,
+}
 
 impl std::fmt::Display for TemporaryFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:#}", self.0)
+        write!(f, "{:#}", self.cause)
     }
 }
 

@@ -113,7 +113,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(count) = made.done.staged {
         outln!("mail: {count} message(s) in the outbox");
     }
-    super::mail::report_sent(&args.out, made.sent);
+    // The players know of the game only by mail: a game made but not announced is
+    // not done, so a script or cron line sees it (and `pbem outbox flush` finishes).
+    if super::mail::report_sent(&args.out, made.sent) {
+        return Err(anyhow::Error::new(super::TemporaryFailure {
+            cause: anyhow::anyhow!(
+                "the game is made in {}, but not all of its players have been told",
+                args.out.display()
+            ),
+            then: "the mail waits in the game's outbox: `pbem outbox flush` sends it",
+        }));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -46,12 +46,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
     )?;
     // One round for cron: a fault exits 75, as `inbox` does, so it is tried again.
-    if round.fault {
-        return Err(anyhow::Error::new(super::TemporaryFailure(
-            anyhow::anyhow!(
-                "a round of pbem watch met a fault; what it could not do waits for the next"
-            ),
-        )));
+    if round.fault || !round.held.is_empty() {
+        return Err(anyhow::Error::new(super::TemporaryFailure {
+            cause: anyhow::anyhow!("a round of pbem watch met a fault"),
+            then: "what it could not do waits for the next round",
+        }));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -50,6 +50,17 @@ pub enum MailError {
     Template { name: String, error: String },
     #[error(transparent)]
     Ops(#[from] OpsError),
+    /// A pass over a mailbox handled every message it could, and `held` messages (the
+    /// ones a fault struck and the later ones for the same games) wait for the next
+    /// pass; `fault` is the first fault. The referee has been told by mail.
+    #[error(
+        "{fault}; {held} message(s) held back wait for the next pass, {handled} other(s) handled"
+    )]
+    HeldBack {
+        fault: Box<MailError>,
+        held: usize,
+        handled: usize,
+    },
 }
 
 impl MailError {

@@ -62,6 +62,10 @@ const BUILT_IN: &[(&str, &str)] = &[
         "referee-bounced.txt",
         include_str!("../../templates/referee-bounced.txt"),
     ),
+    (
+        "referee-held.txt",
+        include_str!("../../templates/referee-held.txt"),
+    ),
     ("forum.bbcode", include_str!("../../templates/forum.bbcode")),
     ("forum.md", include_str!("../../templates/forum.md")),
 ];
@@ -261,7 +265,7 @@ mod tests {
         for (name, _) in BUILT_IN {
             let text = templates.render(name, &context).expect(name);
             assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{name}");
-            if *name == "referee-bounced.txt" {
+            if ["referee-bounced.txt", "referee-held.txt"].contains(name) {
                 // To the referee, whose mailbox pbem may read: without the tag it is
                 // filed as mail for no game, never answered as a stranger's move.
                 let (subject, _) = templates.render_mail(name, &context).expect(name);

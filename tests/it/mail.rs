@@ -16,6 +16,7 @@ use mail_parser::{MessageParser, MimeHeaders};
 use serde_json::Value;
 
 mod bots;
+mod copies;
 mod delivery;
 mod faults;
 mod outbox;

@@ -291,6 +291,14 @@ fn starttls_required_with_login_and_a_password_from_elsewhere() {
         error.contains(&format!("127.0.0.1:{}", server.port)),
         "{error}"
     );
+    // It says what to check, and never calls the refusal "permanent": the mail waits.
+    assert!(!error.to_ascii_lowercase().contains("permanent"), "{error}");
+    assert!(error.contains("did not accept the login of ref"), "{error}");
+    assert!(
+        error.contains("password_file") && error.contains("PBEM_SMTP_PASSWORD"),
+        "{error}"
+    );
+    assert!(error.contains("stays in the outbox"), "{error}");
 }
 
 #[test]

@@ -3,11 +3,15 @@
 //! on faults.
 //!
 //! A fault on the referee's side with one message (its game file cannot be read, its
-//! lock stays taken, the mailbox cannot be changed) does not hold up the others: that
-//! message stays for the next run, and so does every later message for the same game
-//! or from the same sender, so no game sees its messages out of order. The first fault
-//! is returned once every other message has been handled, so that cron or the caller
-//! sees it (and `inbox` exits 75).
+//! lock stays taken, its archive cannot be written) holds back only that game: the
+//! message stays for the next run, and so does every later message that names the same
+//! game, so no game sees its messages out of order. Nothing else waits for it: not the
+//! sender's moves in their other games, and, for a message that names no game (whose
+//! sender nobody has proven), nothing at all, so a stranger's mail `From:` a player
+//! cannot hold that player's moves. The referee is told of each held message by mail,
+//! once ([`Receiver::held`]). The first fault is returned once every other message has
+//! been handled, as [`MailError::HeldBack`], so that cron or the caller sees it (and
+//! `inbox` exits 75) and `pbem watch` knows the rest of the mailbox is not waiting.
 
 use std::path::{Path, PathBuf};
 
@@ -18,7 +22,9 @@ use crate::mail::MailError;
 /// What happened to an incoming message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Handled {
-    /// applied, refused, stale, duplicate, forged, not-a-player, no-game, unreadable.
+    /// applied, refused, stale, duplicate, forged, not-a-player, no-game, other-folder
+    /// (a reply to a notice of a game kept in another folder), unreadable, and the
+    /// answers to requests (moves, previewed, question, status, ...).
     pub outcome: String,
     pub detail: String,
     pub game: Option<PathBuf>,
@@ -33,6 +39,11 @@ pub trait Receiver {
     /// Only for trouble on the referee's side: the message then stays for the next
     /// run.
     fn receive(&self, games: &Path, raw: &[u8]) -> Result<Handled, MailError>;
+
+    /// Tells whoever must mend it that `raw` is held back by `fault` and will be tried
+    /// again on every pass; at most once per message and fault. What fails here is
+    /// not a fault of its own: the message is held back either way.
+    fn held(&self, games: &Path, raw: &[u8], fault: &MailError);
 }
 
 /// The game id a message names: its subject tag, else the first of our notices it
@@ -47,18 +58,14 @@ pub(crate) fn wanted_game(incoming: &Incoming) -> Option<String> {
     incoming.game_tag.clone().or(cited)
 }
 
-/// What binds a message to others whose order matters: the game it names and its
-/// sender (`game:ID`, `from:ADDRESS`). A run that must leave one message for later
-/// leaves every later message that shares one of these too.
-fn belongs_to(raw: &[u8]) -> Vec<String> {
-    let Ok(incoming) = intake::read_message(raw) else {
-        return Vec::new();
-    };
-    let game = wanted_game(&incoming).map(|id| format!("game:{}", id.to_ascii_lowercase()));
-    let sender = incoming
-        .from_address
-        .map(|address| format!("from:{address}"));
-    game.into_iter().chain(sender).collect()
+/// What binds a message to others whose order matters: the game it names, in lower
+/// case. A run that must leave one message for later leaves every later message for
+/// the same game too. A message that names no game binds nothing: its game is not
+/// known, and holding its sender's other mail would let anyone who writes `From:` a
+/// player hold that player's moves.
+fn belongs_to(raw: &[u8]) -> Option<String> {
+    let incoming = intake::read_message(raw).ok()?;
+    wanted_game(&incoming).map(|id| id.to_ascii_lowercase())
 }
 
 /// A mailbox whose messages [`handle_in_order`] handles.
@@ -81,7 +88,9 @@ pub(crate) trait Mailbox {
 ///
 /// # Errors
 /// The first fault on the referee's side, once the messages it did not hold back
-/// have been handled; the messages not handled stay for the next run.
+/// have been handled, as [`MailError::HeldBack`]; the messages not handled stay for
+/// the next run. A fault of the mailbox itself (a message that cannot be read or
+/// filed) stops the run and is returned as it is.
 pub(crate) fn handle_in_order<M: Mailbox>(
     referee: &dyn Receiver,
     games: &Path,
@@ -91,30 +100,27 @@ pub(crate) fn handle_in_order<M: Mailbox>(
     stop: &dyn Fn() -> bool,
 ) -> Result<usize, MailError> {
     let mut count = 0;
-    let mut fault = None;
-    let mut held_back: Vec<String> = Vec::new();
+    let mut fault: Option<MailError> = None;
+    let mut held = 0;
+    let mut games_held: Vec<String> = Vec::new();
     for message in messages {
         if stop() {
             break;
         }
-        let raw = match mailbox.read(&message) {
-            Ok(raw) => raw,
-            Err(error) => {
-                // Unread, it cannot say what it belongs to: the ones after it wait too.
-                fault.get_or_insert(error);
-                break;
-            }
-        };
-        // Read for its game and sender only once a fault holds some back.
-        let held =
-            !held_back.is_empty() && belongs_to(&raw).iter().any(|key| held_back.contains(key));
-        if held {
+        // Unread, it cannot say what it belongs to: the ones after it wait too.
+        let raw = mailbox.read(&message)?;
+        // Read for its game only once a fault holds some back.
+        if !games_held.is_empty() && belongs_to(&raw).is_some_and(|game| games_held.contains(&game))
+        {
+            held += 1;
             continue;
         }
         let handled = match referee.receive(games, &raw) {
             Ok(handled) => handled,
             Err(error) => {
-                held_back.extend(belongs_to(&raw));
+                referee.held(games, &raw, &error);
+                games_held.extend(belongs_to(&raw));
+                held += 1;
                 fault.get_or_insert(error);
                 continue;
             }
@@ -124,7 +130,11 @@ pub(crate) fn handle_in_order<M: Mailbox>(
         count += 1;
     }
     match fault {
-        Some(error) => Err(error),
+        Some(fault) => Err(MailError::HeldBack {
+            fault: Box::new(fault),
+            held,
+            handled: count,
+        }),
         None => Ok(count),
     }
 }

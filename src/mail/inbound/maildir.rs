@@ -19,8 +19,7 @@
 //! The name breaks ties, so two runs agree.
 //!
 //! A fault on the referee's side with one message leaves it claimed for the next run,
-//! with every later message for the same game or from the same sender
-//! ([`super::in_order`]).
+//! with every later message for the same game ([`super::in_order`]).
 
 use std::ffi::OsString;
 use std::io::Read;

@@ -65,6 +65,29 @@ impl MailSecret {
         crate::basics::digest::to_hex(&digest[..16])
     }
 
+    /// [`MailSecret::message_fingerprint`] of a reply that answers the notice of
+    /// `turn` to `seat` (its reply code proves which): a reply to another notice, such
+    /// as the same move sent again for the next turn or after a take-back (every
+    /// notice after a change of the game is for a later turn), is another message even
+    /// when its Date, which may have no seconds, and its words are the same.
+    pub fn reply_fingerprint(
+        &self,
+        sender: &str,
+        sent_at: i64,
+        words: &str,
+        seat: Seat,
+        turn: u64,
+    ) -> String {
+        let digest = Fields::keyed(&self.0, "pbem/v1/reply-fingerprint")
+            .text(sender)
+            .bytes(&sent_at.to_be_bytes())
+            .text(words)
+            .u32(seat as u32)
+            .u64(turn)
+            .finish();
+        crate::basics::digest::to_hex(&digest[..16])
+    }
+
     /// What the archive keeps of a sealed move in place of its text: a keyed digest of
     /// its words, which tells a resent move from a new one without telling anyone who
     /// reads the archive's index what was chosen (a plain hash of `card 3` would be

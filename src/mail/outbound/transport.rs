@@ -282,7 +282,7 @@ impl Smtp {
             let credentials = Credentials::new(user.clone(), password.clone());
             connection
                 .auth(DEFAULT_MECHANISMS, &credentials)
-                .map_err(explain)?;
+                .map_err(|error| self.explain_login(user, &error))?;
         }
         Ok(connection)
     }
@@ -406,6 +406,20 @@ impl Smtp {
             Some(password) if !password.is_empty() => text.replace(password.as_str(), "(hidden)"),
             _ => text,
         }
+    }
+
+    /// A refused login, in words a referee can act on: it is the referee's setup, not
+    /// the message, so the mail waits (lettre calls any 5xx "permanent"), and the
+    /// user and password are what to check. Never the password itself.
+    fn explain_login(&self, user: &str, error: &lettre::transport::smtp::Error) -> String {
+        if error.status().is_none() {
+            return self.explain(error);
+        }
+        format!(
+            "{} did not accept the login of {user}: it answered {}; check the user in the SMTP URL and the password (PBEM_SMTP_PASSWORD, or the first line of password_file under [mail]; many hosted mailboxes want an app password)",
+            self.shown_host(),
+            self.answer(error)
+        )
     }
 
     /// What went wrong, in words a referee can act on, without the password.

@@ -20,7 +20,9 @@ pub struct Entry {
     pub message_id: Option<String>,
     pub from: Option<String>,
     pub subject: String,
-    /// applied, refused, stale, duplicate, forged, not-a-player, no-game, unreadable.
+    /// applied, refused, stale, duplicate, forged, not-a-player, no-game, other-folder
+    /// (a reply to a notice of a game kept in another folder), unreadable, and the
+    /// answers to requests (moves, previewed, question, status, ...).
     pub outcome: String,
     /// What the outcome means, as told to the sender.
     pub detail: String,
@@ -81,16 +83,21 @@ impl Archive {
     /// # Errors
     /// The index cannot be read.
     pub fn entries(&self) -> Result<Vec<Entry>, MailError> {
-        let path = self.index();
-        let text = match store::read_text_limited(&path, MAX_INDEX_BYTES) {
-            Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(error) => return Err(MailError::io(path)(error)),
-        };
-        Ok(text
+        Ok(self
+            .index_text()?
             .lines()
             .filter_map(|line| serde_json::from_str(line).ok())
             .collect())
+    }
+
+    /// The index's text; empty when there is none yet.
+    fn index_text(&self) -> Result<String, MailError> {
+        let path = self.index();
+        match store::read_text_limited(&path, MAX_INDEX_BYTES) {
+            Ok(text) => Ok(text),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+            Err(error) => Err(MailError::io(path)(error)),
+        }
     }
 
     /// The entry of an earlier message with this Message-ID.
@@ -111,8 +118,17 @@ impl Archive {
     /// The folder cannot be written.
     pub fn keep(&self, raw: &[u8], mut entry: Entry) -> Result<Entry, MailError> {
         store::create_private_dir(&self.dir).map_err(MailError::io(&self.dir))?;
-        let count = self.entries()?.len();
-        entry.file = format!("{:06}-{}.eml", count + 1, entry.outcome);
+        // Numbered on from the newest, which [`Archive::keep_newest`] leaves in place.
+        // Only the last line is read as JSON: a stranger's flood makes a long index.
+        let text = self.index_text()?;
+        let newest = text
+            .lines()
+            .rev()
+            .find_map(|line| serde_json::from_str::<Entry>(line).ok())
+            .and_then(|last| file_number(&last.file))
+            .unwrap_or(0);
+        let number = newest.max(text.lines().count() as u64);
+        entry.file = format!("{:06}-{}.eml", number + 1, entry.outcome);
         let path = self.dir.join(&entry.file);
         store::write_atomic(&path, raw, Access::Private)?;
         let mut line = serde_json::to_string(&entry)
@@ -121,6 +137,45 @@ impl Archive {
         let index = self.index();
         store::append_private(&index, line.as_bytes()).map_err(MailError::io(&index))?;
         Ok(entry)
+    }
+
+    /// Keeps only the newest `most` messages: the older ones' files are removed and
+    /// the index is rewritten without them. Returns how many messages were ever
+    /// removed: the number of the oldest one kept, less one.
+    ///
+    /// # Errors
+    /// The folder cannot be read or changed.
+    pub fn keep_newest(&self, most: usize) -> Result<u64, MailError> {
+        let text = self.index_text()?;
+        let lines: Vec<&str> = text.lines().collect();
+        let removed_before = |kept: &[&str]| {
+            kept.iter()
+                .find_map(|line| serde_json::from_str::<Entry>(line).ok())
+                .and_then(|first| file_number(&first.file))
+                .map_or(0, |number| number.saturating_sub(1))
+        };
+        if lines.len() <= most {
+            return Ok(removed_before(&lines));
+        }
+        let (old, kept) = lines.split_at(lines.len() - most);
+        let mut index = kept.join("\n");
+        index.push('\n');
+        // The index first: a run killed after it leaves files no index names, never
+        // an index that names files gone.
+        store::write_atomic(&self.index(), index.as_bytes(), Access::Private)?;
+        for entry in old
+            .iter()
+            .filter_map(|line| serde_json::from_str::<Entry>(line).ok())
+        {
+            let path = self.dir.join(&entry.file);
+            match fs::remove_file(&path) {
+                Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(MailError::io(path)(error))
+                }
+                _ => {}
+            }
+        }
+        Ok(removed_before(kept))
     }
 
     fn pending_path(&self, key: &str) -> PathBuf {
@@ -193,6 +248,11 @@ impl Archive {
             _ => Ok(()),
         }
     }
+}
+
+/// The number an archive file name starts with (`000042-applied.eml`).
+pub(crate) fn file_number(file: &str) -> Option<u64> {
+    file.split('-').next()?.parse().ok()
 }
 
 /// A short name for one incoming message: from its Message-ID, or its bytes when it
@@ -504,6 +564,75 @@ impl Waiting {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn kept(archive: &Archive, n: usize) -> Entry {
+        let entry = Entry {
+            file: String::new(),
+            message_id: Some(format!("m{n}@example.net")),
+            from: None,
+            subject: format!("message {n}"),
+            outcome: "no-game".into(),
+            detail: String::new(),
+            at: n as u64,
+            move_text: None,
+            turn: None,
+            fingerprint: None,
+            sealed_move: None,
+        };
+        archive
+            .keep(format!("raw {n}").as_bytes(), entry)
+            .expect("kept")
+    }
+
+    #[test]
+    fn an_archive_kept_to_its_newest_messages_numbers_on_and_removes_the_oldest() {
+        let dir = tempfile::tempdir().expect("dir");
+        let archive = Archive::at(dir.path().join("unmatched.mail"));
+        for n in 1..=5 {
+            kept(&archive, n);
+            assert_eq!(
+                archive.keep_newest(3).expect("kept"),
+                n.saturating_sub(3) as u64
+            );
+        }
+        let files: Vec<String> = archive
+            .entries()
+            .expect("index")
+            .into_iter()
+            .map(|e| e.file)
+            .collect();
+        assert_eq!(
+            files,
+            [
+                "000003-no-game.eml",
+                "000004-no-game.eml",
+                "000005-no-game.eml"
+            ]
+        );
+        // New messages number on from the newest, never over a file kept.
+        assert_eq!(kept(&archive, 6).file, "000006-no-game.eml");
+        assert_eq!(archive.keep_newest(3).expect("kept"), 3);
+        let mut on_disk: Vec<String> = fs::read_dir(archive.dir())
+            .expect("dir")
+            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+            .filter(|name| name.ends_with(".eml"))
+            .collect();
+        on_disk.sort();
+        assert_eq!(
+            on_disk,
+            [
+                "000004-no-game.eml",
+                "000005-no-game.eml",
+                "000006-no-game.eml"
+            ]
+        );
+        assert_eq!(
+            fs::read(archive.dir().join("000006-no-game.eml")).expect("raw"),
+            b"raw 6"
+        );
+        assert!(archive.find("m2@example.net").expect("index").is_none());
+        assert!(archive.find("m5@example.net").expect("index").is_some());
+    }
 
     #[test]
     fn each_seat_keeps_its_own_clock_until_it_moves() {

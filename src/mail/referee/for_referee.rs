@@ -22,8 +22,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::archive::{Archive, Entry, Throttle, Waiting};
+use super::archive::{self, Archive, Entry, Throttle, Waiting};
 use super::mailer::{roster, seats_to_move, Referee};
+use super::receive::UNMATCHED_MESSAGES;
 use crate::basics::store::{self, Access};
 use crate::engine::file::FileText;
 use crate::mail::intake::Incoming;
@@ -43,6 +44,11 @@ pub(crate) const UNMATCHED: &str = "unmatched.mail";
 pub(crate) const REFEREE_OUTBOX: &str = "referee.outbox";
 /// How much of a subject or an address a message to the referee shows.
 const SHOWN_CHARS: usize = 100;
+/// The most messages one message to the referee lists (the newest).
+const LISTED_MOST: usize = 50;
+/// How many held messages the referee was told of are remembered, so as not to be
+/// told again: far more than a mailbox holds back at once.
+const HELD_REMEMBERED: usize = 1000;
 
 /// When the referee was last told, and up to which archived message.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -51,6 +57,14 @@ struct Told {
     sent: u64,
     /// The archive time of the newest message it reported.
     until: u64,
+    /// The number of the newest message for no game reported (its file's number in
+    /// `unmatched.mail/`); 0 in a file written before it was kept.
+    #[serde(default)]
+    unmatched_through: u64,
+    /// How many messages for no game had been removed from `unmatched.mail/` to keep
+    /// the newest [`UNMATCHED_MESSAGES`], when it was sent.
+    #[serde(default)]
+    removed: u64,
 }
 
 /// Whether a player's text asks rather than moves: its last line ends in a question
@@ -90,6 +104,10 @@ fn what(entry: &Entry) -> String {
         "unreadable" => format!("could not be read: {}", words::inert(&entry.detail, 200)),
         "question" => "a player's question; answered with where the game stands".to_string(),
         "status" => "a player's message naming no game; told where their games stand".to_string(),
+        "other-folder" => format!(
+            "a reply to pbem's notice of a game not in this folder; not answered. {}",
+            words::inert(&entry.detail, 300)
+        ),
         other => format!("{other}: {}", words::inert(&entry.detail, 200)),
     }
 }
@@ -118,10 +136,20 @@ impl Referee {
             if told.sent != 0 && now.saturating_sub(told.sent) < REFEREE_INTERVAL {
                 return Ok(());
             }
-            let mut items: Vec<(Entry, String)> = unmatched
-                .entries()?
+            // Mail for no game by its number in the folder, which only grows: many
+            // messages come within one second.
+            let new_here = |e: &Entry| match told.unmatched_through {
+                0 => e.at > told.until,
+                through => archive::file_number(&e.file).is_some_and(|n| n > through),
+            };
+            let unmatched_entries = unmatched.entries()?;
+            let unmatched_through = unmatched_entries
+                .last()
+                .and_then(|e| archive::file_number(&e.file))
+                .unwrap_or(told.unmatched_through);
+            let mut items: Vec<(Entry, String)> = unmatched_entries
                 .into_iter()
-                .filter(|e| e.at > told.until && e.outcome != "own")
+                .filter(|e| new_here(e) && e.outcome != "own")
                 .map(|e| {
                     let kept = format!("{UNMATCHED}/{}", e.file);
                     (e, kept)
@@ -134,9 +162,12 @@ impl Referee {
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
+                // A game's archive that cannot be read is that game's fault, told of
+                // when its mail is held back: it must not silence this message.
                 items.extend(
                     archive
-                        .entries()?
+                        .entries()
+                        .unwrap_or_default()
                         .into_iter()
                         .filter(|e| e.at > told.until && e.outcome == "question")
                         .map(|e| {
@@ -150,7 +181,9 @@ impl Referee {
             }
             items.sort_by_key(|(e, _)| e.at);
             let until = items.iter().map(|(e, _)| e.at).max().unwrap_or(told.until);
-            let listed: Vec<Value> = items
+            // The newest LISTED_MOST: a flood of strangers' mail makes one short message.
+            let more = items.len().saturating_sub(LISTED_MOST);
+            let listed: Vec<Value> = items[more..]
                 .iter()
                 .map(|(e, kept)| {
                     json!({
@@ -162,7 +195,14 @@ impl Referee {
                     })
                 })
                 .collect();
-            let context = json!({"count": listed.len(), "items": listed});
+            let removed = unmatched.keep_newest(UNMATCHED_MESSAGES)?;
+            let context = json!({
+                "count": items.len(),
+                "items": listed,
+                "more": more,
+                "removed": removed.saturating_sub(told.removed),
+                "kept_most": UNMATCHED_MESSAGES,
+            });
             let (subject, body) = self.templates.render_mail("for-referee.txt", &context)?;
             let domain = self.domain();
             let message = compose::build(
@@ -182,7 +222,98 @@ impl Referee {
             // Left staged by a run killed here: made ready now.
             outbox.recover(u64::MAX)?;
             let staged = outbox.stage(0, &[message])?;
-            let told = Told { sent: now, until };
+            let told = Told {
+                sent: now,
+                until,
+                unmatched_through,
+                removed,
+            };
+            let bytes = serde_json::to_vec(&told).map_err(|error| {
+                MailError::Config(format!("cannot store {}: {error}", told_path.display()))
+            })?;
+            store::write_atomic(&told_path, &bytes, Access::Private)?;
+            outbox.commit(&staged)?;
+        }
+        self.try_flush(&outbox);
+        Ok(())
+    }
+
+    /// Tells the referee that `raw` is held back by `fault`, a fault on their side,
+    /// once for each message and fault (`held.json` in `unmatched.mail/` remembers
+    /// which were told, the newest [`HELD_REMEMBERED`]). The message waits in
+    /// `referee.outbox/` beside the games until sent. It names the message by its
+    /// date, sender and subject, never its words.
+    ///
+    /// # Errors
+    /// The record of what was told cannot be read or written, or the message cannot
+    /// be composed or kept.
+    pub(crate) fn tell_referee_held(
+        &self,
+        games: &Path,
+        raw: &[u8],
+        fault: &MailError,
+    ) -> Result<(), MailError> {
+        let incoming = crate::mail::intake::read_message(raw)
+            .ok()
+            .or_else(|| crate::mail::intake::read_header(raw));
+        let message_id = incoming.as_ref().and_then(|m| m.message_id.as_deref());
+        let fault_text = fault.to_string();
+        let key = format!(
+            "{} {}",
+            super::archive::message_key(message_id, raw),
+            &crate::basics::digest::to_hex(&crate::basics::digest::sha256(fault_text.as_bytes()))
+                [..16]
+        );
+        let unmatched = Archive::at(games.join(UNMATCHED));
+        let outbox = Outbox::at(games.join(REFEREE_OUTBOX));
+        {
+            let _lock = store::lock(unmatched.dir())?;
+            store::create_private_dir(unmatched.dir()).map_err(MailError::io(unmatched.dir()))?;
+            let told_path = unmatched.dir().join("held.json");
+            // Unreadable, it is started again: a second word to the referee at worst.
+            let mut told: std::collections::BTreeMap<String, u64> =
+                store::read_limited(&told_path, store::MAX_SMALL_FILE_BYTES)
+                    .ok()
+                    .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+                    .unwrap_or_default();
+            if told.contains_key(&key) {
+                return Ok(());
+            }
+            let now = crate::mail::clock::now();
+            told.insert(key.clone(), now);
+            while told.len() > HELD_REMEMBERED {
+                let oldest = told
+                    .iter()
+                    .min_by_key(|(_, at)| **at)
+                    .map(|(k, _)| k.clone());
+                oldest.and_then(|k| told.remove(&k));
+            }
+            let shown =
+                |text: Option<&str>, none: &str| words::inert(text.unwrap_or(none), SHOWN_CHARS);
+            let context = json!({
+                "fault": words::inert(&fault_text, 2000),
+                "game": incoming.as_ref().and_then(crate::mail::inbound::in_order::wanted_game),
+                "when": when(now),
+                "from": shown(incoming.as_ref().and_then(|m| m.from_address.as_deref()), "(no sender)"),
+                "subject": shown(incoming.as_ref().map(|m| m.subject.as_str()), ""),
+            });
+            let (subject, body) = self.templates.render_mail("referee-held.txt", &context)?;
+            let message = compose::build(
+                &self.settings,
+                Draft {
+                    to_name: "Referee",
+                    to_address: &self.settings.from_address(),
+                    subject,
+                    body,
+                    message_id: format!("pbem.held.{}@{}", key.replace(' ', "."), self.domain()),
+                    thread_root: None,
+                    answers: None,
+                    attachment: None,
+                    picture: None,
+                },
+            )?;
+            outbox.recover(u64::MAX)?;
+            let staged = outbox.stage(0, &[message])?;
             let bytes = serde_json::to_vec(&told).map_err(|error| {
                 MailError::Config(format!("cannot store {}: {error}", told_path.display()))
             })?;

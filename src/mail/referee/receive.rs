@@ -9,7 +9,11 @@
 //! the move and archiving it leaves the note; the retry sees that the move reached the
 //! game file and finishes the archive entry instead of answering "already applied".
 //! A copy delivered under another Message-ID is the same message when its sender,
-//! Date and move words are (its fingerprint, kept in the entry and the note).
+//! Date, move words and the notice its reply code answers are (its fingerprint, kept
+//! in the entry and the note). A reply to another notice is never a copy: the same
+//! move sent for the next turn, or again after a take-back (which makes a new record,
+//! so every later notice is for a later turn), is a new message, whatever its Date,
+//! which RFC 5322 lets end at the minute.
 //!
 //! A message too long to read is answered from its header alone: a proven player is
 //! told the limit. A player's text that ends in a question mark is answered with
@@ -52,6 +56,10 @@ pub const STRANGER_INTERVAL: u64 = 24 * 3600;
 /// How much of a message that matches no game is archived (the rest is cut off): a
 /// stranger's mail must not fill the referee's disk.
 const UNMATCHED_KEPT: usize = 256 * 1024;
+/// How many messages that match no game are kept (the newest; with [`UNMATCHED_KEPT`],
+/// at most 256 MiB): older ones are removed as new ones come, and the referee's
+/// message about such mail says how many were.
+pub const UNMATCHED_MESSAGES: usize = 1000;
 
 /// What the report and the archive say of a sealed move in place of its text.
 const SEALED: &str = "a sealed move, face down until it opens";
@@ -180,6 +188,12 @@ impl Receiver for Referee {
     fn receive(&self, games: &Path, raw: &[u8]) -> Result<Handled, MailError> {
         Referee::receive(self, games, raw)
     }
+
+    fn held(&self, games: &Path, raw: &[u8], fault: &MailError) {
+        // The message is held back whether or not the referee can be told now; a
+        // later pass tells them once this works.
+        let _ = self.tell_referee_held(games, raw, fault);
+    }
 }
 
 impl Referee {
@@ -208,7 +222,15 @@ impl Referee {
             return self.unmatched(games, raw, Some(&incoming), "own", detail);
         }
         let Some(path) = self.find_game(games, &incoming)? else {
-            let handled = if self.answer_unmatched_player(games, &incoming)? {
+            let handled = if let Some(game_id) = self.game_elsewhere(&incoming) {
+                // Ours, with a reply code this referee made, for a game not here: a
+                // second games folder reading the same mailbox, or a game moved away.
+                let detail = format!(
+                    "a reply to a notice of game {game_id}, which is not in {}: does another games folder read this mailbox, or was the game moved? Kept for the referee, not answered",
+                    games.display()
+                );
+                self.unmatched(games, raw, Some(&incoming), "other-folder", detail)?
+            } else if self.answer_unmatched_player(games, &incoming)? {
                 let detail = "a player's message that names no game; told where their games stand, and kept for the referee".to_string();
                 self.unmatched(games, raw, Some(&incoming), "status", detail)?
             } else {
@@ -253,11 +275,24 @@ impl Referee {
             &raw[..raw.len().min(UNMATCHED_KEPT)],
             entry(incoming, outcome, &detail),
         )?;
+        archive.keep_newest(UNMATCHED_MESSAGES)?;
         Ok(Handled {
             outcome: outcome.to_string(),
             detail,
             game: None,
         })
+    }
+
+    /// The game id of a notice of this referee's that a message answers (its reply
+    /// code holds), for a message no game here matches.
+    fn game_elsewhere(&self, incoming: &Incoming) -> Option<String> {
+        incoming
+            .in_reply_to
+            .iter()
+            .chain(&incoming.references)
+            .filter_map(|id| NoticeId::parse(id))
+            .find(|id| self.secret.reply_code(&id.game_id, id.seat, id.turn) == id.code)
+            .map(|id| words::inert(&id.game_id, 80))
     }
 
     /// The game a message belongs to: by its subject tag, else by the ids it cites.
@@ -394,7 +429,7 @@ impl Referee {
                 return Ok(handled("duplicate", detail));
             }
         }
-        let fingerprint = self.fingerprint(incoming);
+        let fingerprint = self.fingerprint(&roster, incoming);
         if let Some(other) = fingerprint
             .as_deref()
             .and_then(|fingerprint| archive.pending_fingerprint(fingerprint))
@@ -1107,17 +1142,41 @@ impl Referee {
         }))
     }
 
-    /// The message's fingerprint, when it says who sent it and when.
-    fn fingerprint(&self, incoming: &Incoming) -> Option<String> {
+    /// The message's fingerprint, when it says who sent it and when: with the notice
+    /// its reply code answers, when it has one, so that only a copy of a reply to the
+    /// same notice is the same message.
+    fn fingerprint(&self, roster: &Roster, incoming: &Incoming) -> Option<String> {
         let sender = incoming.from_address.as_deref()?;
         let sent_at = incoming.date?;
         let words = words(&incoming.move_text);
-        Some(self.secret.message_fingerprint(sender, sent_at, &words))
+        Some(match self.notice_answered(roster, incoming) {
+            Some((seat, turn)) => self
+                .secret
+                .reply_fingerprint(sender, sent_at, &words, seat, turn),
+            // A token proves a player but no notice: Date and words are all there is.
+            None => self.secret.message_fingerprint(sender, sent_at, &words),
+        })
     }
 
     /// The seat and notice turn a message proves: a reply code in the ids it cites or in
     /// its subject, or a player token in its body.
     fn proof(&self, roster: &Roster, incoming: &Incoming) -> Option<(usize, u64)> {
+        let records = roster.records.len() as u64;
+        self.notice_answered(roster, incoming).or_else(|| {
+            let token = incoming.token.as_deref()?;
+            (0..roster.players.len())
+                .find(|&seat| {
+                    self.secret
+                        .token(&roster.id, seat)
+                        .eq_ignore_ascii_case(token.trim())
+                })
+                .map(|seat| (seat, records + 1))
+        })
+    }
+
+    /// The seat and turn of the notice a message answers, as its reply code proves it:
+    /// in the ids it cites, else in its subject.
+    fn notice_answered(&self, roster: &Roster, incoming: &Incoming) -> Option<(usize, u64)> {
         let records = roster.records.len() as u64;
         let ours = |seat: usize, turn: u64, code: &str| {
             seat < roster.players.len()
@@ -1139,23 +1198,11 @@ impl Referee {
         if cited.is_some() {
             return cited;
         }
-        if let Some(code) = &incoming.subject_code {
-            for turn in (1..=records + 1).rev() {
-                for seat in 0..roster.players.len() {
-                    if ours(seat, turn, code) {
-                        return Some((seat, turn));
-                    }
-                }
-            }
-        }
-        let token = incoming.token.as_deref()?;
-        (0..roster.players.len())
-            .find(|&seat| {
-                self.secret
-                    .token(&roster.id, seat)
-                    .eq_ignore_ascii_case(token.trim())
-            })
-            .map(|seat| (seat, records + 1))
+        let code = incoming.subject_code.as_deref()?;
+        (1..=records + 1).rev().find_map(|turn| {
+            (0..roster.players.len())
+                .find_map(|seat| ours(seat, turn, code).then_some((seat, turn)))
+        })
     }
 }
 

@@ -6,10 +6,13 @@
 //!
 //! Between rounds it waits: on an IMAP server that has IDLE, until mail arrives (or
 //! something else falls due); otherwise for the poll interval. A fault (the server
-//! gone, the network down, a full disk, a game file that cannot be read) is logged and
-//! the round is tried again after a pause that doubles up to [`MAX_PAUSE`]; nothing is
-//! lost meanwhile, since a message is only marked done once handled. Mail that could
-//! not be sent is tried again with the same growing pause.
+//! gone, the network down, a full disk) is logged and the round is tried again after a
+//! pause that doubles up to [`MAX_PAUSE`]; nothing is lost meanwhile, since a message
+//! is only marked done once handled. Mail that could not be sent is tried again with
+//! the same growing pause. A fault that holds back only one game's messages (its file
+//! cut short, its archive not a folder) makes no pause: the other games' mail is not
+//! waiting for it. It is logged once, the referee is mailed once, and the held
+//! messages are tried again on every round until the game is mended.
 //!
 //! One watch per games folder (`DIR/.pbem-watch.lock`): a second refuses. SIGTERM or
 //! SIGINT stop it between two messages; a wait in IDLE is cut short at once.
@@ -117,6 +120,9 @@ impl Backoff {
 pub struct Round {
     /// A fault that holds messages back, to be tried again.
     pub fault: bool,
+    /// What a fault with one game holds back (its messages, its outbox), as the log
+    /// says it: tried again every round, with no pause for the others.
+    pub held: Vec<String>,
     /// Mail still waiting in an outbox.
     pub waiting: usize,
 }
@@ -139,6 +145,7 @@ impl Watch<'_> {
         let mut faults = Backoff(None);
         let mut unsent = Backoff(None);
         let mut last_reminders: Option<Instant> = None;
+        let mut last_held: Vec<String> = Vec::new();
         if !once {
             log(&format!(
                 "watching {} for mail from {}",
@@ -151,6 +158,15 @@ impl Watch<'_> {
             if once {
                 return Ok(round);
             }
+            // What a game's fault holds is logged when it first shows, and once all
+            // of it is over.
+            for held in round.held.iter().filter(|held| !last_held.contains(held)) {
+                log(held);
+            }
+            if round.held.is_empty() && !last_held.is_empty() {
+                log("nothing is held back any more");
+            }
+            last_held = round.held.clone();
             if stopping() {
                 break;
             }
@@ -214,14 +230,23 @@ impl Watch<'_> {
             }
         };
         if let Err(error) = self.inbox(connection, &mut report) {
-            round.fault = true;
-            if matches!(error, MailError::Receive(_)) {
+            if let MailError::HeldBack { fault, .. } = &error {
+                // Logged by `run` when it changes; with `once`, as any fault.
+                if once {
+                    log(&format!("inbox: {error}"));
+                }
+                round.held.push(format!(
+                    "inbox: held back: {fault}; what it holds is tried again every round, and the referee is told by mail"
+                ));
+            } else if matches!(error, MailError::Receive(_)) {
+                round.fault = true;
                 // The connection may be broken: the next round opens a new one.
                 *connection = None;
                 log(&format!(
                     "imap: {error}; connecting again, the messages not handled wait"
                 ));
             } else {
+                round.fault = true;
                 log(&format!("inbox: {error}; the messages not handled wait"));
             }
         }
@@ -254,6 +279,18 @@ impl Watch<'_> {
                                     flushed.error.map(|e| format!(" ({e})")).unwrap_or_default()
                                 ));
                             }
+                        }
+                        // One game's outbox (its file cut short, say): that game's
+                        // fault, which holds no other game's mail.
+                        Err(error) if files.contains(&label) => {
+                            let line = format!(
+                                "mail: {}: {error}; that game's mail waits and is tried again every round",
+                                label.display()
+                            );
+                            if once {
+                                log(&line);
+                            }
+                            round.held.push(line);
                         }
                         Err(error) => {
                             round.fault = true;

@@ -520,8 +520,15 @@ fn new_refuses_smuggled_addresses_and_survives_a_mail_outage() {
             ])
             .arg(host.file()),
     );
-    assert!(ok, "the game stands though mail cannot go out: {out}");
+    // The game stands, but nobody knows of it yet: not done, so exit 75.
+    assert!(!ok, "{out}");
+    assert!(
+        host.file().exists(),
+        "the game stands though mail cannot go out"
+    );
     assert!(out.contains("outbox flush"), "{out}");
+    assert!(out.contains("exit status 75"), "{out}");
+    assert!(!out.contains("mail server keeps"), "{out}");
     host.smtp.resume();
     let (ok, out) = host.run(host.pbem().args(["outbox", "flush"]).arg(host.file()));
     assert!(ok, "{out}");
@@ -682,6 +689,145 @@ Subject: [pbem row-0badf11e] {id}\r\nMessage-ID: <{id}@example.net>\r\n\r\npass\
     assert_eq!(filed, ["1.held-first:2,", "2.move:2,S", "3.held-second:2,"]);
 }
 
+/// A fault with one of a player's games holds back that game's mail only. With a
+/// second game's archive not a folder and a game file cut short in the folder, the
+/// player's reply in that second game and a stranger's unproven mail `From:` the
+/// player naming an unknown game are held, while the player's move in the first game
+/// is applied, pass after pass. The referee is told by mail once for each held
+/// message, however many passes retry it, and once mended the held reply applies.
+#[test]
+fn a_players_moves_are_held_only_by_the_fault_of_the_game_they_are_for() {
+    let host = Host::new();
+    host.start_game();
+    let other = host.games().join("other.json");
+    let (ok, out) = host.run(
+        host.pbem()
+            .args(["new", "right-of-way"])
+            .args(["--player", "Ann <ann@example.org>"])
+            .args(["--player", "Bob <bob@example.org>"])
+            .args(["--seed", &"4".repeat(64), "--mail", "--out"])
+            .arg(&other),
+    );
+    assert!(ok, "{out}");
+    let (player, text) = host.first_move();
+    let from = address(&player);
+    let other_id = {
+        let output = host
+            .pbem()
+            .arg("show")
+            .arg(&other)
+            .args(["--format", "json"])
+            .output()
+            .expect("runs");
+        let view: Value = serde_json::from_slice(&output.stdout).expect("json");
+        view["id"].as_str().expect("id").to_string()
+    };
+    // The player's token in the other game, from their welcome to it.
+    let other_token = host
+        .mails()
+        .into_iter()
+        .find(|m| m.to == from && m.subject.contains(&other_id) && m.subject.contains("Welcome"))
+        .and_then(|m| {
+            m.text
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("pbem-token: ").map(str::to_string))
+        })
+        .expect("a token");
+    let notice = host
+        .mails()
+        .into_iter()
+        .rev()
+        .find(|m| m.to == from && !m.subject.contains(&other_id) && m.subject.contains("your move"))
+        .expect("the first game's notice");
+    // The referee's side: the other game's archive is a file, and a game file is cut
+    // short.
+    let archive = host.games().join("other.json.mail");
+    std::fs::remove_dir_all(&archive).ok();
+    std::fs::write(&archive, "not a folder").expect("write");
+    let broken = host.games().join("broken.json");
+    std::fs::write(
+        &broken,
+        "{\"format\": \"pbem.game/3\", \"genesis\": {\"id\"",
+    )
+    .expect("write");
+
+    let maildir = host.maildir();
+    deliver_at(
+        &maildir,
+        "1.other-game",
+        &token_message(
+            &format!("[pbem {other_id}]"),
+            &other_token,
+            &from,
+            "moves",
+            "held-other",
+        ),
+        1_764_000_001,
+    );
+    let forged = format!(
+        "From: {player} <{from}>\r\nTo: referee@pbem.example\r\n\
+Subject: [pbem row-0badf11e] pass\r\nMessage-ID: <held-forged@example.net>\r\n\
+Date: Mon, 23 Nov 2026 10:07 +0000\r\n\r\npass\r\n"
+    );
+    deliver_at(&maildir, "2.forged", &forged, 1_764_000_002);
+    deliver_at(
+        &maildir,
+        "3.move",
+        &gmail_reply(&notice, &from, &text, "free-move"),
+        1_764_000_003,
+    );
+    let referee_told = || {
+        host.mails()
+            .into_iter()
+            .filter(|m| m.to == "referee@pbem.example" && m.subject.contains("held back"))
+            .collect::<Vec<_>>()
+    };
+    for pass in 0..2 {
+        let output = host
+            .inbox_maildir()
+            .stderr(Stdio::piped())
+            .output()
+            .expect("runs");
+        let said = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!(output.status.code(), Some(75), "pass {pass}: {said}");
+        assert!(said.contains("2 message(s) held back wait"), "{said}");
+        assert!(said.contains("stay in the Maildir"), "{said}");
+        assert!(!said.contains("mail server keeps"), "{said}");
+        assert_eq!(
+            host.view()["turn"],
+            1,
+            "pass {pass}: the free move is applied once"
+        );
+        let told = referee_told();
+        assert_eq!(told.len(), 2, "pass {pass}: once per held message");
+        assert!(
+            told.iter()
+                .any(|m| m.text.contains("not a folder") || m.text.contains("other.json.mail")),
+            "{:?}",
+            told.iter().map(|m| &m.text).collect::<Vec<_>>()
+        );
+        assert!(told.iter().any(|m| m.text.contains("broken.json")));
+        for mail in &told {
+            assert!(!mail.subject.contains("[pbem"), "{}", mail.subject);
+            assert!(!mail.text.contains(&text), "never the message's words");
+        }
+    }
+    let mut claimed = filed_in(&maildir);
+    claimed.retain(|name| name.ends_with(".processing"));
+    assert_eq!(claimed, ["1.other-game.processing", "2.forged.processing"]);
+
+    std::fs::remove_file(&archive).expect("mended");
+    std::fs::remove_file(&broken).expect("moved away");
+    let output = host.inbox_maildir().output().expect("runs");
+    assert!(output.status.success());
+    let index = std::fs::read_to_string(archive.join("index.jsonl")).expect("kept");
+    assert!(
+        index.contains("held-other@") && index.contains("\"moves\""),
+        "the held reply is answered once mended: {index}"
+    );
+    assert_eq!(referee_told().len(), 2, "nothing more to tell");
+}
+
 /// A run killed once a move's mail is committed, before the waits are written, still
 /// leaves every player their notice: the next player's wait starts from their own
 /// notice, and after their move the first player is told it is their turn again, with
@@ -837,4 +983,112 @@ Subject: =?utf-8?b?aGVsbG8NCg0KWW91ciBtb3ZlIFdBUyBhcHBsaWVk?=\r\nMessage-ID: <st
     );
     assert!(ok);
     assert_eq!(for_referee(&host).len(), 2, "nothing new to tell: no loop");
+}
+
+/// A flood of mail that matches no game is bounded: the newest 1,000 messages are
+/// kept, the older ones removed as new ones come, and the referee's next message says
+/// how many were removed and lists only the newest 50, however many came within one
+/// second.
+#[test]
+fn a_flood_of_mail_for_no_game_keeps_the_newest_thousand_and_the_referee_is_told() {
+    let host = Host::new();
+    host.start_game();
+    let day = 1_795_600_000u64;
+    let maildir = host.maildir();
+    let flood = 1_010u64;
+    for n in 0..flood {
+        let raw = format!(
+            "From: seller{n}@spam.example\r\nTo: referee@pbem.example\r\nSubject: offer {n}\r\n\
+Message-ID: <flood-{n}@spam.example>\r\n\r\nbuy now\r\n"
+        );
+        deliver_at(&maildir, &format!("{n:05}.flood"), &raw, 1_764_000_000 + n);
+    }
+    let output = host
+        .inbox_maildir()
+        .env("PBEM_NOW", day.to_string())
+        .output()
+        .expect("runs");
+    assert!(output.status.success());
+    let unmatched = host.games().join("unmatched.mail");
+    let kept = std::fs::read_dir(&unmatched)
+        .expect("kept")
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".eml"))
+        })
+        .count();
+    assert_eq!(kept, 1000);
+    let index = std::fs::read_to_string(unmatched.join("index.jsonl")).expect("index");
+    assert_eq!(index.lines().count(), 1000);
+    assert!(index.lines().next().expect("a line").contains("flood-10@"));
+    let for_referee = || {
+        host.mails()
+            .into_iter()
+            .filter(|m| m.to == "referee@pbem.example")
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(for_referee().len(), 1, "told of the first at once");
+
+    let (ok, out) = host.run(
+        host.pbem()
+            .env("PBEM_NOW", (day + 86_400 + 60).to_string())
+            .args(["remind", "--after", "3d", "--games"])
+            .arg(host.games()),
+    );
+    assert!(ok, "{out}");
+    let told = for_referee();
+    assert_eq!(told.len(), 2);
+    let text = squeezed(&told[1].text);
+    assert!(
+        told[1].subject.contains("1000 message(s)"),
+        "{}",
+        told[1].subject
+    );
+    assert!(
+        text.contains("The newest 50 are listed; the 950 before them"),
+        "{text}"
+    );
+    assert_eq!(told[1].text.matches("From:").count(), 50);
+    assert!(
+        text.contains("seller1009@spam.example") && !text.contains("seller959@"),
+        "{text}"
+    );
+    assert!(
+        text.contains("unmatched.mail keeps the newest 1000 messages that match no game: 10 older one(s) were removed"),
+        "{text}"
+    );
+    assert!(told[1].text.lines().all(|line| line.chars().count() <= 78));
+}
+
+/// A second games folder reading the same mailbox is noticed: a reply to a notice of
+/// this referee's, for a game that is not in the folder, is kept unanswered as
+/// `other-folder`, and the referee's message about mail for no game names it so.
+#[test]
+fn a_reply_for_a_game_of_another_folder_is_named_for_the_referee() {
+    let host = Host::new();
+    host.start_game();
+    let (player, text) = host.first_move();
+    let from = address(&player);
+    let reply = gmail_reply(&host.notice_for(&from), &from, &text, "elsewhere-1");
+    let second = host.dir.path().join("second-games");
+    std::fs::create_dir_all(&second).expect("folder");
+    let output = super::super::support::inbox(host.pbem(), &second, &reply);
+    let report = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "{report}");
+    assert!(report.starts_with("other-folder"), "{report}");
+    assert!(report.contains("another games folder"), "{report}");
+    assert_eq!(host.view()["turn"], 0, "nothing applied");
+    let told: Vec<Mail> = host
+        .mails()
+        .into_iter()
+        .filter(|m| m.to == "referee@pbem.example")
+        .collect();
+    assert_eq!(told.len(), 1);
+    assert!(
+        squeezed(&told[0].text).contains("a reply to pbem's notice of a game not in this folder"),
+        "{}",
+        told[0].text
+    );
+    // The folder the game is in takes the same reply as ever.
+    assert!(host.inbox(&reply).starts_with("applied"));
 }

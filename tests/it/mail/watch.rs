@@ -247,3 +247,80 @@ fn watch_applies_the_deadlines_of_the_config() {
     assert!(said.contains("deadlines: "), "{said}");
     assert_eq!(host.view()["over"], true, "{said}");
 }
+
+/// A fault with one game's message makes `pbem watch` pause for nobody: it is logged
+/// once (and once more when it ends), never "trying again", and a move for the other
+/// game delivered meanwhile is applied at the next poll.
+#[test]
+fn watch_makes_no_pause_for_one_games_fault_and_logs_it_once() {
+    let host = Host::new();
+    host.start_game();
+    let maildir = host.maildir();
+    let broken = host.games().join("broken.json");
+    std::fs::write(
+        &broken,
+        "{\"format\": \"pbem.game/3\", \"genesis\": {\"id\"",
+    )
+    .expect("write");
+    deliver_at(
+        &maildir,
+        "1764000001.M1P1.mx",
+        "From: Carol <carol@example.net>\r\nTo: referee@pbem.example\r\n\
+Subject: [pbem row-0badf11e] pass\r\nMessage-ID: <held-w@example.net>\r\n\r\npass\r\n",
+        1_764_000_001,
+    );
+    let log = host.dir.path().join("watch.log");
+    let mut watch = host
+        .pbem()
+        .args(["watch", "--poll", "1s", "--games"])
+        .arg(host.games())
+        .arg("--maildir")
+        .arg(&maildir)
+        .stderr(std::fs::File::create(&log).expect("log"))
+        .spawn()
+        .map(crate::support::KillOnDrop)
+        .expect("runs");
+    let logged = || std::fs::read_to_string(&log).unwrap_or_default();
+    let wait_for = |what: &dyn Fn() -> bool| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while !what() {
+            assert!(std::time::Instant::now() < deadline, "{}", logged());
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    wait_for(&|| logged().contains("held back:"));
+    // Some rounds pass with the message held.
+    std::thread::sleep(Duration::from_secs(3));
+    let (player, text) = host.first_move();
+    let from = address(&player);
+    deliver_at(
+        &maildir,
+        "1764000002.M2P2.mx",
+        &gmail_reply(&host.notice_for(&from), &from, &text, "watch-free"),
+        1_764_000_002,
+    );
+    let delivered = std::time::Instant::now();
+    wait_for(&|| host.view()["head"]["turn"] == 1);
+    assert!(
+        delivered.elapsed() < Duration::from_secs(5),
+        "applied after {:?}: {}",
+        delivered.elapsed(),
+        logged()
+    );
+    std::fs::remove_file(&broken).expect("mended");
+    wait_for(&|| logged().contains("nothing is held back any more"));
+    // SAFETY: kill has no preconditions; a process already gone is harmless.
+    unsafe {
+        libc::kill(watch.id() as i32, libc::SIGTERM);
+    }
+    assert!(watch.wait().expect("waits").success());
+    let said = logged();
+    assert_eq!(said.matches("held back:").count(), 1, "{said}");
+    assert!(!said.contains("trying again"), "{said}");
+    let told = host
+        .mails()
+        .into_iter()
+        .filter(|m| m.to == "referee@pbem.example" && m.subject.contains("held back"))
+        .count();
+    assert_eq!(told, 1, "{said}");
+}
