@@ -17,7 +17,7 @@ use crate::engine::keyring::{Keyring, KeyringError};
 use crate::engine::session::NewGame;
 use crate::engine::Deadline;
 use crate::mail::inbound::imap::ImapMailbox;
-use crate::mail::inbound::in_order::Handled;
+use crate::mail::inbound::in_order::{Handled, Receiver};
 use crate::mail::inbound::maildir;
 use crate::mail::outbound::outbox::{Flushed, Listed, Outbox};
 use crate::mail::outbound::transport::MailSettings;
@@ -306,7 +306,11 @@ pub fn inbox(
     let mut touched = BTreeSet::new();
     let count = match inbox {
         Inbox::Message(raw) => {
-            let handled = referee.receive(games, raw)?;
+            // The mail server keeps the message and tries again; the referee hears of
+            // the fault once, as from a mailbox.
+            let handled = referee
+                .receive(games, raw)
+                .inspect_err(|fault| Receiver::held(&referee, games, raw, fault))?;
             report("", &handled);
             touched.extend(handled.game);
             1

@@ -554,13 +554,27 @@ fn a_game_file_cut_short_is_a_fault_and_the_move_applies_once_it_is_mended() {
     let whole = std::fs::read(host.file()).expect("file");
     std::fs::write(host.file(), &whole[..whole.len() / 2]).expect("cut short");
 
-    let (code, out) = host.inbox_with(&reply, &[]);
-    assert_eq!(code, Some(75), "{out}");
-    assert!(out.contains("cannot be read as a game file"), "{out}");
+    for _ in 0..2 {
+        let (code, out) = host.inbox_with(&reply, &[]);
+        assert_eq!(code, Some(75), "{out}");
+        assert!(out.contains("cannot be read as a game file"), "{out}");
+        assert!(out.contains("a mail server keeps the message"), "{out}");
+    }
     assert!(
-        !host.games().join("unmatched.mail").exists(),
+        !host.games().join("unmatched.mail/index.jsonl").exists(),
         "nothing is filed as matching no game"
     );
+    let told: Vec<Mail> = host
+        .mails()
+        .into_iter()
+        .filter(|m| m.to == "referee@pbem.example")
+        .collect();
+    assert_eq!(
+        told.len(),
+        1,
+        "the referee is told once, not at every retry"
+    );
+    assert!(told[0].subject.contains("held back"), "{}", told[0].subject);
 
     std::fs::write(host.file(), &whole).expect("mended");
     let report = host.inbox(&reply);
