@@ -192,8 +192,37 @@ mod tests {
             subject.starts_with("[pbem dk-4abe350c] (ref aaj3fbyd82) Turn 14: your move"),
             "{subject}"
         );
-        assert!(subject.ends_with('…'), "the status cut: {subject}");
+        assert!(subject.ends_with("..."), "the status cut: {subject}");
         assert!(body.lines().all(|l| l.chars().count() <= WIDTH));
+    }
+
+    #[test]
+    fn the_welcome_flows_its_first_paragraph_whatever_the_names() {
+        let templates = Templates::default();
+        for others in ["Bob", "Bartholomew, Constantine, Maximilian and Wilhelmina"] {
+            let context = serde_json::json!({
+                "tag": "[pbem row-1]", "game": "right-of-way", "player": "Ann",
+                "others": others, "token": "T", "example": "pass", "board": "B",
+                "head": "ab", "head_turn": 0, "invitation": "cd"
+            });
+            let (_, body) = templates
+                .render_mail("welcome.txt", &context)
+                .expect("renders");
+            let first = body.split("\n\n").nth(1).expect("a paragraph");
+            assert!(
+                first
+                    .lines()
+                    .all(|line| line.split_whitespace().count() > 1),
+                "a word alone on a line: {first}"
+            );
+            let flowed = first.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                flowed.ends_with(
+                    "The referee runs pbem; you only read and write mail. One message is one turn."
+                ),
+                "{flowed}"
+            );
+        }
     }
 
     #[test]

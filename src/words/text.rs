@@ -9,7 +9,9 @@ pub const SUBJECT_CHARS: usize = WIDTH - "Subject: ".len();
 
 /// A subject cut to at most `max` characters, at a space where one is near, with an
 /// ellipsis; never inside its reply code (`(ref CODE)`), which proves a reply and must
-/// reach the player whole even when a long game id pushes it past `max`.
+/// reach the player whole even when a long game id pushes it past `max`. The ellipsis
+/// is three full stops: a subject all ASCII is sent and replied to as it is, where
+/// one "…" makes mail clients encode every reply's subject, reply code and all.
 pub fn fit_subject(subject: &str, max: usize) -> String {
     if subject.chars().count() <= max {
         return subject.to_string();
@@ -19,7 +21,7 @@ pub fn fit_subject(subject: &str, max: usize) -> String {
         .find("(ref ")
         .and_then(|start| subject[start..].find(')').map(|end| start + end + 1))
         .map_or(0, |end| subject[..end].chars().count());
-    let limit = max.saturating_sub(1).max(keep);
+    let limit = max.saturating_sub(ELLIPSIS.len()).max(keep);
     let cut: String = subject.chars().take(limit).collect();
     // Back to the last space past what must stay, if it is not far back.
     let at_space = cut
@@ -32,8 +34,11 @@ pub fn fit_subject(subject: &str, max: usize) -> String {
         Some(i) => &cut[..i],
         None => cut.as_str(),
     };
-    format!("{}…", cut.trim_end_matches([' ', ',', ';', ':']))
+    format!("{}{ELLIPSIS}", cut.trim_end_matches([' ', ',', ';', ':']))
 }
+
+/// What ends a cut subject.
+const ELLIPSIS: &str = "...";
 
 /// The most characters of a stranger's line (a subject, an address) a mail shows.
 pub const FOREIGN_LINE_CHARS: usize = 200;
@@ -215,10 +220,11 @@ mod tests {
     #[test]
     fn a_subject_is_cut_at_a_space_and_never_inside_its_reply_code() {
         assert_eq!(fit_subject("short", 10), "short");
-        assert_eq!(fit_subject("one two three four", 12), "one two…");
+        assert_eq!(fit_subject("one two three four", 12), "one two...");
         let long_id = format!("[pbem {}] (ref abcdefghjk) Turn 3", "x".repeat(70));
         let fitted = fit_subject(&long_id, 69);
         assert!(fitted.contains("(ref abcdefghjk)"), "{fitted}");
-        assert!(fitted.ends_with('…'), "{fitted}");
+        assert!(fitted.ends_with("..."), "{fitted}");
+        assert!(fitted.is_ascii(), "{fitted}");
     }
 }

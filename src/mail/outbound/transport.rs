@@ -889,6 +889,18 @@ impl MailSettings {
             .unwrap_or_else(|| "pbem referee <referee@localhost>".to_string())
     }
 
+    /// The referee's name from their From line (`Name <address>`), for mail to
+    /// themselves; "referee" when it names none.
+    pub fn from_name(&self) -> String {
+        let line = self.from_line();
+        line.split('<')
+            .next()
+            .map(|name| name.trim().trim_matches('"'))
+            .filter(|name| !name.is_empty() && !name.contains('@'))
+            .unwrap_or("referee")
+            .to_string()
+    }
+
     /// The referee's bare address (envelope sender).
     pub fn from_address(&self) -> String {
         address_of(&self.from_line())

@@ -208,7 +208,7 @@ impl Referee {
             let message = compose::build(
                 &self.settings,
                 Draft {
-                    to_name: "Referee",
+                    to_name: &self.settings.from_name(),
                     to_address: &self.settings.from_address(),
                     subject,
                     body,
@@ -301,7 +301,7 @@ impl Referee {
             let message = compose::build(
                 &self.settings,
                 Draft {
-                    to_name: "Referee",
+                    to_name: &self.settings.from_name(),
                     to_address: &self.settings.from_address(),
                     subject,
                     body,

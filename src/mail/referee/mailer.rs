@@ -1159,17 +1159,10 @@ impl Referee {
             "pbem.{game_id}.refused.{}@{domain}",
             &crate::basics::digest::to_hex(&digest)[..16]
         );
-        let from_line = self.settings.from_line();
-        let name = from_line
-            .split('<')
-            .next()
-            .map(|name| name.trim().trim_matches('"'))
-            .filter(|name| !name.is_empty() && !name.contains('@'))
-            .unwrap_or("referee");
         compose::build(
             &self.settings,
             Draft {
-                to_name: name,
+                to_name: &self.settings.from_name(),
                 to_address: &referee,
                 subject,
                 body,

@@ -1086,7 +1086,9 @@ fn a_reply_for_a_game_of_another_folder_is_named_for_the_referee() {
     let reply = gmail_reply(&host.notice_for(&from), &from, &text, "elsewhere-1");
     let second = host.dir.path().join("second-games");
     std::fs::create_dir_all(&second).expect("folder");
-    let output = super::super::support::inbox(host.pbem(), &second, &reply);
+    let mut pbem = host.pbem();
+    pbem.env("PBEM_FROM", "Rita Ref <referee@pbem.example>");
+    let output = super::super::support::inbox(pbem, &second, &reply);
     let report = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(output.status.success(), "{report}");
     assert!(report.starts_with("other-folder"), "{report}");
@@ -1098,6 +1100,14 @@ fn a_reply_for_a_game_of_another_folder_is_named_for_the_referee() {
         .filter(|m| m.to == "referee@pbem.example")
         .collect();
     assert_eq!(told.len(), 1);
+    // Addressed to the referee by the name they configured.
+    assert!(
+        told[0]
+            .raw
+            .contains("To: \"Rita Ref\" <referee@pbem.example>"),
+        "{}",
+        told[0].raw
+    );
     assert!(
         squeezed(&told[0].text).contains("a reply to pbem's notice of a game not in this folder"),
         "{}",
