@@ -355,11 +355,11 @@ fn the_board_marks_the_last_move() {
     let row = |board: &str, n: usize| board.lines().nth(n).unwrap_or_default().to_string();
     assert_eq!(
         row(&marked, 4),
-        " 4    .     .     .   *^2 *   .     .     .     .    4"
+        " 4    .     .     .   *^2*    .     .     .     .    4"
     );
     assert_eq!(
         row(&marked, 5),
-        " 5    .     .     .   *M1 *   .     .     .     .    5"
+        " 5    .     .     .   *M1*    .     .     .     .    5"
     );
     assert!(
         marked.contains("Last move (*): Ann: activate D4 to D5\n"),
@@ -390,7 +390,7 @@ fn the_board_marks_the_last_move() {
             },
         )
     };
-    assert!(row(&taken, 5).contains("*G1 *"), "{taken}");
+    assert!(row(&taken, 5).contains("*G1*"), "{taken}");
     assert_eq!(
         taken.matches('*').count(),
         3,
@@ -399,9 +399,18 @@ fn the_board_marks_the_last_move() {
     // A discovery that drew a special: the square stays empty, marked all the same.
     let empty_marked = board(Some("discover A8"));
     assert!(
-        row(&empty_marked, 8).starts_with(" 8  * . *"),
+        row(&empty_marked, 8).starts_with(" 8   *.* "),
         "{empty_marked}"
     );
+    // Stars close round a cell's content, never its blanks.
+    for board in [&marked, &taken, &empty_marked] {
+        for line in board.lines().skip(1).take(8) {
+            let insides = line.split('*').skip(1).step_by(2);
+            for inside in insides {
+                assert_eq!(inside, inside.trim(), "{line}");
+            }
+        }
+    }
     // At the setup: no mark, no last move.
     let plain = board(None);
     assert!(

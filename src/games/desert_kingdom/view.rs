@@ -373,8 +373,9 @@ impl DesertKingdom {
                     }
                 };
                 let cell = if marked.contains(&at) {
-                    // The padding of a cell is blank: stars there keep its content.
-                    format!("*{}*", &cell[1..4])
+                    // Stars close round what the cell shows (`*D3*`, `*.*`), never
+                    // round its blanks, so two marked squares side by side read as two.
+                    format!("{:^5}", format!("*{}*", cell.trim()))
                 } else {
                     cell
                 };
