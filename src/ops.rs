@@ -634,7 +634,9 @@ pub fn preview_text(preview: &Preview) -> String {
     if preview.report.is_empty() {
         text.push_str("It would change nothing anyone scores.\n");
     } else {
-        text.push_str("It would:\n");
+        // The report's lines are the rules' own, in the past tense of a move made:
+        // said as what the report will read, never as what happened.
+        text.push_str("Made, it would give this report:\n");
         for line in &preview.report {
             text.push_str(&format!("  - {line}\n"));
         }
