@@ -108,6 +108,9 @@ fn read_message() -> anyhow::Result<Vec<u8>> {
 /// wait in the outboxes of the games a run touched (the mail server could not be
 /// reached, or asked to try later); mail it refused for good is set aside, not waiting.
 fn say_refused_and_waiting(received: Received) -> anyhow::Result<()> {
+    for (game, line) in &received.unasked {
+        outln!("{}: {}", game.display(), shown(line));
+    }
     for (game, message) in &received.refused {
         super::mail::report_refused(game, message);
     }

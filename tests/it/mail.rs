@@ -1271,6 +1271,11 @@ impl Host {
         let raw = token_message(&self.tag(), &token, "ann@example.org", &text, "ann-1");
         let report = self.inbox(&raw);
         assert!(report.starts_with("applied"), "{report}");
+        // The run says what the referee played unasked after it.
+        assert!(
+            report.contains("game.json: Robo (a built-in player) moved: turn 2: "),
+            "{report}"
+        );
         text
     }
 }

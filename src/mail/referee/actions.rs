@@ -284,6 +284,9 @@ pub struct Received {
     /// Messages the mail server refused for good as they were sent (each set aside, and
     /// the referee told by mail), with their game files.
     pub refused: Vec<(PathBuf, Listed)>,
+    /// The moves made after the players' unasked (a built-in player's, a forced one),
+    /// as lines of a log, with their game files.
+    pub unasked: Vec<(PathBuf, String)>,
     /// How many messages still wait in those games' outboxes.
     pub waiting: Result<usize, MailError>,
 }
@@ -331,6 +334,7 @@ pub fn inbox(
         }
     };
     let refused = referee.take_refused();
+    let unasked = referee.take_unasked();
     let waiting = touched
         .iter()
         .map(|game| Outbox::beside(game).waiting().map(|waiting| waiting.len()))
@@ -339,6 +343,7 @@ pub fn inbox(
         count,
         games: touched,
         refused,
+        unasked,
         waiting,
     })
 }

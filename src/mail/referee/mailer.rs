@@ -202,6 +202,9 @@ pub struct Referee {
     /// Messages set aside while sending behind a move ([`Referee::try_flush`]), with
     /// their game files, for the command to say ([`Referee::take_refused`]).
     refused: Mutex<Vec<(PathBuf, Listed)>>,
+    /// The moves made unasked (a built-in player's, one the rules forced) since the
+    /// last [`Referee::take_unasked`], with their game files, for the command's log.
+    unasked: Mutex<Vec<(PathBuf, String)>>,
 }
 
 /// The template of the referee's notice of a message refused for good.
@@ -229,6 +232,7 @@ impl Referee {
             secret,
             public_key,
             refused: Mutex::new(Vec::new()),
+            unasked: Mutex::new(Vec::new()),
         })
     }
 
@@ -911,12 +915,37 @@ impl Referee {
                 .map(|(player, text)| (player, text, Origin::Bot)),
         };
         if let Some((player, text, origin)) = next {
+            let by = match origin {
+                Origin::Bot => "a built-in player",
+                _ => "forced by the rules",
+            };
             match self.apply_opened(path, game, &player, &text, &[], origin) {
-                Ok(_) | Err(MailError::Ops(_)) => {}
+                Ok(outcome) => {
+                    // A sealed move's words stay out of the log, which cron may mail on.
+                    let shown = if outcome.sealed {
+                        "a sealed move"
+                    } else {
+                        outcome.understood.as_str()
+                    };
+                    let line = format!("{player} ({by}) moved: turn {}: {shown}", outcome.turn);
+                    if let Ok(mut unasked) = self.unasked.lock() {
+                        unasked.push((path.to_path_buf(), line));
+                    }
+                }
+                Err(MailError::Ops(_)) => {}
                 Err(error) => return Err(error),
             }
         }
         Ok(())
+    }
+
+    /// The moves made unasked since the last call (see [`Referee::play_unasked`]),
+    /// with their game files, oldest first.
+    pub fn take_unasked(&self) -> Vec<(PathBuf, String)> {
+        self.unasked
+            .lock()
+            .map(|mut unasked| std::mem::take(&mut *unasked))
+            .unwrap_or_default()
     }
 
     /// The move of the first seat a built-in player takes that is to move now, with

@@ -250,6 +250,7 @@ impl Watch<'_> {
                 log(&format!("inbox: {error}; the messages not handled wait"));
             }
         }
+        self.log_unasked(log);
         if stopping() {
             return round;
         }
@@ -322,6 +323,8 @@ impl Watch<'_> {
                     for (file, what) in done {
                         log(&format!("{label}: {}: {what}", file.display()));
                     }
+                    // A skip or forfeit past a deadline can bring a built-in player's turn.
+                    self.log_unasked(log);
                 }
                 Err(error) => {
                     round.fault = true;
@@ -330,6 +333,15 @@ impl Watch<'_> {
             }
         }
         round
+    }
+
+    /// Logs the moves made unasked since the last call: a built-in player's, or one
+    /// the rules forced, after the move that brought its turn.
+    fn log_unasked(&self, log: &mut dyn FnMut(&str)) {
+        for (game, line) in self.referee.take_unasked() {
+            let line = crate::words::inert(&line, crate::basics::echo::MESSAGE_CHARS);
+            log(&format!("inbox: {}: {line}", game.display()));
+        }
     }
 
     fn inbox(

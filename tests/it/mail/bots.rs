@@ -360,3 +360,36 @@ fn a_bot_version_this_pbem_lacks_is_refused_and_its_moves_not_checked() {
         "{report}"
     );
 }
+
+/// `pbem watch` logs the move a built-in player makes after a person's, as it logs the
+/// person's.
+#[test]
+fn watch_logs_a_built_in_players_move() {
+    let host = Host::new();
+    host.start_game_with_a_bot();
+    let text = host.legal("Ann")[0].clone();
+    let token = token_of(&host, "ann@example.org");
+    let maildir = host.maildir();
+    deliver_at(
+        &maildir,
+        "1764000001.M1P1.mx",
+        &token_message(&host.tag(), &token, "ann@example.org", &text, "ann-watch"),
+        1_764_000_001,
+    );
+    let output = host
+        .pbem()
+        .args(["watch", "--once", "--games"])
+        .arg(host.games())
+        .arg("--maildir")
+        .arg(&maildir)
+        .output()
+        .expect("runs");
+    let said = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{said}");
+    let lines: Vec<&str> = said.lines().collect();
+    let ann = lines.iter().position(|l| l.contains(": applied: turn 1:"));
+    let robo = lines
+        .iter()
+        .position(|l| l.contains("game.json: Robo (a built-in player) moved: turn 2: "));
+    assert!(ann.is_some() && robo > ann, "{said}");
+}
