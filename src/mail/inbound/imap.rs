@@ -5,8 +5,15 @@
 //! under `[mail]` (`imaps://`: TLS from the first byte; `imap://`: STARTTLS, or nothing
 //! is sent; `imap://...?tls=none`: plain text, only to a server on this machine). The
 //! password comes from PBEM_IMAP_PASSWORD, else from the first line of `password_file`;
-//! never from the command line or the URL, and no message or error shows it. The
-//! system's trust store and `ca_file` are trusted, as for SMTP.
+//! never from the command line or the URL, and no message or error shows it, in any
+//! form a server might echo it (as sent, IMAP-quoted, or base64 as AUTHENTICATE sends
+//! it). The system's trust store and `ca_file` are trusted, as for SMTP.
+//!
+//! Every read and write waits at most `timeout`; one that waits longer says "timed out:
+//! HOST did not answer within N s". The socket has TCP keepalive, and `watch` ends each
+//! IDLE within `--idle-check` and requires the server to answer its DONE in time
+//! ([`Opened::idle_for`]): a server stopped or a network gone quiet says nothing, and
+//! would otherwise be waited on until the next round.
 //!
 //! Arrival order is UID order: a server gives each message of a mailbox a UID greater
 //! than any before it (RFC 3501, 2.3.1.1). A pass handles, in that order, every message
@@ -28,10 +35,10 @@ use std::fmt;
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use imap::extensions::idle::SetReadTimeout;
+use imap::extensions::idle::{SetReadTimeout, WaitOutcome};
 use imap::types::UnsolicitedResponse;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
@@ -47,6 +54,13 @@ use crate::mail::MailError;
 
 /// The file, in the games folder, of what each mailbox's passes have done.
 pub const STATE_FILE: &str = ".pbem-imap.state";
+
+/// How long a connection may be silent before TCP asks the server whether it is still
+/// there, and how often it asks then: a server gone without a word (its machine off,
+/// the network cut) is then noticed within minutes even in a long IDLE, and routers
+/// that forget quiet connections keep this one.
+const KEEPALIVE_AFTER: Duration = Duration::from_secs(60);
+const KEEPALIVE_EVERY: Duration = Duration::from_secs(15);
 
 /// How an IMAP connection is secured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,15 +103,21 @@ pub struct Opened {
     pub socket: std::os::fd::RawFd,
     /// Whether the server has IDLE (RFC 2177).
     pub idle: bool,
+    /// How the stream's last read or write ended.
+    last: Arc<Mutex<LastIo>>,
+    teller: Teller,
 }
 
 impl Opened {
-    /// Waits in IDLE until the mailbox changes or `wait` has passed; returns at once
-    /// when the server already said the mailbox changed.
+    /// Waits in IDLE until the mailbox changes or `wait` has passed, then makes sure
+    /// the server still answers; returns whether it told of a change (at once when it
+    /// already had, before the IDLE).
     ///
     /// # Errors
-    /// The connection failed (or was shut down to stop the wait).
-    pub fn idle_for(&mut self, wait: Duration) -> Result<(), MailError> {
+    /// The connection failed, was shut down to stop the wait, or the server did not
+    /// answer the end of the IDLE within the timeout: a server whose process is stopped,
+    /// or a network gone quiet, says nothing of it, and the wait is where it shows.
+    pub fn idle_for(&mut self, wait: Duration) -> Result<bool, MailError> {
         // A server tells of new mail once, at the end of whatever command runs when
         // it arrives (a FETCH or STORE of the pass before); the client keeps that
         // aside. IDLE reports only what comes later, so mail that arrived during
@@ -109,13 +129,27 @@ impl Opened {
             )
         });
         if told_of_news {
-            return Ok(());
+            return Ok(true);
         }
-        let mut idle = self.session.idle();
-        idle.timeout(wait).keepalive(false);
-        idle.wait_while(imap::extensions::idle::stop_on_any)
-            .map(|_| ())
-            .map_err(|e| MailError::Receive(format!("IDLE ended: {e}")))
+        // A socket refuses a timeout of zero.
+        let wait = wait.max(Duration::from_millis(100));
+        let outcome = {
+            let mut idle = self.session.idle();
+            idle.timeout(wait).keepalive(false);
+            idle.wait_while(imap::extensions::idle::stop_on_any)
+            // Dropped here: the client sends DONE and reads the server's answer, but
+            // keeps any failure of that to itself.
+        };
+        let outcome = outcome.map_err(|error| self.teller.failed("IDLE failed", &error))?;
+        // So the stream says: its last read was of that answer.
+        let last = self.last.lock().map_or(LastIo::Done, |last| last.clone());
+        let why = match last {
+            LastIo::Done => return Ok(outcome == WaitOutcome::MailboxChanged),
+            LastIo::TimedOut => self.teller.timed_out(),
+            LastIo::Closed => "the server closed the connection".to_string(),
+            LastIo::Failed(why) => why,
+        };
+        Err(self.teller.said("no answer to the end of IDLE", &why))
     }
 }
 
@@ -212,6 +246,14 @@ impl ImapMailbox {
         )
     }
 
+    fn teller(&self) -> Teller {
+        Teller {
+            server: server_url::shown_host(&self.host, self.port),
+            timeout: self.timeout,
+            secrets: password_forms(&self.user, &self.password),
+        }
+    }
+
     /// Connects, secures the connection as the URL asks, logs in and selects the
     /// mailbox; every step waits at most the settings' timeout.
     ///
@@ -219,55 +261,56 @@ impl ImapMailbox {
     /// The server cannot be reached, TLS fails, the login is refused (the error names
     /// the user and server, never the password) or the mailbox does not exist.
     pub fn connect(&self) -> Result<Opened, MailError> {
-        let shown = server_url::shown_host(&self.host, self.port);
-        let failed = |what: &str, error: &dyn fmt::Display| {
-            MailError::Receive(format!("IMAP {shown}: {what}: {error}"))
-        };
-        let tcp = self.tcp().map_err(|e| failed("cannot connect", &e))?;
+        let teller = self.teller();
+        let tcp = self
+            .tcp()
+            .map_err(|e| teller.said("cannot connect", &teller.io(&e)))?;
         let socket = std::os::fd::AsRawFd::as_raw_fd(&tcp);
+        let last = Arc::new(Mutex::new(LastIo::Done));
         let mut client = match self.security {
-            Security::Implicit => imap::Client::new(self.tls(tcp)?),
-            Security::StartTls | Security::None => {
-                imap::Client::new(Stream::plain(tcp, self.timeout))
-            }
+            Security::Implicit => imap::Client::new(self.tls(tcp, &last, &teller)?),
+            Security::StartTls | Security::None => imap::Client::new(Stream {
+                inner: Inner::Plain(tcp),
+                timeout: self.timeout,
+                last: Arc::clone(&last),
+            }),
         };
         client
             .read_greeting()
-            .map_err(|e| failed("no greeting", &e))?;
+            .map_err(|e| teller.failed("no greeting", &e))?;
         if self.security == Security::StartTls {
             let offered = client
                 .capabilities()
-                .map_err(|e| failed("cannot read its capabilities", &e))?
+                .map_err(|e| teller.failed("cannot read its capabilities", &e))?
                 .has_str("STARTTLS");
             if !offered {
-                return Err(MailError::Receive(format!(
-                    "IMAP {shown} does not offer STARTTLS, and the password is never sent in clear: use imaps:// (port 993)"
+                return Err(teller.blanked(format!(
+                    "IMAP {} does not offer STARTTLS, and the password is never sent in clear: use imaps:// (port 993)",
+                    teller.server
                 )));
             }
             let plain = client
                 .into_inner()
-                .map_err(|e| failed("STARTTLS failed", &e))?;
-            let Stream::Plain(mut tcp, _) = plain else {
-                return Err(failed(
-                    "STARTTLS failed",
-                    &"the connection is already secured",
-                ));
+                .map_err(|e| teller.failed("STARTTLS failed", &e))?;
+            let Inner::Plain(mut tcp) = plain.inner else {
+                return Err(teller.said("STARTTLS failed", "the connection is already secured"));
             };
-            start_tls(&mut tcp).map_err(|e| failed("STARTTLS failed", &e))?;
-            client = imap::Client::new(self.tls(tcp)?);
+            start_tls(&mut tcp).map_err(|e| teller.said("STARTTLS failed", &teller.io(&e)))?;
+            client = imap::Client::new(self.tls(tcp, &last, &teller)?);
             // STARTTLS is not greeted again (RFC 3501, 6.2.1).
             client.greeting_read = true;
         }
         let mut session = client.login(&self.user, &self.password).map_err(|(e, _)| {
-            MailError::Receive(format!(
-                "IMAP {shown} refused the login of {}: {}; check the user in the imap URL and the password in PBEM_IMAP_PASSWORD or password_file",
+            teller.blanked(format!(
+                "IMAP {} refused the login of {}: {}; check the user in the imap URL and the password in PBEM_IMAP_PASSWORD or password_file",
+                teller.server,
                 self.user,
-                without_password(&e.to_string(), &self.password)
+                teller.imap(&e)
             ))
         })?;
-        let selected = session
-            .select(&self.mailbox)
-            .map_err(|e| failed(&format!("cannot open the mailbox {:?}", self.mailbox), &e))?;
+        let selected = session.select(&self.mailbox).map_err(|e| {
+            teller.failed(&format!("cannot open the mailbox {:?}", self.mailbox), &e)
+        })?;
         let idle = session
             .capabilities()
             .map(|capabilities| capabilities.has_str("IDLE"))
@@ -277,6 +320,8 @@ impl ImapMailbox {
             validity: selected.uid_validity.unwrap_or(0),
             socket,
             idle,
+            last,
+            teller,
         })
     }
 
@@ -287,6 +332,10 @@ impl ImapMailbox {
                 Ok(tcp) => {
                     tcp.set_read_timeout(Some(self.timeout))?;
                     tcp.set_write_timeout(Some(self.timeout))?;
+                    let keepalive = socket2::TcpKeepalive::new().with_time(KEEPALIVE_AFTER);
+                    #[cfg(any(target_os = "linux", target_os = "macos", target_os = "freebsd"))]
+                    let keepalive = keepalive.with_interval(KEEPALIVE_EVERY);
+                    socket2::SockRef::from(&tcp).set_tcp_keepalive(&keepalive)?;
                     return Ok(tcp);
                 }
                 Err(error) => last = Some(error),
@@ -297,27 +346,43 @@ impl ImapMailbox {
 
     /// `tcp` secured by TLS, the server's certificate checked against the system's
     /// trust store and `ca_file`.
-    fn tls(&self, tcp: TcpStream) -> Result<Stream, MailError> {
-        let shown = server_url::shown_host(&self.host, self.port);
+    fn tls(
+        &self,
+        tcp: TcpStream,
+        last: &Arc<Mutex<LastIo>>,
+        teller: &Teller,
+    ) -> Result<Stream, MailError> {
         let config = self.tls_config().map_err(MailError::Config)?;
         let name = ServerName::try_from(self.host.clone())
             .map_err(|e| MailError::Config(format!("IMAP host {}: {e}", self.host)))?;
         let connection = rustls::ClientConnection::new(config, name)
-            .map_err(|e| MailError::Receive(format!("IMAP {shown}: cannot set up TLS: {e}")))?;
+            .map_err(|e| teller.said("cannot set up TLS", &e.to_string()))?;
         let mut stream = rustls::StreamOwned::new(connection, tcp);
         // Handshake now, so a certificate not trusted is named as such.
         while stream.conn.is_handshaking() {
-            stream.conn.complete_io(&mut stream.sock).map_err(|error| {
-                let trust = match &self.ca_file {
-                    Some(path) => format!("the system's trust store or ca_file {}", path.display()),
-                    None => "the system's trust store".into(),
-                };
-                MailError::Receive(format!(
-                    "IMAP {shown}: TLS failed: {error}; if its certificate is not signed by a CA in {trust}, name that CA's PEM file with ca_file under [mail]"
-                ))
-            })?;
+            stream
+                .conn
+                .complete_io(&mut stream.sock)
+                .map_err(|error| {
+                    if is_timeout(&error) {
+                        return teller.said("TLS failed", &teller.timed_out());
+                    }
+                    let trust = match &self.ca_file {
+                        Some(path) => {
+                            format!("the system's trust store or ca_file {}", path.display())
+                        }
+                        None => "the system's trust store".into(),
+                    };
+                    teller.said("TLS failed", &format!(
+                        "{error}; if its certificate is not signed by a CA in {trust}, name that CA's PEM file with ca_file under [mail]"
+                    ))
+                })?;
         }
-        Ok(Stream::Tls(Box::new(stream), self.timeout))
+        Ok(Stream {
+            inner: Inner::Tls(Box::new(stream)),
+            timeout: self.timeout,
+            last: Arc::clone(last),
+        })
     }
 
     fn tls_config(&self) -> Result<Arc<rustls::ClientConfig>, String> {
@@ -385,6 +450,7 @@ impl ImapMailbox {
         report: &mut dyn FnMut(&str, &Handled),
         stop: &dyn Fn() -> bool,
     ) -> Result<usize, MailError> {
+        let teller = opened.teller.clone();
         let (session, validity) = (&mut opened.session, opened.validity);
         let state_path = games.join(STATE_FILE);
         let _lock = store::lock(&state_path)?;
@@ -398,13 +464,10 @@ impl ImapMailbox {
                 next: 1,
                 done: Vec::new(),
             });
-        let failed = |what: &str, error: &imap::Error| {
-            MailError::Receive(format!("IMAP {}: {what}: {error}", self.shown()))
-        };
         // `n:*` always names the last message, even below n: filtered below.
         let found = session
             .uid_search(format!("UID {}:*", progress.next))
-            .map_err(|e| failed("cannot list the messages", &e))?;
+            .map_err(|e| teller.failed("cannot list the messages", &e))?;
         let waiting: BTreeSet<u32> = found
             .into_iter()
             .filter(|uid| *uid >= progress.next && !progress.done.contains(uid))
@@ -417,7 +480,7 @@ impl ImapMailbox {
             states: &mut states,
             key: &key,
             state_path: &state_path,
-            shown: self.shown(),
+            teller,
         };
         handle_in_order(referee, games, &mut mailbox, waiting, report, stop)
     }
@@ -465,6 +528,15 @@ fn read_states(path: &Path) -> Result<BTreeMap<String, Progress>, MailError> {
     }
 }
 
+fn write_states(path: &Path, states: &BTreeMap<String, Progress>) -> Result<(), MailError> {
+    let text = serde_json::to_string_pretty(states)
+        .map_err(|e| MailError::Config(format!("cannot write {}: {e}", path.display())))?;
+    // Not synced: a state lost to a crash only makes the next pass handle a message
+    // again, which the archive answers as already handled.
+    store::write_atomic_unsynced(path, text.as_bytes(), store::Access::Private)?;
+    Ok(())
+}
+
 /// The messages of a pass, filed as each is handled.
 struct Folder<'a> {
     session: &'a mut Session,
@@ -476,7 +548,7 @@ struct Folder<'a> {
     states: &'a mut BTreeMap<String, Progress>,
     key: &'a str,
     state_path: &'a Path,
-    shown: String,
+    teller: Teller,
 }
 
 impl Mailbox for Folder<'_> {
@@ -491,10 +563,8 @@ impl Mailbox for Folder<'_> {
                 format!("BODY.PEEK[]<0.{}>", MAX_MESSAGE_BYTES + 1),
             )
             .map_err(|e| {
-                MailError::Receive(format!(
-                    "IMAP {}: cannot fetch message {uid}: {e}",
-                    self.shown
-                ))
+                self.teller
+                    .failed(&format!("cannot fetch message {uid}"), &e)
             })?;
         let body = fetched
             .iter()
@@ -511,22 +581,15 @@ impl Mailbox for Folder<'_> {
             self.session
                 .uid_store(uid.to_string(), "+FLAGS.SILENT (\\Seen)")
                 .map_err(|e| {
-                    MailError::Receive(format!(
-                        "IMAP {}: cannot flag message {uid}: {e}",
-                        self.shown
-                    ))
+                    self.teller
+                        .failed(&format!("cannot flag message {uid}"), &e)
                 })?;
         }
         self.pending.remove(uid);
         self.progress.mark_done(*uid, &self.pending, self.last);
         self.states
             .insert(self.key.to_string(), self.progress.clone());
-        let text = serde_json::to_string_pretty(&*self.states).map_err(|e| {
-            MailError::Config(format!("cannot write {}: {e}", self.state_path.display()))
-        })?;
-        // Not synced: a state lost to a crash only makes the next pass handle a message
-        // again, which the archive answers as already handled.
-        store::write_atomic_unsynced(self.state_path, text.as_bytes(), store::Access::Private)?;
+        write_states(self.state_path, self.states)?;
         Ok(format!("UID {uid}"))
     }
 }
@@ -567,70 +630,186 @@ fn start_tls(tcp: &mut TcpStream) -> std::io::Result<()> {
     }
 }
 
-/// A password a server echoed (some do, in a refused LOGIN), blanked out.
-fn without_password(text: &str, password: &str) -> String {
-    if password.is_empty() {
-        text.to_string()
-    } else {
-        text.replace(password, "********")
+/// How a mailbox's faults are told: the server named, a timeout said as one (not as
+/// the system's "Resource temporarily unavailable"), and the password blanked in every
+/// form a server might echo it. Every [`MailError::Receive`] of this module is made
+/// here.
+#[derive(Clone)]
+struct Teller {
+    /// `host:port`.
+    server: String,
+    timeout: Duration,
+    /// The password's forms, longest first ([`password_forms`]).
+    secrets: Vec<String>,
+}
+
+impl Teller {
+    /// `IMAP host:port: what: why`, for an error of the IMAP client.
+    fn failed(&self, what: &str, error: &imap::Error) -> MailError {
+        self.said(what, &self.imap(error))
     }
+
+    /// `IMAP host:port: what: why`.
+    fn said(&self, what: &str, why: &str) -> MailError {
+        self.blanked(format!("IMAP {}: {what}: {why}", self.server))
+    }
+
+    fn blanked(&self, text: String) -> MailError {
+        MailError::Receive(without_password(&text, &self.secrets))
+    }
+
+    /// An error of the IMAP client in words: a timeout or a closed connection as such.
+    fn imap(&self, error: &imap::Error) -> String {
+        match error {
+            imap::Error::Io(error) => self.io(error),
+            imap::Error::ConnectionLost => "the server closed the connection".into(),
+            error => error.to_string(),
+        }
+    }
+
+    fn io(&self, error: &std::io::Error) -> String {
+        if is_timeout(error) {
+            self.timed_out()
+        } else {
+            error.to_string()
+        }
+    }
+
+    fn timed_out(&self) -> String {
+        format!(
+            "timed out: {} did not answer within {} s",
+            self.server,
+            self.timeout.as_secs_f64()
+        )
+    }
+}
+
+/// Whether a read or write gave up waiting (a socket's timeout is EAGAIN on Linux).
+fn is_timeout(error: &std::io::Error) -> bool {
+    matches!(
+        error.kind(),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+    )
+}
+
+/// The password as it may come back in a server's words: as sent, IMAP-quoted (as
+/// LOGIN sends it: `"Pa\"ss\\wo rd"`), as Rust debug-quotes it, and base64 as AUTHENTICATE
+/// PLAIN and LOGIN send it (unpadded, so a form with its padding is blanked too);
+/// longest first, so that a form holding another is blanked whole.
+fn password_forms(user: &str, password: &str) -> Vec<String> {
+    use base64::Engine as _;
+    if password.is_empty() {
+        return Vec::new();
+    }
+    let quoted = password.replace('\\', "\\\\").replace('"', "\\\"");
+    let debug = format!("{password:?}");
+    let debug = debug[1..debug.len() - 1].to_string();
+    let mut forms = vec![password.to_string(), quoted, debug];
+    for payload in [
+        password.to_string(),
+        format!("\0{user}\0{password}"),
+        format!("{user}\0{user}\0{password}"),
+    ] {
+        let encoded = base64::engine::general_purpose::STANDARD_NO_PAD.encode(payload);
+        forms.push(encoded);
+    }
+    forms.sort_by_key(|form| std::cmp::Reverse(form.len()));
+    forms.dedup();
+    forms
+}
+
+/// `text` with every form of the password blanked out.
+fn without_password(text: &str, forms: &[String]) -> String {
+    forms.iter().fold(text.to_string(), |text, form| {
+        text.replace(form.as_str(), "********")
+    })
 }
 
 /// A connection to an IMAP server, plain or under TLS, with the timeout every read and
 /// write waits at most (IDLE sets its own, and gives this one back after).
-pub enum Stream {
-    Plain(TcpStream, Duration),
-    Tls(
-        Box<rustls::StreamOwned<rustls::ClientConnection, TcpStream>>,
-        Duration,
-    ),
+pub struct Stream {
+    inner: Inner,
+    timeout: Duration,
+    /// How the last read or write ended, for [`Opened::idle_for`]: the IMAP client
+    /// reads the server's answer to the end of an IDLE as it drops it, and keeps what
+    /// went wrong there to itself.
+    last: Arc<Mutex<LastIo>>,
+}
+
+enum Inner {
+    Plain(TcpStream),
+    Tls(Box<rustls::StreamOwned<rustls::ClientConnection, TcpStream>>),
+}
+
+/// How a read or write ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum LastIo {
+    Done,
+    TimedOut,
+    /// The server closed the connection (a read of nothing).
+    Closed,
+    Failed(String),
 }
 
 impl Stream {
-    fn plain(tcp: TcpStream, timeout: Duration) -> Stream {
-        Stream::Plain(tcp, timeout)
+    fn note<T>(&self, result: &std::io::Result<T>, closed: bool) {
+        let outcome = match result {
+            Ok(_) if closed => LastIo::Closed,
+            Ok(_) => LastIo::Done,
+            Err(error) if is_timeout(error) => LastIo::TimedOut,
+            Err(error) => LastIo::Failed(error.to_string()),
+        };
+        if let Ok(mut last) = self.last.lock() {
+            *last = outcome;
+        }
     }
 
-    fn socket(&self) -> (&TcpStream, Duration) {
-        match self {
-            Stream::Plain(tcp, timeout) => (tcp, *timeout),
-            Stream::Tls(tls, timeout) => (&tls.sock, *timeout),
+    fn socket(&self) -> &TcpStream {
+        match &self.inner {
+            Inner::Plain(tcp) => tcp,
+            Inner::Tls(tls) => &tls.sock,
         }
     }
 }
 
 impl Read for Stream {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        match self {
-            Stream::Plain(tcp, _) => tcp.read(buf),
-            Stream::Tls(tls, _) => tls.read(buf),
-        }
+        let read = match &mut self.inner {
+            Inner::Plain(tcp) => tcp.read(buf),
+            Inner::Tls(tls) => tls.read(buf),
+        };
+        let closed = matches!(read, Ok(0)) && !buf.is_empty();
+        self.note(&read, closed);
+        read
     }
 }
 
 impl Write for Stream {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self {
-            Stream::Plain(tcp, _) => tcp.write(buf),
-            Stream::Tls(tls, _) => tls.write(buf),
-        }
+        let written = match &mut self.inner {
+            Inner::Plain(tcp) => tcp.write(buf),
+            Inner::Tls(tls) => tls.write(buf),
+        };
+        self.note(&written, false);
+        written
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        match self {
-            Stream::Plain(tcp, _) => tcp.flush(),
-            Stream::Tls(tls, _) => tls.flush(),
-        }
+        let flushed = match &mut self.inner {
+            Inner::Plain(tcp) => tcp.flush(),
+            Inner::Tls(tls) => tls.flush(),
+        };
+        self.note(&flushed, false);
+        flushed
     }
 }
 
 impl SetReadTimeout for Stream {
     fn set_read_timeout(&mut self, timeout: Option<Duration>) -> imap::Result<()> {
-        let (socket, default) = self.socket();
         // No timeout at all is never set: a server that stops answering must not hang
         // pbem for ever.
-        socket
-            .set_read_timeout(Some(timeout.unwrap_or(default)))
+        self.socket()
+            .set_read_timeout(Some(timeout.unwrap_or(self.timeout)))
             .map_err(imap::Error::Io)
     }
 }
@@ -712,10 +891,63 @@ mod tests {
     }
 
     #[test]
-    fn an_echoed_password_is_blanked() {
+    fn an_echoed_password_is_blanked_in_every_form() {
+        use base64::Engine as _;
+        let password = r#"Pa"ss\wo rd"#;
+        let forms = password_forms("ref", password);
+        let plain = base64::engine::general_purpose::STANDARD.encode(format!("\0ref\0{password}"));
+        let login = base64::engine::general_purpose::STANDARD.encode(password);
+        for echoed in [
+            format!("NO [AUTHENTICATIONFAILED] bad password {password}"),
+            r#"NO [AUTHENTICATIONFAILED] LOGIN "ref" "Pa\"ss\\wo rd" refused"#.to_string(),
+            format!("BAD AUTHENTICATE PLAIN {plain} refused"),
+            format!("NO {login}"),
+            format!("Unexpected Response: Data {password:?}"),
+        ] {
+            let shown = without_password(&echoed, &forms);
+            assert!(shown.contains("********"), "{shown}");
+            for secret in [
+                password,
+                r#"Pa\"ss\\wo rd"#,
+                plain.trim_end_matches('='),
+                login.trim_end_matches('='),
+            ] {
+                assert!(!shown.contains(secret), "{secret} in {shown}");
+            }
+            // Nor any run of it long enough to tell: every quoted or encoded form was
+            // blanked whole, not cut in two.
+            assert!(!shown.contains("ss\\"), "{shown}");
+        }
         assert_eq!(
-            without_password("NO [AUTHENTICATIONFAILED] bad password s3cret", "s3cret"),
+            without_password(
+                "NO [AUTHENTICATIONFAILED] bad password s3cret",
+                &password_forms("ref", "s3cret")
+            ),
             "NO [AUTHENTICATIONFAILED] bad password ********"
         );
+        assert!(password_forms("ref", "").is_empty());
+    }
+
+    #[test]
+    fn a_timeout_is_said_as_one() {
+        let teller = ImapMailbox::parse(
+            "imaps://ref@imap.example.org/INBOX",
+            Some("s3cret".into()),
+            &MailSettings::default(),
+        )
+        .expect("valid")
+        .teller();
+        let timed_out = imap::Error::Io(std::io::Error::from(std::io::ErrorKind::WouldBlock));
+        let error = teller
+            .failed("cannot list the messages", &timed_out)
+            .to_string();
+        assert_eq!(
+            error,
+            "IMAP imap.example.org:993: cannot list the messages: timed out: imap.example.org:993 did not answer within 15 s"
+        );
+        let lost = teller
+            .failed("IDLE failed", &imap::Error::ConnectionLost)
+            .to_string();
+        assert!(lost.ends_with("the server closed the connection"), "{lost}");
     }
 }
