@@ -21,14 +21,18 @@
 //! so reading changes nothing; once handled, mail for a game is flagged `\Seen`, mail
 //! for no game is left unread for the referee, as in a Maildir.
 //!
-//! What is done is kept in the games folder, in `.pbem-imap.state` (JSON; not `.json`, which names a game): for each mailbox
-//! its UIDVALIDITY, `next` (every UID below it is done) and `done` (UIDs above it
-//! handled while a fault held an earlier one back). It is written after each message;
-//! a pass killed between handling a message and writing it handles the message again,
-//! and the archive, which knows every Message-ID handled, answers nothing twice. A
-//! mailbox whose UIDVALIDITY changed (rebuilt by its server) is read again from its
-//! start, for the same reason safely. One pass at a time per games folder
-//! (`.pbem-imap.state.lock`).
+//! What is done is kept in the games folder, in `.pbem-imap.state` (JSON; not `.json`,
+//! which names a game): for each mailbox its UIDVALIDITY, `next` (every UID below it is
+//! done) and `done` (UIDs above it handled while a fault held the one at `next` back;
+//! trusted only while that one waits, then read again, so that a wrong entry there
+//! delays a message, never loses it). It is written after each message; a pass killed between handling a
+//! message and writing it handles the message again, and the archive, which knows
+//! every Message-ID handled, answers nothing twice. For the same reason the mailbox is
+//! read again from its start, safely, when its UIDVALIDITY changed (its server rebuilt
+//! it) or the file says what cannot be (a `next` or a `done` UID the mailbox has not
+//! given yet (UIDNEXT), a `done` UID not above `next`, a file that is not JSON): that
+//! is said (on standard error, in the watch's log), never passed over in silence. One
+//! pass at a time per games folder (`.pbem-imap.state.lock`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -46,7 +50,7 @@ use rustls::pki_types::{CertificateDer, ServerName};
 use super::in_order::Handled;
 use super::in_order::Receiver;
 use super::in_order::{handle_in_order, Mailbox};
-use crate::basics::store;
+use crate::basics::store::{self, StoreError};
 use crate::mail::intake::MAX_MESSAGE_BYTES;
 use crate::mail::outbound::server_url::{self, ServerUrl};
 use crate::mail::outbound::transport::{MailSettings, DEFAULT_TIMEOUT, MAX_CA_FILE_BYTES};
@@ -61,6 +65,9 @@ pub const STATE_FILE: &str = ".pbem-imap.state";
 /// that forget quiet connections keep this one.
 const KEEPALIVE_AFTER: Duration = Duration::from_secs(60);
 const KEEPALIVE_EVERY: Duration = Duration::from_secs(15);
+
+/// What a pass says of the progress file when it cannot trust it.
+const READ_AGAIN: &str = "reading the mailbox from its start (a message handled before is known from its game's archive, and nothing is applied or answered twice)";
 
 /// How an IMAP connection is secured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +110,8 @@ pub struct Opened {
     pub socket: std::os::fd::RawFd,
     /// Whether the server has IDLE (RFC 2177).
     pub idle: bool,
+    /// The mailbox's UIDNEXT as it was selected, when the server said it.
+    uid_next: Option<u32>,
     /// How the stream's last read or write ended.
     last: Arc<Mutex<LastIo>>,
     teller: Teller,
@@ -320,6 +329,7 @@ impl ImapMailbox {
             validity: selected.uid_validity.unwrap_or(0),
             socket,
             idle,
+            uid_next: selected.uid_next,
             last,
             teller,
         })
@@ -421,6 +431,8 @@ impl ImapMailbox {
 
     /// One pass: handles every message of the mailbox not handled before, in the
     /// order they arrived, for the games in `games`; returns how many were handled.
+    /// What the pass has to say of its progress file (one that cannot be right, and
+    /// is therefore not trusted) goes to `note`, one line each.
     ///
     /// # Errors
     /// The server cannot be reached or used, the state cannot be kept, or a fault on
@@ -430,9 +442,10 @@ impl ImapMailbox {
         referee: &dyn Receiver,
         games: &Path,
         report: &mut dyn FnMut(&str, &Handled),
+        note: &mut dyn FnMut(&str),
     ) -> Result<usize, MailError> {
         let mut opened = self.connect()?;
-        let result = self.process_in(&mut opened, referee, games, report, &|| false);
+        let result = self.process_in(&mut opened, referee, games, report, note, &|| false);
         let _ = opened.session.logout();
         result
     }
@@ -448,35 +461,91 @@ impl ImapMailbox {
         referee: &dyn Receiver,
         games: &Path,
         report: &mut dyn FnMut(&str, &Handled),
+        note: &mut dyn FnMut(&str),
         stop: &dyn Fn() -> bool,
     ) -> Result<usize, MailError> {
         let teller = opened.teller.clone();
-        let (session, validity) = (&mut opened.session, opened.validity);
+        let validity = opened.validity;
         let state_path = games.join(STATE_FILE);
-        let _lock = store::lock(&state_path)?;
+        let _lock = lock_state(&state_path)?;
         let key = self.shown();
-        let mut states = read_states(&state_path)?;
-        let mut progress = states
-            .remove(&key)
-            .filter(|p| p.validity == validity)
-            .unwrap_or(Progress {
-                validity,
-                next: 1,
-                done: Vec::new(),
-            });
-        // `n:*` always names the last message, even below n: filtered below.
-        let found = session
-            .uid_search(format!("UID {}:*", progress.next))
-            .map_err(|e| teller.failed("cannot list the messages", &e))?;
+        let fresh = Progress {
+            validity,
+            next: 1,
+            done: Vec::new(),
+        };
+        // Set when the file is not trusted for this mailbox: it is then written at once,
+        // so that what was wrong is said once, not on every pass.
+        let mut distrusted = false;
+        let mut states = match read_states(&state_path)? {
+            Ok(states) => states,
+            Err(why) => {
+                distrusted = true;
+                note(&format!(
+                    "{} is not pbem's record of what it read ({why}); {READ_AGAIN}",
+                    state_path.display()
+                ));
+                BTreeMap::new()
+            }
+        };
+        let mut progress = match states.remove(&key) {
+            None => fresh.clone(),
+            Some(kept) if kept.validity != validity => {
+                distrusted = true;
+                note(&format!(
+                    "the mailbox {key} is not the one {} knows (its UIDVALIDITY is {validity}, was {}: its server rebuilt it); {READ_AGAIN}",
+                    state_path.display(),
+                    kept.validity
+                ));
+                fresh.clone()
+            }
+            Some(kept) => kept,
+        };
+        // What no server could make true is not even sent (`UID 0:*` is refused).
+        if let Some(wrong) = progress.impossible(None) {
+            distrusted = true;
+            note(&wrong_progress(&state_path, &key, &wrong));
+            progress = fresh.clone();
+        }
+        let mut found = list_from(&mut opened.session, progress.next, &state_path, &teller)?;
+        // `n:*` always names the last message, even below n: no UID above it exists.
+        let mut uid_next = opened
+            .uid_next
+            .max(found.iter().max().map(|uid| uid.saturating_add(1)));
+        if progress.impossible(uid_next).is_some() {
+            // The UIDNEXT of a connection kept open (a watch's) may be old: asked
+            // anew before the file is called wrong. Not asked otherwise: STATUS is for
+            // mailboxes not selected (RFC 3501, 6.3.10).
+            if let Ok(status) = opened.session.status(&self.mailbox, "(UIDNEXT)") {
+                opened.uid_next = opened.uid_next.max(status.uid_next);
+                uid_next = uid_next.max(status.uid_next);
+            }
+        }
+        if let Some(wrong) = progress.impossible(uid_next) {
+            distrusted = true;
+            note(&wrong_progress(&state_path, &key, &wrong));
+            progress = fresh;
+            found = list_from(&mut opened.session, progress.next, &state_path, &teller)?;
+        }
+        if distrusted {
+            states.insert(key.clone(), progress.clone());
+            write_states(&state_path, &states)?;
+        }
+        if !found.contains(&progress.next) {
+            // The message held back is gone (deleted): what was listed done while it
+            // waited is read again rather than trusted ([`Progress::after_pass`]).
+            progress.done.clear();
+        }
         let waiting: BTreeSet<u32> = found
             .into_iter()
-            .filter(|uid| *uid >= progress.next && !progress.done.contains(uid))
+            .filter(|uid| *uid >= progress.next && progress.done.binary_search(uid).is_err())
             .collect();
         let mut mailbox = Folder {
-            session,
+            session: &mut opened.session,
             pending: waiting.clone(),
+            handled: BTreeSet::new(),
             last: waiting.last().copied().unwrap_or(0),
-            progress: &mut progress,
+            found: progress,
             states: &mut states,
             key: &key,
             state_path: &state_path,
@@ -484,6 +553,54 @@ impl ImapMailbox {
         };
         handle_in_order(referee, games, &mut mailbox, waiting, report, stop)
     }
+}
+
+/// The UIDs of the mailbox from `from` on (and its last message, whatever its UID).
+fn list_from(
+    session: &mut Session,
+    from: u32,
+    state_path: &Path,
+    teller: &Teller,
+) -> Result<Vec<u32>, MailError> {
+    session
+        .uid_search(format!("UID {from}:*"))
+        .map(|found| found.into_iter().collect())
+        .map_err(|error| match error {
+            // Refused as a command (the server's own words may be as short as "Invalid
+            // messageset"): the UID came from the progress file.
+            imap::Error::Bad(_) | imap::Error::No(_) => teller.said(
+                &format!(
+                    "cannot list the messages from UID {from} on, where {} says to go on",
+                    state_path.display()
+                ),
+                &format!(
+                    "{}; if that file was edited or damaged, remove it: the mailbox is then read from its start, and the games' archives answer nothing twice",
+                    teller.imap(&error)
+                ),
+            ),
+            error => teller.failed("cannot list the messages", &error),
+        })
+}
+
+/// The lock of the progress file, a fifo or the like in its place named as such.
+fn lock_state(path: &Path) -> Result<store::FileLock, MailError> {
+    store::lock(path).map_err(|error| match error {
+        StoreError::NotRegular { path: bad, kind, .. } if bad == path => MailError::Config(
+            format!(
+                "{} is {kind}, not a regular file: it is where pbem keeps what it has read of the IMAP mailbox; remove it, and the mailbox is read again from its start (the games' archives answer nothing twice)",
+                path.display()
+            ),
+        ),
+        error => error.into(),
+    })
+}
+
+/// The line that says a mailbox's progress cannot be trusted.
+fn wrong_progress(path: &Path, key: &str, wrong: &str) -> String {
+    format!(
+        "{} cannot be right for {key}: {wrong}; {READ_AGAIN}",
+        path.display()
+    )
 }
 
 /// What the passes have done in one mailbox.
@@ -494,36 +611,101 @@ struct Progress {
     validity: u32,
     /// Every UID below this is done.
     next: u32,
-    /// UIDs at or above `next` that are done, sorted.
+    /// UIDs above `next` that are done, sorted; `next` itself is not done, but held
+    /// back by a fault.
     done: Vec<u32>,
 }
 
 impl Progress {
-    /// Notes `uid` done, where `pending` are the UIDs of this pass not done yet and
-    /// `last` its highest: `next` moves up to the first still pending.
-    fn mark_done(&mut self, uid: u32, pending: &BTreeSet<u32>, last: u32) {
-        if let Err(at) = self.done.binary_search(&uid) {
-            self.done.insert(at, uid);
-        }
-        let next = pending
+    /// The progress a pass leaves, `self` being what it began with: it has handled
+    /// `handled`, not (yet) `pending` (held back by a fault, or not reached), and its
+    /// highest UID is `last`. `next` moves up to the first pending.
+    ///
+    /// What `self` lists done stands only while the message it was kept for (the one
+    /// at `next`, held back) still waits. Once that is handled, the list is read again
+    /// rather than trusted: nothing could tell a wrong entry (a hand, a fault), and it
+    /// would pass a message over for good; read again, a message truly done comes out
+    /// as handled before.
+    fn after_pass(&self, handled: &BTreeSet<u32>, pending: &BTreeSet<u32>, last: u32) -> Progress {
+        let held = pending.contains(&self.next);
+        let mut next = pending
             .first()
             .copied()
             .unwrap_or_else(|| last.saturating_add(1));
-        self.next = self.next.max(next);
-        let next = self.next;
-        self.done.retain(|done| *done >= next);
+        let listed: &[u32] = if held { &self.done } else { &[] };
+        if !held {
+            if let Some(first) = self.done.first() {
+                next = next.min(*first);
+            }
+        }
+        let next = next.max(self.next);
+        let done: BTreeSet<u32> = handled
+            .iter()
+            .chain(listed)
+            .copied()
+            .filter(|uid| *uid > next)
+            .collect();
+        Progress {
+            validity: self.validity,
+            next,
+            done: done.into_iter().collect(),
+        }
+    }
+
+    /// What this progress says that cannot be true of a mailbox whose UIDNEXT (the
+    /// UID its next message will have) is `uid_next`, when known: `None` when nothing.
+    /// pbem never writes such a file; kept, it would pass over mail for good.
+    fn impossible(&self, uid_next: Option<u32>) -> Option<String> {
+        if self.next == 0 {
+            return Some("its `next` is 0, and UIDs begin at 1".into());
+        }
+        if let Some(pair) = self.done.windows(2).find(|pair| pair[0] >= pair[1]) {
+            return Some(format!(
+                "its `done` is not in increasing order ({} before {})",
+                pair[0], pair[1]
+            ));
+        }
+        if let Some(first) = self.done.first().filter(|first| **first <= self.next) {
+            return Some(format!(
+                "its `done` lists UID {first}, not above `next` ({}): a message waiting there would be passed over",
+                self.next
+            ));
+        }
+        let uid_next = uid_next?;
+        if self.next > uid_next {
+            return Some(format!(
+                "its `next` is {}, but the mailbox's next message will be UID {uid_next} (UIDNEXT): the messages to come, up to UID {}, would be passed over",
+                self.next,
+                self.next - 1
+            ));
+        }
+        if let Some(last) = self.done.last().filter(|last| **last >= uid_next) {
+            return Some(format!(
+                "its `done` lists UID {last}, but the mailbox's next message will be UID {uid_next} (UIDNEXT): that message would be passed over"
+            ));
+        }
+        None
     }
 }
 
-fn read_states(path: &Path) -> Result<BTreeMap<String, Progress>, MailError> {
+/// The progress of each mailbox, or why the file is not such a record.
+///
+/// # Errors
+/// The file cannot be read.
+fn read_states(path: &Path) -> Result<Result<BTreeMap<String, Progress>, String>, MailError> {
     match store::read_text_limited(path, store::MAX_SMALL_FILE_BYTES) {
-        Ok(text) => serde_json::from_str(&text).map_err(|error| {
-            MailError::Config(format!(
-                "{} is not valid ({error}); remove it to read the mailbox again from its start (the archive answers nothing twice)",
-                path.display()
-            ))
-        }),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
+        Ok(text) => Ok(serde_json::from_str(&text).map_err(|error| error.to_string())),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Ok(BTreeMap::new())),
+        // Not UTF-8, or larger than pbem ever writes it: no more pbem's than JSON that
+        // does not parse.
+        Err(error)
+            if matches!(
+                error.kind(),
+                std::io::ErrorKind::InvalidData | std::io::ErrorKind::FileTooLarge
+            ) =>
+        {
+            Ok(Err(error.to_string()))
+        }
         Err(error) => Err(MailError::io(path)(error)),
     }
 }
@@ -542,9 +724,12 @@ struct Folder<'a> {
     session: &'a mut Session,
     /// The UIDs of this pass not handled yet.
     pending: BTreeSet<u32>,
+    /// The UIDs this pass handled.
+    handled: BTreeSet<u32>,
     /// The highest UID of this pass.
     last: u32,
-    progress: &'a mut Progress,
+    /// The progress the pass began with.
+    found: Progress,
     states: &'a mut BTreeMap<String, Progress>,
     key: &'a str,
     state_path: &'a Path,
@@ -586,9 +771,11 @@ impl Mailbox for Folder<'_> {
                 })?;
         }
         self.pending.remove(uid);
-        self.progress.mark_done(*uid, &self.pending, self.last);
-        self.states
-            .insert(self.key.to_string(), self.progress.clone());
+        self.handled.insert(*uid);
+        let progress = self
+            .found
+            .after_pass(&self.handled, &self.pending, self.last);
+        self.states.insert(self.key.to_string(), progress);
         write_states(self.state_path, self.states)?;
         Ok(format!("UID {uid}"))
     }
@@ -865,29 +1052,94 @@ mod tests {
         assert!(error.to_string().contains("PBEM_IMAP_PASSWORD"), "{error}");
     }
 
+    /// A pass over `found`, in order, where `held` are held back by a fault: the
+    /// progress written after each message, the last one returned.
+    fn pass(start: &Progress, found: &[u32], held: &[u32]) -> Progress {
+        let waiting: BTreeSet<u32> = found
+            .iter()
+            .copied()
+            .filter(|uid| *uid >= start.next && !start.done.contains(uid))
+            .collect();
+        let last = waiting.last().copied().unwrap_or(0);
+        let mut pending = waiting.clone();
+        let mut handled = BTreeSet::new();
+        let mut now = start.clone();
+        for uid in waiting.iter().filter(|uid| !held.contains(uid)) {
+            pending.remove(uid);
+            handled.insert(*uid);
+            now = start.after_pass(&handled, &pending, last);
+            // What pbem writes, it can read back.
+            assert_eq!(now.impossible(Some(last + 1)), None, "{now:?}");
+        }
+        now
+    }
+
+    fn progress(next: u32, done: &[u32]) -> Progress {
+        Progress {
+            validity: 7,
+            next,
+            done: done.to_vec(),
+        }
+    }
+
     #[test]
     fn progress_moves_past_what_is_done_and_keeps_what_a_fault_skipped() {
-        let mut progress = Progress {
-            validity: 7,
-            next: 1,
-            done: Vec::new(),
-        };
-        // A pass finds 3, 4, 5 and 6; 3 is handled, 4 held back by a fault, 5 and 6 handled.
-        let mut pending: BTreeSet<u32> = [4, 5, 6].into();
-        progress.mark_done(3, &pending, 6);
-        assert_eq!((progress.next, progress.done.clone()), (4, vec![]));
-        pending.remove(&5);
-        progress.mark_done(5, &pending, 6);
-        pending.remove(&6);
-        progress.mark_done(6, &pending, 6);
-        assert_eq!((progress.next, progress.done.clone()), (4, vec![5, 6]));
-        // The next pass finds 4 (and 9, arrived since): both handled.
-        let mut pending: BTreeSet<u32> = [9].into();
-        progress.mark_done(4, &pending, 9);
-        assert_eq!((progress.next, progress.done.clone()), (9, vec![]));
-        pending.remove(&9);
-        progress.mark_done(9, &pending, 9);
-        assert_eq!((progress.next, progress.done.clone()), (10, vec![]));
+        // A pass finds 3, 4, 5 and 6; 4 is held back by a fault, the others handled.
+        let after = pass(&progress(1, &[]), &[3, 4, 5, 6], &[4]);
+        assert_eq!(after, progress(4, &[5, 6]));
+        // Held back again, with 9 arrived since: 5 and 6 are still done.
+        let again = pass(&after, &[4, 5, 6, 9], &[4]);
+        assert_eq!(again, progress(4, &[5, 6, 9]));
+        // Nothing held: all done.
+        assert_eq!(
+            pass(&progress(1, &[]), &[3, 4, 5, 6], &[]),
+            progress(7, &[])
+        );
+    }
+
+    #[test]
+    fn what_was_listed_done_is_read_again_once_the_message_held_is_not() {
+        // 4 is handled at last (and 9 arrived since): 5 and 6 were listed done while 4
+        // was held. Read again rather than trusted: a wrong entry there (nothing could
+        // tell) would pass a message over for good.
+        let after = pass(&progress(4, &[5, 6]), &[4, 5, 6, 9], &[]);
+        assert_eq!(after, progress(5, &[9]));
+        // The next pass reads them (as handled before, if they were); and so on.
+        let after = pass(&after, &[5, 6, 9], &[]);
+        assert_eq!(after, progress(7, &[]));
+        assert_eq!(pass(&after, &[9], &[]), progress(10, &[]));
+        // A waiting message listed as done, above one handled: read by the next pass.
+        let after = pass(&progress(1, &[3]), &[1, 2, 3, 4, 5], &[]);
+        assert_eq!(after, progress(3, &[4, 5]));
+        assert_eq!(pass(&after, &[3, 4, 5], &[]), progress(4, &[]));
+    }
+
+    #[test]
+    fn a_progress_that_cannot_be_is_told() {
+        for (wrong, uid_next, said) in [
+            (progress(0, &[]), None, "`next` is 0"),
+            (progress(3, &[5, 4]), None, "not in increasing order (5 before 4)"),
+            (progress(3, &[5, 5]), None, "not in increasing order (5 before 5)"),
+            (progress(3, &[3]), None, "lists UID 3, not above `next` (3)"),
+            (progress(3, &[2, 5]), None, "lists UID 2, not above `next` (3)"),
+            (
+                progress(500, &[]),
+                Some(13),
+                "`next` is 500, but the mailbox's next message will be UID 13 (UIDNEXT): the messages to come, up to UID 499, would be passed over",
+            ),
+            (
+                progress(3, &[4, 13]),
+                Some(13),
+                "lists UID 13, but the mailbox's next message will be UID 13",
+            ),
+        ] {
+            let told = wrong.impossible(uid_next).expect("impossible");
+            assert!(told.contains(said), "{told}");
+        }
+        assert_eq!(progress(13, &[]).impossible(Some(13)), None);
+        assert_eq!(progress(3, &[4, 12]).impossible(Some(13)), None);
+        // Without the UIDNEXT, only what no mailbox could make true.
+        assert_eq!(progress(500, &[501]).impossible(None), None);
     }
 
     #[test]

@@ -69,6 +69,8 @@ pub struct Watch<'a> {
     pub poll: Duration,
     /// The longest IDLE before it is ended, the server must answer, and a round runs.
     pub idle_check: Duration,
+    /// What the round's IMAP pass had to say of its progress file.
+    notes: Cell<Vec<String>>,
     /// The connection that could not be opened again after a wait: the next round's
     /// fault, as a failure to connect there would be.
     unconnected: Cell<Option<MailError>>,
@@ -248,6 +250,10 @@ impl Watch<'_> {
                 log(&format!("inbox: {error}; the messages not handled wait"));
             }
         }
+        // Said after the pass: its report holds the log while it runs.
+        for note in self.notes.take() {
+            log(&format!("imap: {note}"));
+        }
         if stopping() {
             return round;
         }
@@ -337,7 +343,18 @@ impl Watch<'_> {
                 let Some(opened) = connection.as_mut() else {
                     return Ok(0);
                 };
-                mailbox.process_in(opened, self.referee, &self.games, report, &stopping)
+                let mut notes = Vec::new();
+                let mut note = |line: &str| notes.push(line.to_string());
+                let pass = mailbox.process_in(
+                    opened,
+                    self.referee,
+                    &self.games,
+                    report,
+                    &mut note,
+                    &stopping,
+                );
+                self.notes.set(notes);
+                pass
             }
         }
     }
@@ -445,6 +462,7 @@ pub fn watch(
         deadlines,
         poll: waits.poll,
         idle_check: waits.idle_check,
+        notes: Cell::new(Vec::new()),
         unconnected: Cell::new(None),
     };
     if !once {
