@@ -4,7 +4,8 @@
 //!
 //! Hostile folders are assumed: temporary files are created exclusively (`O_CREAT |
 //! O_EXCL`, which never follows a planted link), under one known name beside the file
-//! (an unpredictable one when that is taken), a lock file that is a link is refused, and
+//! (an unpredictable one when that is taken), a lock file that is a link, a fifo or
+//! anything but a regular file is refused (and said to be one, never waited on), and
 //! what a killed run left under the known name is removed by the next run that holds
 //! the lock, without listing the folder. Private files (outbox mail, archived messages: they hold players'
 //! tokens) are 0600 in 0700 folders whatever the umask.
@@ -41,6 +42,13 @@ pub enum StoreError {
         path: PathBuf,
         #[source]
         source: std::io::Error,
+    },
+    /// A fifo, device, socket or link where pbem keeps a regular file (or its lock).
+    #[error("{path} is {kind}, not a regular file; {remedy}")]
+    NotRegular {
+        path: PathBuf,
+        kind: &'static str,
+        remedy: &'static str,
     },
     #[error("{path} is still locked by another pbem after {seconds} s; try again later (PBEM_LOCK_TIMEOUT sets the wait)")]
     LockTimeout { path: PathBuf, seconds: u64 },
@@ -102,18 +110,49 @@ fn open_lock_file(path: &Path) -> Result<(PathBuf, File), StoreError> {
     // too: the archive of unmatched mail.)
     if let Ok(metadata) = fs::metadata(path) {
         if !metadata.is_file() && !metadata.is_dir() {
-            return Err(error(not_regular(&metadata.file_type())));
+            return Err(StoreError::NotRegular {
+                path: path.to_path_buf(),
+                kind: kind_name(&metadata.file_type()),
+                remedy: "pbem keeps only regular files (or links to them) there",
+            });
         }
     }
+    // Said of a lock file that is anything but a regular file: the lock is all it is.
+    let not_regular = |kind| StoreError::NotRegular {
+        path: lock_path.clone(),
+        kind,
+        remedy: "it is only a lock: remove it, and pbem makes it again",
+    };
     let mut options = OpenOptions::new();
     options.create(true).truncate(false).write(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        // A lock file planted as a link must not make pbem create or open its target.
-        options.custom_flags(libc::O_NOFOLLOW).mode(0o600);
+        // A lock file planted as a link must not make pbem create or open its target;
+        // one planted as a fifo must not make the open wait for a reader for ever.
+        options
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .mode(0o600);
     }
-    let file = options.open(&lock_path).map_err(error)?;
+    let file = match options.open(&lock_path) {
+        Ok(file) => file,
+        Err(source) => {
+            // A link (ELOOP), a fifo without a reader (ENXIO), a folder (EISDIR): named
+            // as what it is, not as the system's word for the failed open.
+            return Err(match fs::symlink_metadata(&lock_path) {
+                Ok(metadata) if !metadata.is_file() => {
+                    not_regular(kind_name(&metadata.file_type()))
+                }
+                _ => error(source),
+            });
+        }
+    };
+    // What was opened is checked, not the path: a fifo with a reader, or a device such
+    // as /dev/null, opens.
+    let metadata = file.metadata().map_err(error)?;
+    if !metadata.is_file() {
+        return Err(not_regular(kind_name(&metadata.file_type())));
+    }
     Ok((lock_path, file))
 }
 
@@ -675,6 +714,39 @@ mod tests {
         let dangling = dir.path().join("dangling.json");
         std::os::unix::fs::symlink("nowhere.json", &dangling).expect("link");
         assert_eq!(resolve(&dangling), dangling);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_in_place_of_a_file_or_its_lock_is_named_and_never_waited_on() {
+        use std::os::unix::ffi::OsStrExt;
+        let mkfifo = |path: &Path| {
+            let name = std::ffi::CString::new(path.as_os_str().as_bytes()).expect("no NUL");
+            // SAFETY: a NUL-terminated path; mkfifo only creates a file.
+            assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        };
+        let dir = tempfile::tempdir().expect("dir");
+        let state = dir.path().join("state");
+        // Opened for writing with no reader, a fifo would wait for one for ever.
+        mkfifo(&sibling(&state, ".lock"));
+        let error = lock(&state)
+            .err()
+            .expect("a fifo lock is refused")
+            .to_string();
+        assert!(
+            error.ends_with("state.lock is a fifo (named pipe), not a regular file; it is only a lock: remove it, and pbem makes it again"),
+            "{error}"
+        );
+        fs::remove_file(sibling(&state, ".lock")).expect("unlink");
+        mkfifo(&state);
+        let error = lock(&state)
+            .err()
+            .expect("a fifo is not locked")
+            .to_string();
+        assert!(
+            error.ends_with("state is a fifo (named pipe), not a regular file; pbem keeps only regular files (or links to them) there"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -55,12 +55,16 @@ fn receive(args: &Args) -> anyhow::Result<()> {
                 outln!("{name}: {}: {}", handled.outcome, shown(&handled.detail));
             }
         };
+        // On standard error, as the faults are: the report on standard output is only
+        // of messages.
+        let mut note = |line: &str| errln!("imap: {line}");
         let received = crate::mail::referee::inbox(
             super::keyring()?,
             &args.games,
             inbox,
             &mailing,
             &mut report,
+            &mut note,
         )?;
         if !received.games.is_empty() {
             outln!("{} message(s) processed", received.count);
@@ -79,6 +83,7 @@ fn receive(args: &Args) -> anyhow::Result<()> {
         Inbox::Message(&raw),
         &mailing,
         &mut report,
+        &mut |_| {},
     )?;
     say_refused_and_waiting(received)
 }

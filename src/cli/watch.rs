@@ -14,10 +14,16 @@ pub struct Args {
     /// One round (inbox, outboxes, reminders), then exit: for cron
     #[arg(long)]
     once: bool,
-    /// How long to wait between rounds when the mailbox cannot tell of new mail
-    /// (a Maildir, an IMAP server without IDLE): 30s, 5m
+    /// How long to wait between rounds when no mail arrives (a Maildir or an IMAP
+    /// server without IDLE is looked at only then; with IDLE, new mail ends the wait at
+    /// once): 30s, 5m
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = poll_interval)]
     poll: Duration,
+    /// With IMAP IDLE, the longest wait in one IDLE: it is then ended, and a server that
+    /// does not answer within `timeout` is taken for gone (logged, and connected to
+    /// again); at most 25m
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = idle_check)]
+    idle_check: Duration,
     #[command(flatten)]
     mail: super::mail::MailArgs,
 }
@@ -30,6 +36,22 @@ fn poll_interval(text: &str) -> Result<Duration, String> {
     Ok(duration)
 }
 
+fn idle_check(text: &str) -> Result<Duration, String> {
+    let duration = crate::basics::duration::parse(text, Duration::from_secs(1))?;
+    let most = crate::mail::referee::watch::IDLE_AT_MOST;
+    if duration < Duration::from_secs(1) {
+        return Err("the IDLE check is at least 1s".into());
+    }
+    if duration > most {
+        // RFC 2177: a server may end an IDLE of 30 minutes without a word.
+        return Err(format!(
+            "the IDLE check is at most {}m (a server may drop an IDLE of 30m)",
+            most.as_secs() / 60
+        ));
+    }
+    Ok(duration)
+}
+
 /// Every event is one line on standard error, with the time in UTC; nothing is
 /// printed by a round that did nothing (cron mails whatever a run prints).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -38,7 +60,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.games,
         args.maildir,
         args.once,
-        args.poll,
+        crate::mail::referee::watch::Waits {
+            poll: args.poll,
+            idle_check: args.idle_check,
+        },
         &args.mail.mailing(),
         &mut |line| {
             let now = crate::mail::clock::utc_rfc3339(crate::mail::clock::now());

@@ -14,6 +14,9 @@
 //! pbem was not given are answered with errors that say what to do, and never show
 //! the password.
 //!
+//! Faults of the server, of the network and of pbem's own progress file are in
+//! `imap/faults.rs`.
+//!
 //! It leaves the machine as it found it, and checks that it did (the same check as
 //! the postfix test: nothing under /etc written, the machine's own mail servers not
 //! touched). It needs root (dovecot's master process runs as root), Debian's
@@ -34,6 +37,8 @@ use serde_json::Value;
 use super::postfix::{account, free_port, set_mode, Snapshot};
 use super::replies;
 use super::support::{quiet_move, read_mail, test_key, to_move, KillOnDrop, Smtp};
+
+mod faults;
 
 const SEED: &str = "5151515151515151515151515151515151515151515151515151515151515151";
 const DOVECOT: &str = "/usr/sbin/dovecot";
@@ -144,6 +149,7 @@ impl Dovecot {
              protocols = imap\n\
              listen = 127.0.0.1\n\
              log_path = {root}/dovecot.log\n\
+             verbose_proctitle = yes\n\
              ssl = yes\n\
              ssl_cert = <{cert}\n\
              ssl_key = <{key}\n\
@@ -418,9 +424,16 @@ impl Dovecot {
 
     /// `pbem watch` on the games folder, its standard error to `watch.log`.
     fn watch(&self) -> KillOnDrop {
+        self.watch_with(&[])
+    }
+
+    /// `pbem watch` with `options` besides.
+    fn watch_with(&self, options: &[&str]) -> KillOnDrop {
         let log = std::fs::File::create(self.dir.path().join("watch.log")).expect("log");
         self.pbem()
-            .args(["watch", "--games"])
+            .arg("watch")
+            .args(options)
+            .arg("--games")
             .arg(self.games())
             .stdout(Stdio::null())
             .stderr(log)

@@ -293,7 +293,8 @@ pub struct Received {
 
 /// `pbem inbox`: every message of `inbox` handled for the games in `games`, `report`
 /// called with each one's name (empty for a single message) and outcome as it is
-/// handled.
+/// handled, and `note` with what a pass has to say besides (an IMAP progress file it
+/// could not trust, and read the mailbox again instead).
 ///
 /// # Errors
 /// A fault on the referee's side (see [`Referee::receive`]); what was not handled
@@ -304,6 +305,7 @@ pub fn inbox(
     inbox: Inbox<'_>,
     mailing: &Mailing,
     report: &mut dyn FnMut(&str, &Handled),
+    note: &mut dyn FnMut(&str),
 ) -> Result<Received, MailError> {
     let referee = mailing.referee(keyring)?;
     let mut touched = BTreeSet::new();
@@ -330,7 +332,8 @@ pub fn inbox(
                 report(name, handled);
                 touched.extend(handled.game.clone());
             };
-            ImapMailbox::from_settings(referee.settings())?.process(&referee, games, &mut each)?
+            ImapMailbox::from_settings(referee.settings())?
+                .process(&referee, games, &mut each, note)?
         }
     };
     let refused = referee.take_refused();

@@ -16,7 +16,14 @@
 //!
 //! One watch per games folder (`DIR/.pbem-watch.lock`): a second refuses. SIGTERM or
 //! SIGINT stop it between two messages; a wait in IDLE is cut short at once.
+//!
+//! An IDLE lasts at most `--idle-check` (then a round runs), and its end must be
+//! answered within the timeout: a server whose process is stopped, or a network gone
+//! quiet, says nothing, and this is where it shows. It is logged ("did not answer
+//! within N s; connecting again"), the connection is opened again after the wait, and
+//! "connected again" is logged once it is back.
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::{Duration, Instant};
@@ -36,8 +43,9 @@ const FIRST_PAUSE: Duration = Duration::from_secs(5);
 /// How often reminders and digests due are looked for (each player is reminded at most
 /// once per `after`, and sent a digest at most once a day, whatever this is).
 const REMIND_EVERY: Duration = Duration::from_secs(10 * 60);
-/// The longest IDLE before it is renewed (RFC 2177 asks for less than 29 minutes).
-const IDLE_AT_MOST: Duration = Duration::from_secs(25 * 60);
+/// The longest IDLE before it is renewed (RFC 2177 asks for less than 29 minutes),
+/// whatever `--idle-check` asks.
+pub const IDLE_AT_MOST: Duration = Duration::from_secs(25 * 60);
 
 /// Where players' mail is read from.
 pub enum Source {
@@ -60,8 +68,25 @@ pub struct Watch<'a> {
     pub games: PathBuf,
     pub source: Source,
     pub deadlines: Option<Deadlines>,
-    /// How long to wait between rounds without IDLE.
+    /// How long to wait between rounds when no mail arrives.
     pub poll: Duration,
+    /// The longest IDLE before it is ended, the server must answer, and a round runs.
+    pub idle_check: Duration,
+    /// What the round's IMAP pass had to say of its progress file.
+    notes: Cell<Vec<String>>,
+    /// The connection that could not be opened again after a wait: the next round's
+    /// fault, as a failure to connect there would be.
+    unconnected: Cell<Option<MailError>>,
+}
+
+/// How long `pbem watch` waits.
+#[derive(Debug, Clone, Copy)]
+pub struct Waits {
+    /// Between rounds, when no mail ends the wait sooner.
+    pub poll: Duration,
+    /// In one IDLE, before it is ended and the server must answer ([`IDLE_AT_MOST`]
+    /// at most).
+    pub idle_check: Duration,
 }
 
 /// Set when SIGTERM or SIGINT arrives.
@@ -251,6 +276,10 @@ impl Watch<'_> {
             }
         }
         self.log_unasked(log);
+        // Said after the pass: its report holds the log while it runs.
+        for note in self.notes.take() {
+            log(&format!("imap: {note}"));
+        }
         if stopping() {
             return round;
         }
@@ -354,19 +383,34 @@ impl Watch<'_> {
                 maildir::process_until(self.referee, &self.games, dir, report, &stopping)
             }
             Source::Imap(mailbox) => {
+                if let Some(error) = self.unconnected.take() {
+                    return Err(error);
+                }
                 if connection.is_none() {
                     *connection = Some(mailbox.connect()?);
                 }
                 let Some(opened) = connection.as_mut() else {
                     return Ok(0);
                 };
-                mailbox.process_in(opened, self.referee, &self.games, report, &stopping)
+                let mut notes = Vec::new();
+                let mut note = |line: &str| notes.push(line.to_string());
+                let pass = mailbox.process_in(
+                    opened,
+                    self.referee,
+                    &self.games,
+                    report,
+                    &mut note,
+                    &stopping,
+                );
+                self.notes.set(notes);
+                pass
             }
         }
     }
 
     /// Waits up to `wait`: in IDLE when the server has it (new mail ends the wait),
-    /// else asleep; SIGTERM ends either at once.
+    /// else asleep; SIGTERM ends either at once. A connection lost (in the round or in
+    /// IDLE) is then opened again, and said to be back.
     fn wait(
         &self,
         connection: &mut Option<Opened>,
@@ -374,27 +418,55 @@ impl Watch<'_> {
         after_fault: bool,
         log: &mut dyn FnMut(&str),
     ) {
-        if let (false, Some(opened)) = (after_fault, connection.as_mut()) {
-            if opened.idle {
-                IDLE_SOCKET.store(opened.socket, Ordering::SeqCst);
-                let outcome = if stopping() {
-                    Ok(())
-                } else {
-                    opened.idle_for(wait.min(IDLE_AT_MOST))
-                };
-                IDLE_SOCKET.store(-1, Ordering::SeqCst);
-                if let Err(error) = outcome {
-                    if !stopping() {
-                        log(&format!("imap: {error}; connecting again"));
-                    }
-                    *connection = None;
-                }
-                return;
+        let idle = !after_fault && connection.as_ref().is_some_and(|opened| opened.idle);
+        if idle {
+            self.idle(connection, wait, log);
+        } else {
+            let until = Instant::now() + wait;
+            while !stopping() && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(200));
             }
         }
-        let until = Instant::now() + wait;
-        while !stopping() && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(200));
+        self.reconnect(connection, log);
+    }
+
+    /// Waits in one IDLE, up to `wait` and `idle_check`: a round follows, and an IDLE
+    /// whose end the server does not answer in time drops the connection.
+    fn idle(&self, connection: &mut Option<Opened>, wait: Duration, log: &mut dyn FnMut(&str)) {
+        let Some(opened) = connection.as_mut() else {
+            return;
+        };
+        IDLE_SOCKET.store(opened.socket, Ordering::SeqCst);
+        let outcome = if stopping() {
+            Ok(true)
+        } else {
+            opened.idle_for(wait.min(self.idle_check).min(IDLE_AT_MOST))
+        };
+        IDLE_SOCKET.store(-1, Ordering::SeqCst);
+        if let Err(error) = outcome {
+            if !stopping() {
+                log(&format!("imap: {error}; connecting again"));
+            }
+            *connection = None;
+        }
+    }
+
+    /// Opens the IMAP connection again when it was lost, and says so once it is back;
+    /// a failure is left for the next round to report, as its own failure to connect
+    /// would be (no second attempt, no second wait).
+    fn reconnect(&self, connection: &mut Option<Opened>, log: &mut dyn FnMut(&str)) {
+        let Source::Imap(mailbox) = &self.source else {
+            return;
+        };
+        if connection.is_some() || stopping() {
+            return;
+        }
+        match mailbox.connect() {
+            Ok(opened) => {
+                log(&format!("imap: connected again to {}", mailbox.shown()));
+                *connection = Some(opened);
+            }
+            Err(error) => self.unconnected.set(Some(error)),
         }
     }
 }
@@ -422,7 +494,7 @@ pub fn watch(
     games: PathBuf,
     maildir: Option<PathBuf>,
     once: bool,
-    poll: Duration,
+    waits: Waits,
     mailing: &super::actions::Mailing,
     log: &mut dyn FnMut(&str),
 ) -> Result<Round, MailError> {
@@ -437,7 +509,10 @@ pub fn watch(
         games,
         source,
         deadlines,
-        poll,
+        poll: waits.poll,
+        idle_check: waits.idle_check,
+        notes: Cell::new(Vec::new()),
+        unconnected: Cell::new(None),
     };
     if !once {
         stop_on_signals();
