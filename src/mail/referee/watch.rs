@@ -10,9 +10,10 @@
 //! pause that doubles up to [`MAX_PAUSE`]; nothing is lost meanwhile, since a message
 //! is only marked done once handled. Mail that could not be sent is tried again with
 //! the same growing pause. A fault that holds back only one game's messages (its file
-//! cut short, its archive not a folder) makes no pause: the other games' mail is not
-//! waiting for it. It is logged once, the referee is mailed once, and the held
-//! messages are tried again on every round until the game is mended.
+//! cut short, its archive not a folder, no room to write it) makes no pause for the
+//! others: the wait stays in IDLE, which new mail ends, and the held messages are
+//! tried again after a pause that grows as a fault's does. It is logged once (and
+//! once more when it is over), and the referee is mailed once.
 //!
 //! One watch per games folder (`DIR/.pbem-watch.lock`): a second refuses. SIGTERM or
 //! SIGINT stop it between two messages; a wait in IDLE is cut short at once.
@@ -169,6 +170,7 @@ impl Watch<'_> {
         let mut connection: Option<Opened> = None;
         let mut faults = Backoff(None);
         let mut unsent = Backoff(None);
+        let mut held_pause = Backoff(None);
         let mut last_reminders: Option<Instant> = None;
         let mut last_held: Vec<String> = Vec::new();
         if !once {
@@ -201,6 +203,13 @@ impl Watch<'_> {
                 log(&format!("trying again in {}", seconds_text(wait)));
             } else {
                 faults.succeeded();
+            }
+            // What one game's fault holds is tried again after the same growing
+            // pause, but the wait stays in IDLE: new mail for the others ends it.
+            if round.held.is_empty() {
+                held_pause.succeeded();
+            } else {
+                wait = wait.min(held_pause.failed());
             }
             if round.waiting > 0 {
                 wait = wait.min(unsent.failed());

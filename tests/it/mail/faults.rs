@@ -240,7 +240,25 @@ fn referee_side_faults_exit_75_and_change_nothing() {
         before,
         "nothing applied"
     );
-    assert_eq!(host.mails().len(), delivered, "nothing answered");
+    let players = |mails: &[Mail]| {
+        mails
+            .iter()
+            .filter(|m| m.to != "referee@pbem.example")
+            .count()
+    };
+    assert_eq!(
+        players(&host.mails()),
+        players(&host.mails()[..delivered]),
+        "no player answered"
+    );
+    // The referee hears once of each fault a run with their key met (the game of
+    // another key, the lock held); without a key or with a bad config, pbem has no
+    // referee to mail as.
+    let told = host.mails()[delivered..]
+        .iter()
+        .filter(|m| m.to == "referee@pbem.example" && m.subject.contains("held back"))
+        .count();
+    assert_eq!(told, 2);
     assert!(!host.games().join("game.json.mail/index.jsonl").exists());
     // Once the referee's side is mended, the same message is applied.
     assert!(host.inbox(&reply).starts_with("applied"));
@@ -689,7 +707,7 @@ Subject: [pbem row-0badf11e] {id}\r\nMessage-ID: <{id}@example.net>\r\n\r\npass\
         claimed,
         ["1.held-first.processing", "3.held-second.processing"]
     );
-    assert!(!host.games().join("unmatched.mail").exists());
+    assert!(!host.games().join("unmatched.mail/index.jsonl").exists());
 
     std::fs::remove_file(&broken).expect("mended by moving it away");
     assert!(host.inbox_maildir().status().expect("runs").success());
