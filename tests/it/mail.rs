@@ -18,6 +18,7 @@ use serde_json::Value;
 mod bots;
 mod delivery;
 mod faults;
+mod invisible;
 mod outbox;
 mod pictures_and_digest;
 mod watch;
