@@ -217,7 +217,8 @@ impl Invitation {
     /// Records `player`'s acceptance with their words.
     ///
     /// # Errors
-    /// Not a player, or words that are empty, too long or not one line.
+    /// Not a player, or words that are empty, too long or hold a character a move may
+    /// not (`move_text::plain`).
     pub fn join(&mut self, player: &str, entropy: &str) -> Result<Joined> {
         let seat = self
             .seat_of(player)
@@ -238,6 +239,10 @@ impl Invitation {
         if let Some(earlier) = self.joined.iter().find(|j| j.player == name) {
             return Ok(Joined::Already(earlier.entropy.clone()));
         }
+        // Before the white space is made one space: a line separator is refused as in
+        // a move, not quietly made a space. Genesis and every player's welcome show
+        // the words.
+        super::move_text::plain("the words", entropy)?;
         let words = entropy.split_whitespace().collect::<Vec<_>>().join(" ");
         if words.is_empty() || words.chars().count() > MAX_ENTROPY_CHARS {
             return Err(EngineError::Usage(format!(

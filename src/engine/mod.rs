@@ -4,6 +4,7 @@
 pub mod audit;
 mod bot_key;
 pub mod chance;
+pub mod characters;
 pub mod derive;
 pub mod driver;
 pub mod erased;

@@ -19,6 +19,7 @@ mod bots;
 mod copies;
 mod delivery;
 mod faults;
+mod invisible;
 mod outbox;
 mod pictures_and_digest;
 mod watch;

@@ -12,6 +12,7 @@ mod imap;
 mod layers;
 mod mail;
 mod mail_intake;
+mod names;
 mod new_game;
 mod package;
 mod postfix;

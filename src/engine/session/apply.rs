@@ -11,7 +11,9 @@ use crate::engine::error::{EngineError, KeyringError, Result};
 use crate::engine::fairness::{seal_box, sealed_commitment, RecordingChance, TurnDraws};
 use crate::engine::file::{hashes, Opening, Record, SealedMove, Version};
 use crate::engine::keyring::Keyring;
-use crate::engine::move_text::{strip_confirm, within, MAX_MOVE_BYTES, MAX_RECORDED_MOVE_BYTES};
+use crate::engine::move_text::{
+    plain, strip_confirm, within, MAX_MOVE_BYTES, MAX_RECORDED_MOVE_BYTES,
+};
 use crate::engine::rules::{Chance, Rules, Visibility};
 use crate::engine::signature::sign;
 
@@ -90,6 +92,9 @@ impl<R: Rules> Game<R> {
         }
         let (confirmed, move_text) = strip_confirm(move_text);
         within("the move", move_text, MAX_MOVE_BYTES, "send the move alone")?;
+        // Before the rules read it: what they would echo of it, refusing it or not,
+        // must not rearrange the words around it.
+        plain("the move", move_text)?;
         let parsed = self.rules.parse_move(&state, seat, move_text)?;
         let mv = self.rules.as_recorded(&state, seat, parsed)?;
         // The record holds the move as the rules understood it, never its spelling: so
@@ -284,6 +289,7 @@ impl<R: Rules> Game<R> {
         }
         let (confirmed, move_text) = strip_confirm(move_text);
         within("the move", move_text, MAX_MOVE_BYTES, "send the move alone")?;
+        plain("the move", move_text)?;
         let parsed = self.rules.parse_move(state, seat, move_text)?;
         // Echoed as the record would hold it.
         let mv = self.rules.as_recorded(state, seat, parsed)?;

@@ -104,6 +104,10 @@ impl<R: Rules> Game<R> {
             ));
         }
         check_players(&request.players, bots)?;
+        // Genesis holds them, and every player's welcome shows them.
+        for value in &request.entropy {
+            crate::engine::move_text::plain("an --entropy value", value)?;
+        }
         request.players = with_bot_versions(std::mem::take(&mut request.players), bots);
         let seed = match request.seed {
             Some(seed) => seed,

@@ -207,6 +207,9 @@ pub fn new_game(
     // version this pbem plays).
     let played = ops::driver(game)?.bots();
     crate::engine::roster::check_players(&request.players, &played)?;
+    for value in &request.entropy {
+        crate::engine::move_text::plain("an --entropy value", value)?;
+    }
     let bots = request.players.iter().filter(|p| p.bot().is_some()).count();
     if bots > 0 {
         // A bot moves when the referee's mail loop sees it is to move; an invitation

@@ -31,6 +31,7 @@ use super::archive::{self, message_key, Archive, Entry, Notes, Throttle};
 use super::for_referee::{self, UNMATCHED};
 use super::mailer::{game_id_of, roster, Origin, Referee, Roster};
 use crate::basics::store;
+use crate::engine::characters::{is_refused, Lines};
 use crate::engine::driver::OpenGame;
 use crate::engine::error::EngineError;
 use crate::engine::file::UndoStep;
@@ -1027,8 +1028,21 @@ impl Referee {
             );
         };
         let name = players[seat].name.clone();
-        let written: String = incoming
+        // Read forgivingly, as the words are only mixed into the draws: a character a
+        // typed join would be refused for (`pbem join`) is made a space, as the
+        // intake makes the invisible characters mail clients add.
+        let spaced: String = incoming
             .move_text
+            .chars()
+            .map(|c| {
+                if is_refused(c, Lines::Several) {
+                    ' '
+                } else {
+                    c
+                }
+            })
+            .collect();
+        let written: String = spaced
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ")
