@@ -24,7 +24,6 @@ use serde_json::{json, Value};
 
 use super::archive::{self, Archive, Entry, Throttle, Waiting};
 use super::mailer::{roster, seats_to_move, Referee};
-use super::receive::UNMATCHED_MESSAGES;
 use crate::basics::store::{self, Access};
 use crate::engine::file::FileText;
 use crate::mail::intake::Incoming;
@@ -40,6 +39,10 @@ pub const REFEREE_INTERVAL: u64 = 24 * 3600;
 pub const STATUS_INTERVAL: u64 = 24 * 3600;
 /// The folder beside the games for mail that matches no game.
 pub(crate) const UNMATCHED: &str = "unmatched.mail";
+/// How many messages that match no game are kept (the newest; each cut at 256 KiB,
+/// so at most 256 MiB): older ones are removed as new ones come, and the referee's
+/// message about such mail says how many were.
+pub const UNMATCHED_MESSAGES: usize = 1000;
 /// The outbox of the mail to the referee, beside the games.
 pub(crate) const REFEREE_OUTBOX: &str = "referee.outbox";
 /// How much of a subject or an address a message to the referee shows.

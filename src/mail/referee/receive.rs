@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::archive::{self, message_key, Archive, Entry, Notes, Throttle};
-use super::for_referee::{self, UNMATCHED};
+use super::for_referee::{self, UNMATCHED, UNMATCHED_MESSAGES};
 use super::mailer::{game_id_of, roster, Origin, Referee, Roster};
 use crate::basics::store;
 use crate::engine::characters::{is_refused, Lines};
@@ -57,10 +57,6 @@ pub const STRANGER_INTERVAL: u64 = 24 * 3600;
 /// How much of a message that matches no game is archived (the rest is cut off): a
 /// stranger's mail must not fill the referee's disk.
 const UNMATCHED_KEPT: usize = 256 * 1024;
-/// How many messages that match no game are kept (the newest; with [`UNMATCHED_KEPT`],
-/// at most 256 MiB): older ones are removed as new ones come, and the referee's
-/// message about such mail says how many were.
-pub const UNMATCHED_MESSAGES: usize = 1000;
 
 /// What the report and the archive say of a sealed move in place of its text.
 const SEALED: &str = "a sealed move, face down until it opens";
