@@ -236,6 +236,22 @@ impl Host {
         assert!(ok, "{out}");
     }
 
+    /// [`Host::start_game`] while the SMTP server is down: the game is made and all
+    /// its mail waits in the outbox, so `pbem new --mail` exits 75.
+    fn start_game_while_mail_is_down(&self) {
+        let (ok, out) = self.run(
+            self.pbem()
+                .args(["new", "right-of-way"])
+                .args(["--player", "Ann <ann@example.org>"])
+                .args(["--player", "Bob <bob@example.org>"])
+                .args(["--seed", SEED, "--mail", "--out"])
+                .arg(self.file()),
+        );
+        assert!(!ok && out.contains("exit status 75"), "{out}");
+        assert!(out.contains("outbox flush"), "{out}");
+        assert!(self.file().exists(), "{out}");
+    }
+
     /// Who is to move, and the first move `pbem legal` lists for them.
     fn first_move(&self) -> (String, String) {
         let player = self.view()["to_move"][0]
@@ -1193,7 +1209,9 @@ impl Host {
                 .args(["--seed", SEED, "--mail", "--out"])
                 .arg(self.file()),
         );
-        assert!(ok, "{out}");
+        // Made, with all its mail waiting: not done, so exit 75.
+        assert!(!ok && out.contains("exit status 75"), "{out}");
+        assert!(self.file().exists(), "{out}");
         self.smtp.resume();
     }
 

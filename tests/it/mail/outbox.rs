@@ -164,7 +164,7 @@ Subject: {} my move\r\nMessage-ID: <stray-17@example.net>\r\n\r\npass\r\n",
 fn outbox_drop_removes_exactly_the_named_message() {
     let mut host = Host::new();
     host.smtp.stop();
-    host.start_game();
+    host.start_game_while_mail_is_down();
     let listed = host.outbox_list();
     let ids: Vec<String> = listed
         .iter()
@@ -280,7 +280,7 @@ Subject: Cron <ref@host> pbem inbox\r\nMessage-ID: <cron-1@pbem.example>\r\n\r\n
 fn a_flush_that_sent_says_so() {
     let mut host = Host::new();
     host.smtp.stop();
-    host.start_game();
+    host.start_game_while_mail_is_down();
     let (ok, out, _) = host.run_apart(host.pbem().args(["outbox", "flush"]).arg(host.file()));
     assert!(!ok, "mail waits: {out}");
     assert!(out.contains("0 sent, 3 waiting"), "{out}");
