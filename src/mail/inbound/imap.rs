@@ -52,7 +52,7 @@ use super::in_order::Receiver;
 use super::in_order::{handle_in_order, Mailbox};
 use crate::basics::store::{self, StoreError};
 use crate::mail::intake::MAX_MESSAGE_BYTES;
-use crate::mail::outbound::server_url::{self, ServerUrl};
+use crate::mail::outbound::server_url::{self, password_forms, without_password, ServerUrl};
 use crate::mail::outbound::transport::{MailSettings, DEFAULT_TIMEOUT, MAX_CA_FILE_BYTES};
 use crate::mail::MailError;
 
@@ -877,39 +877,6 @@ fn is_timeout(error: &std::io::Error) -> bool {
         error.kind(),
         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
     )
-}
-
-/// The password as it may come back in a server's words: as sent, IMAP-quoted (as
-/// LOGIN sends it: `"Pa\"ss\\wo rd"`), as Rust debug-quotes it, and base64 as AUTHENTICATE
-/// PLAIN and LOGIN send it (unpadded, so a form with its padding is blanked too);
-/// longest first, so that a form holding another is blanked whole.
-fn password_forms(user: &str, password: &str) -> Vec<String> {
-    use base64::Engine as _;
-    if password.is_empty() {
-        return Vec::new();
-    }
-    let quoted = password.replace('\\', "\\\\").replace('"', "\\\"");
-    let debug = format!("{password:?}");
-    let debug = debug[1..debug.len() - 1].to_string();
-    let mut forms = vec![password.to_string(), quoted, debug];
-    for payload in [
-        password.to_string(),
-        format!("\0{user}\0{password}"),
-        format!("{user}\0{user}\0{password}"),
-    ] {
-        let encoded = base64::engine::general_purpose::STANDARD_NO_PAD.encode(payload);
-        forms.push(encoded);
-    }
-    forms.sort_by_key(|form| std::cmp::Reverse(form.len()));
-    forms.dedup();
-    forms
-}
-
-/// `text` with every form of the password blanked out.
-fn without_password(text: &str, forms: &[String]) -> String {
-    forms.iter().fold(text.to_string(), |text, form| {
-        text.replace(form.as_str(), "********")
-    })
 }
 
 /// A connection to an IMAP server, plain or under TLS, with the timeout every read and

@@ -122,6 +122,39 @@ fn decode(text: &str) -> Result<String, std::string::FromUtf8Error> {
     String::from_utf8(out)
 }
 
+/// The password as it may come back in a server's words: as sent, IMAP-quoted (as
+/// LOGIN sends it: `"Pa\"ss\\wo rd"`), as Rust debug-quotes it, and base64 as AUTHENTICATE
+/// PLAIN and LOGIN send it (unpadded, so a form with its padding is blanked too);
+/// longest first, so that a form holding another is blanked whole.
+pub(crate) fn password_forms(user: &str, password: &str) -> Vec<String> {
+    use base64::Engine as _;
+    if password.is_empty() {
+        return Vec::new();
+    }
+    let quoted = password.replace('\\', "\\\\").replace('"', "\\\"");
+    let debug = format!("{password:?}");
+    let debug = debug[1..debug.len() - 1].to_string();
+    let mut forms = vec![password.to_string(), quoted, debug];
+    for payload in [
+        password.to_string(),
+        format!("\0{user}\0{password}"),
+        format!("{user}\0{user}\0{password}"),
+    ] {
+        let encoded = base64::engine::general_purpose::STANDARD_NO_PAD.encode(payload);
+        forms.push(encoded);
+    }
+    forms.sort_by_key(|form| std::cmp::Reverse(form.len()));
+    forms.dedup();
+    forms
+}
+
+/// `text` with every form of the password blanked out.
+pub(crate) fn without_password(text: &str, forms: &[String]) -> String {
+    forms.iter().fold(text.to_string(), |text, form| {
+        text.replace(form.as_str(), "********")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -402,9 +402,18 @@ impl Smtp {
         } else {
             text
         };
+        self.without_password(&text)
+    }
+
+    /// `text` with the password blanked in every form a server may echo it in: as
+    /// sent, quoted, or base64 as AUTH PLAIN and LOGIN send it.
+    fn without_password(&self, text: &str) -> String {
         match &self.password {
-            Some(password) if !password.is_empty() => text.replace(password.as_str(), "(hidden)"),
-            _ => text,
+            Some(password) => {
+                let user = self.user.as_deref().unwrap_or_default();
+                server_url::without_password(text, &server_url::password_forms(user, password))
+            }
+            None => text.to_string(),
         }
     }
 
@@ -456,10 +465,7 @@ impl Smtp {
         } else {
             error.to_string()
         };
-        match &self.password {
-            Some(password) if !password.is_empty() => text.replace(password.as_str(), "(hidden)"),
-            _ => text,
-        }
+        self.without_password(&text)
     }
 }
 
@@ -932,6 +938,29 @@ mod tests {
         match Transport::parse(spec).expect("valid") {
             Transport::Smtp(smtp) => *smtp,
             other => panic!("not SMTP: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_echoed_password_is_blanked_in_every_form() {
+        use base64::Engine as _;
+        let smtp = smtp("smtp://ann:s3cr%22et@mail.example.org:587?tls=required");
+        let plain = base64::engine::general_purpose::STANDARD.encode("\0ann\0s3cr\"et");
+        let login = base64::engine::general_purpose::STANDARD.encode("s3cr\"et");
+        for echoed in [
+            "535 5.7.8 bad password s3cr\"et".to_string(),
+            format!("535 5.7.8 AUTH PLAIN {plain} refused"),
+            format!("535 5.7.8 {login}"),
+            r#"535 "s3cr\"et""#.to_string(),
+        ] {
+            let shown = smtp.without_password(&echoed);
+            for secret in [
+                "s3cr",
+                plain.trim_end_matches('='),
+                login.trim_end_matches('='),
+            ] {
+                assert!(!shown.contains(secret), "{secret} in {shown}");
+            }
         }
     }
 
