@@ -739,6 +739,9 @@ fn starttls_a_wrong_password_and_an_unknown_ca_are_answered_clearly() {
     let said = text(&wrong);
     assert!(said.contains("refused the login of ref"), "{said}");
     assert!(said.contains("PBEM_IMAP_PASSWORD"), "{said}");
+    // No mail server keeps anything here: the messages wait in the mailbox.
+    assert!(said.contains("stay in the IMAP mailbox"), "{said}");
+    assert!(!said.contains("mail server keeps"), "{said}");
     assert!(
         !said.contains("not-the-password") && !said.contains(PASSWORD),
         "{said}"
