@@ -398,27 +398,20 @@ impl Measured for DesertKingdom {
 }
 
 /// The groups of the measure of roads' share of a seat's points.
-const ROAD_SHARES: [&str; 5] = [
-    "no points",
-    "none from roads",
-    "under 25%",
-    "25-49%",
-    "50%+",
-];
+const ROAD_SHARES: [&str; 4] = ["none", "under 25%", "25-49%", "50% or more"];
 
 /// The group of a seat whose score breaks down into `parts`: what share of the points
 /// it gained (tiles, roads, barbarians, treasures, before any was lost) roads gave.
 fn road_share_group(parts: &ScoreParts) -> usize {
     let gained =
         parts.placed + parts.unplaced + parts.networks + parts.barbarians + parts.treasures;
-    if gained <= 0 {
+    if parts.networks <= 0 || gained <= 0 {
         return 0;
     }
     match parts.networks * 100 / gained {
-        _ if parts.networks <= 0 => 1,
-        0..=24 => 2,
-        25..=49 => 3,
-        _ => 4,
+        0..=24 => 1,
+        25..=49 => 2,
+        _ => 3,
     }
 }
 
