@@ -25,7 +25,7 @@ use crate::games::right_of_way::RightOfWay;
 use crate::games::triangle_auction::TriangleAuction;
 
 use measures::Sorted;
-pub use measures::{Group, Measure, Measured};
+pub use measures::{Group, Measure, Measured, ScorePart};
 
 /// The built-in players' names, in seat order: the players of a simulated game, and
 /// of `pbem demo`.
@@ -62,6 +62,9 @@ pub struct SeatReport {
     pub mean_score: f64,
     /// Moves this seat made, over all games.
     pub moves: u64,
+    /// Games in which this seat took the first turn of the game's turn order (the
+    /// group `first` of the measure `turn order`).
+    pub moved_first: usize,
     /// The mean time its bot took to choose a move, in milliseconds (on a thread
     /// sharing the cores with the run's other games).
     pub ms_per_move: f64,
@@ -87,6 +90,10 @@ pub struct Report {
     /// The game's own balance questions: each measure sorts every seat of every game
     /// into one group, with the group's win rate ([`measures`]).
     pub measures: Vec<Measure>,
+    /// Where the points came from: the final scores of every seat of every game, in
+    /// the parts the game breaks them into ([`Measured::score_parts`]); empty for a
+    /// game that does not.
+    pub score_parts: Vec<ScorePart>,
     /// Mean moves per game.
     pub mean_moves: f64,
     pub seconds: f64,
@@ -102,7 +109,10 @@ struct Outcome {
     /// Moves made and seconds spent choosing them, by seat.
     seat_moves: Vec<u64>,
     seat_seconds: Vec<f64>,
+    /// The seat that took the game's first turn ([`Measured::takes_turn`]).
+    first: Option<Seat>,
     sortings: Vec<measures::Sorting>,
+    score_parts: Vec<Vec<(&'static str, i64)>>,
 }
 
 /// The names of the games [`run`] can play.
@@ -215,6 +225,9 @@ fn play_one<R: Measured>(
     let mut moves = 0u64;
     let mut seat_moves = vec![0u64; names.len()];
     let mut seat_seconds = vec![0.0f64; names.len()];
+    // The seats in the order of their first turn: who moved first is what the game
+    // did, not seat 0 (the desert kingdom and the triangle auction draw it).
+    let mut turns: Vec<Seat> = Vec::new();
     while !rules.is_over(&state) {
         let to_move = rules.to_move(&state);
         // Of several seats owing a move (sealed choices), any may answer first.
@@ -253,6 +266,9 @@ fn play_one<R: Measured>(
         let after = rules
             .apply(&state, seat, &mv, &mut chance)
             .map_err(|e| anyhow::anyhow!("{}: {bot} chose {text:?}, refused: {e}", R::NAME))?;
+        if rules.takes_turn(&state) && !turns.contains(&seat) {
+            turns.push(seat);
+        }
         rules.note(&mut notes, &state, seat, &after);
         state = after;
         moves += 1;
@@ -266,7 +282,9 @@ fn play_one<R: Measured>(
         moves,
         seat_moves,
         seat_seconds,
-        sortings: rules.sort_seats(&notes, &state),
+        first: turns.first().copied(),
+        sortings: rules.sort_seats(&notes, &turns, &state),
+        score_parts: rules.score_parts(&state),
     })
 }
 
@@ -296,6 +314,7 @@ fn summarise(sim: &Simulation, outcomes: &[Outcome], seconds: f64) -> Report {
     let mut totals = vec![0i64; players];
     let mut seat_moves = vec![0u64; players];
     let mut seat_seconds = vec![0.0f64; players];
+    let mut moved_first = vec![0usize; players];
     let mut shared = 0;
     let mut nobody_wins = 0;
     let mut moves = 0u64;
@@ -326,6 +345,9 @@ fn summarise(sim: &Simulation, outcomes: &[Outcome], seconds: f64) -> Report {
             *total += score;
         }
         moves += outcome.moves;
+        if let Some(count) = outcome.first.and_then(|seat| moved_first.get_mut(seat)) {
+            *count += 1;
+        }
         for (seat, (made, spent)) in outcome
             .seat_moves
             .iter()
@@ -347,6 +369,7 @@ fn summarise(sim: &Simulation, outcomes: &[Outcome], seconds: f64) -> Report {
             ci95: wilson95(wins[seat], games),
             mean_score: totals[seat] as f64 / n,
             moves: seat_moves[seat],
+            moved_first: moved_first[seat],
             ms_per_move: if seat_moves[seat] == 0 {
                 0.0
             } else {
@@ -364,6 +387,12 @@ fn summarise(sim: &Simulation, outcomes: &[Outcome], seconds: f64) -> Report {
         nobody_wins_ci95: wilson95(nobody_wins as f64, games),
         options: Options::new(),
         measures: measures::summarise(&sorted),
+        score_parts: measures::sum_parts(
+            &outcomes
+                .iter()
+                .map(|outcome| outcome.score_parts.clone())
+                .collect::<Vec<_>>(),
+        ),
         mean_moves: moves as f64 / n,
         seconds,
         games_per_second: if seconds > 0.0 {
@@ -399,6 +428,12 @@ impl Report {
                 seat.ms_per_move
             ));
         }
+        let firsts: Vec<String> = self
+            .seats
+            .iter()
+            .map(|seat| format!("seat {} {}", seat.seat, seat.moved_first))
+            .collect();
+        out.push_str(&format!("moved first (games): {}\n", firsts.join(", ")));
         out.push_str(&format!(
             "\nshared wins: {} ({:.1}%); nobody won: {} ({:.1}%)\n",
             self.shared,
@@ -425,6 +460,18 @@ impl Report {
             100.0 * low,
             100.0 * high
         ));
+        if !self.score_parts.is_empty() {
+            out.push_str("\nwhere the points came from (all seats; share of the points gained)\n");
+            for part in &self.score_parts {
+                out.push_str(&format!(
+                    "  {:<28} {:>9} {:>7.1}%  mean {:>7.1} a seat\n",
+                    part.part,
+                    part.points,
+                    100.0 * part.share,
+                    part.mean
+                ));
+            }
+        }
         for measure in &self.measures {
             out.push_str(&format!(
                 "\n{} (seats in each group, their win rate)\n",
@@ -448,7 +495,80 @@ impl Report {
 
 #[cfg(test)]
 mod tests {
-    use super::wilson95;
+    use super::{play_one, stream, wilson95, Simulation};
+    use crate::bots::Bot;
+    use crate::engine::rules::{Options, Rules};
+    use crate::games::desert_kingdom::DesertKingdom;
+    use crate::games::right_of_way::RightOfWay;
+    use crate::games::triangle_auction::TriangleAuction;
+
+    fn simulation(game: &str, players: usize) -> Simulation {
+        Simulation {
+            game: game.to_string(),
+            bots: vec![Bot::Random; players],
+            games: 4,
+            options: Options::new(),
+            seed: [7; 32],
+            threads: 1,
+        }
+    }
+
+    fn names(players: usize) -> Vec<String> {
+        super::PLAYER_NAMES[..players]
+            .iter()
+            .map(|n| (*n).to_string())
+            .collect()
+    }
+
+    /// Every game's first turn, as a simulated game records it, is the one its setup
+    /// gave (a desert kingdom's drawn first player, D1; a triangle auction's drawn
+    /// starting player, the first to bid; a right of way's player chosen by the
+    /// hands), and the measure `turn order` puts that seat alone in `first`.
+    #[test]
+    fn the_first_turn_is_the_one_the_setup_gave() {
+        fn check<R: super::Measured>(
+            rules: &R,
+            sim: &Simulation,
+            first_of: impl Fn(&R::State) -> usize,
+        ) -> Vec<usize> {
+            let names = names(sim.bots.len());
+            (0..sim.games)
+                .map(|index| {
+                    let outcome = play_one(rules, &names, sim, index).expect("a game");
+                    let start = rules
+                        .setup(&names, &mut stream(&sim.seed, "draws", index, 0))
+                        .expect("the setup");
+                    let first = first_of(&start);
+                    assert_eq!(outcome.first, Some(first), "{} game {index}", R::NAME);
+                    let order = outcome
+                        .sortings
+                        .iter()
+                        .find(|s| s.measure == "turn order")
+                        .expect("the measure turn order");
+                    let groups: Vec<usize> = (0..names.len())
+                        .map(|seat| usize::from(seat != first))
+                        .collect();
+                    assert_eq!(order.seat_group, groups, "{} game {index}", R::NAME);
+                    first
+                })
+                .collect()
+        }
+        let dk = DesertKingdom::standard().expect("the rules");
+        let firsts = check(&dk, &simulation("desert-kingdom", 3), |start| {
+            dk.to_move(start)[0]
+        });
+        assert!(firsts.iter().any(|&f| f != 0), "drawn: {firsts:?}");
+        let ta = TriangleAuction::from_data(TriangleAuction::DEFAULT_DATA, &Options::new())
+            .expect("the rules");
+        let mut short = simulation("triangle-auction", 3);
+        short.games = 2;
+        check(&ta, &short, |start| usize::from(start.starting));
+        let row =
+            RightOfWay::from_data(RightOfWay::DEFAULT_DATA, &Options::new()).expect("the rules");
+        check(&row, &simulation("right-of-way", 2), |start| {
+            usize::from(start.first)
+        });
+    }
 
     #[test]
     fn wilson_intervals_hold_their_rate_and_match_known_values() {

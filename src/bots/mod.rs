@@ -23,7 +23,9 @@ use crate::engine::rules::{Rules, Seat};
 /// The kinds of built-in player.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bot {
-    /// Any legal move, uniformly.
+    /// A legal move as the rules draw one at random ([`Rules::sample_move`]): in the
+    /// desert kingdom any entry of the legal list with equal chance; the right of way
+    /// and the triangle auction draw their own way (docs/balance.md, "The players").
     Random,
     /// The best move one move ahead by the game's scores.
     Greedy,

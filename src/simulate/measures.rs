@@ -1,18 +1,23 @@
 //! Each game's own balance questions, asked of every game a simulation plays.
 //!
 //! A measure sorts the seats of each finished game into groups (a desert kingdom's
-//! seats by how many oases they held, a right of way's by turn order) and reports each
+//! seats by how many oases they held, every game's by turn order) and reports each
 //! group's win rate with its 95% interval: the groups of one measure take every seat
 //! of every game once, so their seat-games add up to games times players. What a
 //! measure needs from the game's course rather than its end (where a turn-1 city went)
-//! is noted move by move in the game's [`Measured::Notes`].
+//! is noted move by move in the game's [`Measured::Notes`]; the order in which the
+//! seats took their first turns is noted for every game by the simulation itself
+//! ([`Measured::takes_turn`]).
+//!
+//! A game may also break each final score into parts ([`Measured::score_parts`]), which
+//! a run adds up into where the points came from ([`ScorePart`]).
 
 use serde::Serialize;
 
 use crate::engine::rules::{Rules, Seat};
-use crate::games::desert_kingdom::{DesertKingdom, Kind, State as DkState};
+use crate::games::desert_kingdom::{DesertKingdom, Kind, ScoreParts, State as DkState};
 use crate::games::right_of_way::{RightOfWay, State as RowState};
-use crate::games::triangle_auction::{State as TaState, TriangleAuction};
+use crate::games::triangle_auction::{Phase as TaPhase, State as TaState, TriangleAuction};
 
 /// One measure of one finished game: its groups, in the order reports list them, and
 /// the group of each seat.
@@ -29,6 +34,14 @@ pub trait Measured: Rules {
     /// What is noted along one game for its measures.
     type Notes: Default;
 
+    /// Whether a move from `before` is a turn of the game's turn order, the kind of
+    /// move whose order the measure `turn order` asks about. True by default; false
+    /// for moves every player makes at once (a sealed choice, whose arrival order the
+    /// simulation draws) and for setup moves before the turn order starts.
+    fn takes_turn(&self, _before: &Self::State) -> bool {
+        true
+    }
+
     /// Notes the move `seat` just made, from `before` to `after`.
     fn note(
         &self,
@@ -39,8 +52,84 @@ pub trait Measured: Rules {
     ) {
     }
 
-    /// How the seats of the finished game `end` fall into each measure's groups.
-    fn sort_seats(&self, notes: &Self::Notes, end: &Self::State) -> Vec<Sorting>;
+    /// How the seats of the finished game `end` fall into each measure's groups;
+    /// `turns` holds the seats in the order they took their first turn
+    /// ([`Measured::takes_turn`]), the player who moved first first.
+    fn sort_seats(&self, notes: &Self::Notes, turns: &[Seat], end: &Self::State) -> Vec<Sorting>;
+
+    /// Each seat's final score in parts, by where its points came from: the same
+    /// parts, in the same order, for every seat, adding up to the seat's score (a part
+    /// that takes points away is negative). None (the default) for a game that does
+    /// not break its scores down.
+    fn score_parts(&self, _end: &Self::State) -> Vec<Vec<(&'static str, i64)>> {
+        Vec::new()
+    }
+}
+
+/// The measure `turn order`: the seat that took the first turn, `first`; every other
+/// seat, `others` (a right of way's `second`, a larger game's `later`). A seat that
+/// never took a turn is not the first.
+fn turn_order(turns: &[Seat], players: usize, others: &str) -> Sorting {
+    let first = turns.first().copied();
+    Sorting {
+        measure: "turn order",
+        groups: vec!["first".to_string(), others.to_string()],
+        seat_group: (0..players)
+            .map(|seat| usize::from(Some(seat) != first))
+            .collect(),
+    }
+}
+
+/// One part of the scores over the whole run: where the points came from.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScorePart {
+    pub part: String,
+    /// Its points over every seat of every game (negative for a part that takes
+    /// points away).
+    pub points: i64,
+    /// Its points per seat-game.
+    pub mean: f64,
+    /// Its share of the points gained: `points` over the sum of the parts that add
+    /// points, so the shares of those add up to 1 and a part that takes points away
+    /// has a negative share.
+    pub share: f64,
+}
+
+/// Adds up the games' score parts, in the order the first game that has any lists them.
+pub fn sum_parts(games: &[Vec<Vec<(&'static str, i64)>>]) -> Vec<ScorePart> {
+    let Some(names) = games
+        .iter()
+        .flat_map(|game| game.first())
+        .next()
+        .map(|parts| parts.iter().map(|(name, _)| *name).collect::<Vec<_>>())
+    else {
+        return Vec::new();
+    };
+    let mut totals = vec![0i64; names.len()];
+    let mut seat_games = 0usize;
+    for seat in games.iter().flatten() {
+        seat_games += 1;
+        for (name, points) in seat {
+            if let Some(at) = names.iter().position(|n| n == name) {
+                totals[at] += points;
+            }
+        }
+    }
+    let gained: i64 = totals.iter().filter(|&&p| p > 0).sum();
+    names
+        .iter()
+        .zip(&totals)
+        .map(|(name, &points)| ScorePart {
+            part: (*name).to_string(),
+            points,
+            mean: points as f64 / seat_games.max(1) as f64,
+            share: if gained == 0 {
+                0.0
+            } else {
+                points as f64 / gained as f64
+            },
+        })
+        .collect()
 }
 
 /// One group of a measure over the whole run.
@@ -203,7 +292,7 @@ impl Measured for DesertKingdom {
         notes.turn_one_city[seat] = new_city(before, seat, after);
     }
 
-    fn sort_seats(&self, notes: &DkNotes, end: &DkState) -> Vec<Sorting> {
+    fn sort_seats(&self, notes: &DkNotes, turns: &[Seat], end: &DkState) -> Vec<Sorting> {
         let players = end.players.len();
         let held = |seat: usize, kind: Kind| {
             let owner = u8::try_from(seat).ok();
@@ -213,12 +302,8 @@ impl Measured for DesertKingdom {
                 .filter(|tile| !tile.face_down && tile.kind == Some(kind) && tile.owner == owner)
                 .count()
         };
-        let mut sortings = Vec::new();
-        sortings.push(Sorting {
-            measure: "turn order",
-            groups: vec!["first".to_string(), "later".to_string()],
-            seat_group: (0..players).map(|seat| usize::from(seat != 0)).collect(),
-        });
+        // The player the setup drew moves first (D1), not seat 0.
+        let mut sortings = vec![turn_order(turns, players, "later")];
         for kind in DK_BOARD_KINDS {
             let top = if matches!(kind, Kind::Oasis | Kind::City | Kind::Mine) {
                 2
@@ -285,7 +370,48 @@ impl Measured for DesertKingdom {
             "never played",
             &notes.hand_city,
         ));
+        sortings.push(Sorting {
+            measure: "roads' share of the seat's points gained",
+            groups: ROAD_SHARES.iter().map(|g| (*g).to_string()).collect(),
+            seat_group: (0..players)
+                .map(|seat| road_share_group(&self.score_parts_of(end, seat)))
+                .collect(),
+        });
         sortings
+    }
+
+    fn score_parts(&self, end: &DkState) -> Vec<Vec<(&'static str, i64)>> {
+        (0..end.players.len())
+            .map(|seat| {
+                let parts = self.score_parts_of(end, seat);
+                vec![
+                    ("tiles placed", parts.placed + parts.unplaced),
+                    ("roads' networks", parts.networks),
+                    ("barbarians drawn", parts.barbarians),
+                    ("treasures", parts.treasures),
+                    ("paid to placate barbarians", -parts.paid),
+                    ("lost with every city (D14)", -parts.lost),
+                ]
+            })
+            .collect()
+    }
+}
+
+/// The groups of the measure of roads' share of a seat's points.
+const ROAD_SHARES: [&str; 4] = ["none", "under 25%", "25-49%", "50% or more"];
+
+/// The group of a seat whose score breaks down into `parts`: what share of the points
+/// it gained (tiles, roads, barbarians, treasures, before any was lost) roads gave.
+fn road_share_group(parts: &ScoreParts) -> usize {
+    let gained =
+        parts.placed + parts.unplaced + parts.networks + parts.barbarians + parts.treasures;
+    if parts.networks <= 0 || gained <= 0 {
+        return 0;
+    }
+    match parts.networks * 100 / gained {
+        0..=24 => 1,
+        25..=49 => 2,
+        _ => 3,
     }
 }
 
@@ -314,7 +440,13 @@ impl Measured for RightOfWay {
         }
     }
 
-    fn sort_seats(&self, bought: &Vec<usize>, end: &RowState) -> Vec<Sorting> {
+    /// The highway turns: the draft of a city (`setup=draft`) comes before the turn
+    /// order, which starts with the player the hands chose (`first`).
+    fn takes_turn(&self, before: &RowState) -> bool {
+        !before.setup
+    }
+
+    fn sort_seats(&self, bought: &Vec<usize>, turns: &[Seat], end: &RowState) -> Vec<Sorting> {
         let players = end.players.len();
         let counts: Vec<usize> = (0..players)
             .map(|seat| bought.get(seat).copied().unwrap_or(0))
@@ -329,13 +461,7 @@ impl Measured for RightOfWay {
                 .unwrap_or(0)
         };
         vec![
-            Sorting {
-                measure: "turn order",
-                groups: vec!["first".to_string(), "second".to_string()],
-                seat_group: (0..players)
-                    .map(|seat| usize::from(seat != usize::from(end.first)))
-                    .collect(),
-            },
+            turn_order(turns, players, "second"),
             Sorting {
                 measure: "right-of-way bought (tiles turned face down in the game)",
                 groups: counted(6),
@@ -379,7 +505,13 @@ const TA_SCORED: [&str; 5] = [
 impl Measured for TriangleAuction {
     type Notes = ();
 
-    fn sort_seats(&self, _notes: &(), end: &TaState) -> Vec<Sorting> {
+    /// The bids: every player chooses a card at once, then bids in turn from the
+    /// round's starting player, and places at once.
+    fn takes_turn(&self, before: &TaState) -> bool {
+        matches!(before.phase, TaPhase::Bidding { .. })
+    }
+
+    fn sort_seats(&self, _notes: &(), turns: &[Seat], end: &TaState) -> Vec<Sorting> {
         let players = end.players.len();
         let scores: Vec<_> = (0..players).map(|seat| self.score(end, seat)).collect();
         vec![
@@ -409,6 +541,23 @@ impl Measured for TriangleAuction {
                     })
                     .collect(),
             },
+            // Last, after the measures the report listed before it had this one.
+            turn_order(turns, players, "later"),
         ]
+    }
+
+    fn score_parts(&self, end: &TaState) -> Vec<Vec<(&'static str, i64)>> {
+        (0..end.players.len())
+            .map(|seat| {
+                let score = self.score(end, seat);
+                vec![
+                    ("colour scored", score.colour_points),
+                    (
+                        "areas enclosed",
+                        i64::try_from(score.enclosed).unwrap_or(i64::MAX),
+                    ),
+                ]
+            })
+            .collect()
     }
 }

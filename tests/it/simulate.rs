@@ -308,3 +308,100 @@ fn each_game_reports_its_own_questions_and_the_counts_add_up() {
     assert_eq!(ta["options"]["track_cap"], "10");
     assert_eq!(ta["options"]["area"], "9");
 }
+
+/// The measure `turn order` groups by the player who took the first turn, which the
+/// desert kingdom draws (D1), not by seat 0: in one-game runs the group `first` is
+/// exactly the seat the report says moved first, and over a few seeds that is not
+/// always seat 0.
+#[test]
+fn turn_order_first_is_the_player_who_moved_first() {
+    let mut not_seat_0 = 0;
+    for seed in ["1", "2", "3", "4", "5", "6", "7", "8"] {
+        let (ok, report, err) = simulate(&["desert-kingdom", "--games", "1", "--seed", seed]);
+        assert!(ok, "{err}");
+        let seats = report["seats"].as_array().expect("seats");
+        let firsts: Vec<usize> = (0..seats.len())
+            .filter(|&seat| seats[seat]["moved_first"] == 1)
+            .collect();
+        assert_eq!(firsts.len(), 1, "one seat moved first: {report:#}");
+        let first = firsts[0];
+        let measure = report["measures"]
+            .as_array()
+            .expect("measures")
+            .iter()
+            .find(|m| m["measure"] == "turn order")
+            .expect("the measure turn order");
+        let groups = &measure["groups"];
+        assert_eq!(groups[0]["group"], "first");
+        assert_eq!(groups[0]["seats"], 1);
+        for (group, seat) in [(0, first), (1, 1 - first)] {
+            assert_eq!(
+                (&groups[group]["wins"], &groups[group]["mean_score"]),
+                (&seats[seat]["wins"], &seats[seat]["mean_score"]),
+                "seed {seed}: group {group} is seat {seat}: {report:#}"
+            );
+        }
+        if first != 0 && seats[0]["mean_score"] != seats[1]["mean_score"] {
+            not_seat_0 += 1;
+        }
+    }
+    assert!(
+        not_seat_0 > 0,
+        "seat 1 moved first (with another score) in some game"
+    );
+}
+
+/// Every game says who moved first in each game, and the triangle auction (whose
+/// first bidder is drawn) has the measure too; where a game breaks its scores down
+/// (the desert kingdom, the triangle auction), the parts add up to the scores and the
+/// shares of the parts that gain to 1.
+#[test]
+fn every_game_reports_who_moved_first_and_where_the_points_came_from() {
+    for (game, players) in [
+        ("right-of-way", "2"),
+        ("triangle-auction", "3"),
+        ("desert-kingdom", "3"),
+    ] {
+        let (ok, report, err) =
+            simulate(&[game, "--players", players, "--games", "4", "--seed", "9"]);
+        assert!(ok, "{err}");
+        let seats = report["seats"].as_array().expect("seats");
+        let moved_first: u64 = seats
+            .iter()
+            .map(|s| s["moved_first"].as_u64().expect("moved_first"))
+            .sum();
+        assert_eq!(moved_first, 4, "{game}: one first player a game");
+        let order = report["measures"]
+            .as_array()
+            .expect("measures")
+            .iter()
+            .find(|m| m["measure"] == "turn order")
+            .unwrap_or_else(|| panic!("{game}: no measure turn order"));
+        assert_eq!(order["groups"][0]["seats"], 4, "{game}: {order}");
+        let parts = report["score_parts"].as_array().expect("score_parts");
+        if game == "right-of-way" {
+            assert!(parts.is_empty(), "{parts:?}");
+            continue;
+        }
+        let total: f64 = parts.iter().map(|p| f(&p["points"])).sum();
+        let scores: f64 = seats.iter().map(|s| 4.0 * f(&s["mean_score"])).sum();
+        assert!(
+            (total - scores).abs() < 1e-6,
+            "{game}: {parts:?} vs {scores}"
+        );
+        let gained: f64 = parts
+            .iter()
+            .map(|p| f(&p["share"]))
+            .filter(|&share| share > 0.0)
+            .sum();
+        assert!((gained - 1.0).abs() < 1e-9, "{game}: {parts:?}");
+    }
+    let (_, dk, _) = simulate(&["desert-kingdom", "--games", "2", "--seed", "9"]);
+    let names: Vec<&str> = dk["score_parts"]
+        .as_array()
+        .expect("score_parts")
+        .iter()
+        .map(|p| p["part"].as_str().expect("a name"))
+        .collect();
+    assert!(names.contains(&"roads' networks"), "{names:?}");
+}

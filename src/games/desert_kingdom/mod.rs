@@ -24,6 +24,7 @@ use crate::engine::rules::{
 
 pub use board::{spiral, Square, SIDE};
 pub use moves::Move;
+pub use report::ScoreParts;
 pub use state::{Attack, Event, Fate, Kind, Phase, Player, State, Tile, Unplaced};
 
 /// The revision of the rules this pbem plays (games/desert-kingdom.toml `revision`).

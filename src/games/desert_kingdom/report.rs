@@ -30,6 +30,28 @@ fn joined(items: &[String]) -> String {
     }
 }
 
+/// Where a player's points came from, as the end of the game breaks the score down
+/// (the breakdown's lines, and `pbem simulate`'s score parts): the parts that add and
+/// the two that take away (`paid`, `lost`) come to the player's total.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScoreParts {
+    /// The player's tiles on the board, each its points when placed (a city its 5,
+    /// fallen or not).
+    pub placed: i64,
+    /// A tile chosen with no square left at the end (D12).
+    pub unplaced: i64,
+    /// Roads' scoring of networks (D10).
+    pub networks: i64,
+    /// Barbarians drawn, 15 each.
+    pub barbarians: i64,
+    /// Points paid to placate barbarians (D15), taken away.
+    pub paid: i64,
+    /// Treasures held, 20 each (they count at the end).
+    pub treasures: i64,
+    /// At the end, what a player without a city does not score (D14), taken away.
+    pub lost: i64,
+}
+
 /// The lines of one report, with the lines after a draw marked as telling it: a
 /// preview makes no real draw, so it leaves them out.
 struct Lines {
@@ -589,31 +611,24 @@ impl DesertKingdom {
         GameEnd { reason, breakdown }
     }
 
-    /// One player's score, part by part: each line ends in its points after `: `, and
-    /// the parts add up to the total.
-    fn breakdown(&self, state: &State, seat: Seat) -> Vec<String> {
+    /// Where `seat`'s points came from, as the end of the game breaks its score down.
+    pub(crate) fn score_parts_of(&self, state: &State, seat: Seat) -> ScoreParts {
         let Some(player) = state.players.get(seat) else {
-            return Vec::new();
+            return ScoreParts::default();
         };
-        let mut placed: Vec<(Kind, usize)> = Vec::new();
-        let mut placed_points = 0;
-        for tile in state.squares.iter().flatten() {
-            let (Some(kind), false) = (tile.kind, tile.face_down) else {
-                continue;
-            };
-            if tile.owner != u8::try_from(seat).ok() {
-                continue;
-            }
-            // A city scored its 5 when placed, whatever the barbarians did later.
-            placed_points += value(kind);
-            match placed.iter_mut().find(|(k, _)| *k == kind) {
-                Some((_, count)) => *count += 1,
-                None => placed.push((kind, 1)),
-            }
-        }
-        placed.sort();
-        let drawn_barbarians = usize::from(player.barbarians.saturating_sub(1));
-        let barbarian_points = 15 * i64::try_from(drawn_barbarians).unwrap_or(0);
+        // A city scored its 5 when placed, whatever the barbarians did later.
+        let placed: i64 = state
+            .squares
+            .iter()
+            .flatten()
+            .filter(|tile| !tile.face_down && tile.owner == u8::try_from(seat).ok())
+            .filter_map(|tile| tile.kind.map(value))
+            .sum();
+        let unplaced = state
+            .scored_unplaced
+            .filter(|u| usize::from(u.seat) == seat)
+            .map_or(0, |u| value(u.kind));
+        let barbarians = value(Kind::Barbarian) * i64::from(player.barbarians.saturating_sub(1));
         let paid: i64 = Self::band_fates(state)
             .iter()
             .filter_map(|(at, fate)| match fate {
@@ -627,12 +642,58 @@ impl DesertKingdom {
             .sum();
         // Every point not from a tile placed or a barbarian drawn came from a road's
         // scoring (D10): the rules give points no other way.
+        let networks = player.points + paid - placed - barbarians - unplaced;
+        let treasures = 20 * i64::from(player.treasures);
+        let lost = if player.final_score.is_some() && self.cities_held(state, seat) == 0 {
+            player.points
+                + if self.cityless_treasures_score {
+                    0
+                } else {
+                    treasures
+                }
+        } else {
+            0
+        };
+        ScoreParts {
+            placed,
+            unplaced,
+            networks,
+            barbarians,
+            paid,
+            treasures,
+            lost,
+        }
+    }
+
+    /// One player's score, part by part: each line ends in its points after `: `, and
+    /// the parts add up to the total.
+    fn breakdown(&self, state: &State, seat: Seat) -> Vec<String> {
+        let Some(player) = state.players.get(seat) else {
+            return Vec::new();
+        };
+        let mut placed: Vec<(Kind, usize)> = Vec::new();
+        for tile in state.squares.iter().flatten() {
+            let (Some(kind), false) = (tile.kind, tile.face_down) else {
+                continue;
+            };
+            if tile.owner != u8::try_from(seat).ok() {
+                continue;
+            }
+            match placed.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, count)) => *count += 1,
+                None => placed.push((kind, 1)),
+            }
+        }
+        placed.sort();
+        let drawn_barbarians = usize::from(player.barbarians.saturating_sub(1));
+        let parts = self.score_parts_of(state, seat);
+        let (placed_points, barbarian_points, paid, networks) =
+            (parts.placed, parts.barbarians, parts.paid, parts.networks);
         let unplaced = state
             .scored_unplaced
             .filter(|u| usize::from(u.seat) == seat)
             .map(|u| u.kind);
-        let unplaced_points = unplaced.map_or(0, value);
-        let networks = player.points + paid - placed_points - barbarian_points - unplaced_points;
+        let unplaced_points = parts.unplaced;
         let mut lines = Vec::new();
         let placed_list: Vec<String> = placed
             .iter()
@@ -674,7 +735,7 @@ impl DesertKingdom {
         if paid > 0 {
             lines.push(format!("Points paid to placate barbarians: -{paid}"));
         }
-        let treasure_points = 20 * i64::from(player.treasures);
+        let treasure_points = parts.treasures;
         if player.treasures > 0 {
             lines.push(format!(
                 "Treasures ({} at 20): {treasure_points}",
@@ -687,14 +748,8 @@ impl DesertKingdom {
         };
         let cities = self.cities_held(state, seat);
         if player.final_score.is_some() && cities == 0 {
-            let lost = player.points
-                + if self.cityless_treasures_score {
-                    0
-                } else {
-                    treasure_points
-                };
-            if lost > 0 {
-                lines.push(format!("No city left, so no score (D14): -{lost}"));
+            if parts.lost > 0 {
+                lines.push(format!("No city left, so no score (D14): -{}", parts.lost));
             }
         } else if player.final_score.is_none() && player.treasures > 0 {
             // Before the end treasures do not count yet.

@@ -526,6 +526,92 @@ fn an_activation_into_the_last_square_scores_its_tile_without_one() {
     }
 }
 
+/// D12: a city kept with no square left scores its 5, but it lies on no square, so it
+/// is no city its player holds: not the barbarians' target, not counted among the
+/// cities held, and a player whose only city it is scores as one without a city
+/// (D14).
+#[test]
+fn a_city_that_scored_without_a_square_is_not_held() {
+    use Kind::*;
+    // Ann's grass on A2 draws 2 (forced: grass, city). The bag sorted: city, mountain,
+    // mountain; a mountain goes face down on A1, then the grass draws the city and a
+    // mountain: the city, forced, is kept. No barbarian attacks; Bob holds H8.
+    let mut state = all_but(&["A1"], &[("A2", Grass)], &[City, Mountain, Mountain]);
+    put(&mut state, "H8", City, Some(1), false);
+    for player in &mut state.players {
+        player.barbarians = 0;
+    }
+    let rules = rules_with(&[]);
+    let after = apply_with(&rules, &state, "activate A2 to A1", &[2, 0, 0]);
+    assert_eq!(after.phase, Phase::Over);
+    assert_eq!(
+        after.scored_unplaced,
+        Some(pbem::games::desert_kingdom::Unplaced {
+            seat: 0,
+            kind: City
+        })
+    );
+    assert_eq!(after.players[0].points, state.players[0].points + 5);
+    assert_eq!(after.players[0].final_score, Some(0), "no city held");
+    assert_eq!(rules.winners(&after), [1], "Bob holds a city, Ann none");
+    let end = rules.game_end(&after, &names(2));
+    assert!(
+        end.breakdown[0].contains(&"Total: 0 (0 cities held)".to_string()),
+        "{:?}",
+        end.breakdown[0]
+    );
+}
+
+/// D15, `placate_points=25`: a band reaching the city of an owner who holds no
+/// treasure takes 25 of their points, without asking, when they have 25 or more;
+/// otherwise the city falls. An owner who holds a treasure is asked as ever, and one
+/// who keeps it loses the city, whatever their points.
+#[test]
+fn points_placate_a_band_only_for_an_owner_without_a_treasure_and_with_enough() {
+    use pbem::games::desert_kingdom::Fate;
+    let bands = |state: &State| -> Vec<(String, Fate)> {
+        state
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                Event::Band { at, fate } => Some((at.name(), *fate)),
+                _ => None,
+            })
+            .collect()
+    };
+    // Ann's discovery fills the board; two bands (each player's barbarian of the
+    // setup) come for Bob's only city, H8.
+    let mut state = all_but(&["A1"], &[], &[Kind::Desert]);
+    put(&mut state, "H8", Kind::City, Some(1), false);
+    state.players[1].points = 30;
+    let rules = rules_with(&[("placate_points", "25")]);
+    let after = play(&rules, &state, 0, "discover A1").expect("the last square");
+    assert_eq!(after.phase, Phase::Over);
+    // 30 points pay for the first band; the 5 left do not pay for the second.
+    assert_eq!(
+        bands(&after),
+        [
+            ("H8".to_string(), Fate::Points(25)),
+            ("H8".to_string(), Fate::Ruined)
+        ]
+    );
+    assert_eq!(after.players[1].points, 5);
+    // With a treasure, Bob is asked; keeping it, he loses the city and pays nothing.
+    state.players[1].treasures = 1;
+    let asked = play(&rules, &state, 0, "discover A1").expect("the last square");
+    assert_eq!(
+        asked.phase,
+        Phase::Defending {
+            seat: 1,
+            city: sq("H8")
+        }
+    );
+    let kept = play(&rules, &asked, 1, "keep").expect("keep");
+    assert_eq!(bands(&kept), [("H8".to_string(), Fate::Ruined)]);
+    assert_eq!(kept.players[1].points, 30);
+    assert_eq!(ruined(&kept), ["H8"]);
+}
+
 /// A game of revision 1 (tests/fixtures/desert-kingdom/revision-1/), 14 turns in,
 /// with what followed it then.
 #[derive(serde::Deserialize)]
