@@ -102,7 +102,7 @@ fn the_package_names_assets_that_exist_or_that_its_script_makes() {
             // Made by the build or by .ci/package.
             let folder = source.rsplit_once('/').map_or(source, |(dir, _)| dir);
             assert!(
-                source == "target/release/pbem" || script.contains(folder),
+                source == "target/dist/pbem" || script.contains(folder),
                 "{source} is made by nothing"
             );
             made += 1;
