@@ -206,36 +206,14 @@ impl Referee {
                 "removed": removed.saturating_sub(told.removed),
                 "kept_most": UNMATCHED_MESSAGES,
             });
-            let (subject, body) = self.templates.render_mail("for-referee.txt", &context)?;
-            let domain = self.domain();
-            let message = compose::build(
-                &self.settings,
-                Draft {
-                    to_name: &self.settings.from_name(),
-                    to_address: &self.settings.from_address(),
-                    subject,
-                    body,
-                    message_id: format!("pbem.referee.{now}@{domain}"),
-                    thread_root: None,
-                    answers: None,
-                    attachment: None,
-                    picture: None,
-                },
-            )?;
-            // Left staged by a run killed here: made ready now.
-            outbox.recover(u64::MAX)?;
-            let staged = outbox.stage(0, &[message])?;
             let told = Told {
                 sent: now,
                 until,
                 unmatched_through,
                 removed,
             };
-            let bytes = serde_json::to_vec(&told).map_err(|error| {
-                MailError::Config(format!("cannot store {}: {error}", told_path.display()))
-            })?;
-            store::write_atomic(&told_path, &bytes, Access::Private)?;
-            outbox.commit(&staged)?;
+            let id = format!("pbem.referee.{now}");
+            self.stage_for_referee(&outbox, "for-referee.txt", &context, &id, &told_path, &told)?;
         }
         self.try_flush(&outbox);
         Ok(())
@@ -300,30 +278,58 @@ impl Referee {
                 "from": shown(incoming.as_ref().and_then(|m| m.from_address.as_deref()), "(no sender)"),
                 "subject": shown(incoming.as_ref().map(|m| m.subject.as_str()), ""),
             });
-            let (subject, body) = self.templates.render_mail("referee-held.txt", &context)?;
-            let message = compose::build(
-                &self.settings,
-                Draft {
-                    to_name: &self.settings.from_name(),
-                    to_address: &self.settings.from_address(),
-                    subject,
-                    body,
-                    message_id: format!("pbem.held.{}@{}", key.replace(' ', "."), self.domain()),
-                    thread_root: None,
-                    answers: None,
-                    attachment: None,
-                    picture: None,
-                },
+            let id = format!("pbem.held.{}", key.replace(' ', "."));
+            self.stage_for_referee(
+                &outbox,
+                "referee-held.txt",
+                &context,
+                &id,
+                &told_path,
+                &told,
             )?;
-            outbox.recover(u64::MAX)?;
-            let staged = outbox.stage(0, &[message])?;
-            let bytes = serde_json::to_vec(&told).map_err(|error| {
-                MailError::Config(format!("cannot store {}: {error}", told_path.display()))
-            })?;
-            store::write_atomic(&told_path, &bytes, Access::Private)?;
-            outbox.commit(&staged)?;
         }
         self.try_flush(&outbox);
+        Ok(())
+    }
+
+    /// Composes `template` to the referee's own address (Message-ID `id` at pbem's
+    /// domain, so that it is filed as pbem's own should it come back) and makes it
+    /// ready in `outbox` together with `record`, written to `record_path`: staged,
+    /// the record written, then committed, so that a run killed between them sends
+    /// it on recovery rather than never. The caller holds the lock of
+    /// `unmatched.mail/`.
+    fn stage_for_referee(
+        &self,
+        outbox: &Outbox,
+        template: &str,
+        context: &Value,
+        id: &str,
+        record_path: &Path,
+        record: &impl Serialize,
+    ) -> Result<(), MailError> {
+        let (subject, body) = self.templates.render_mail(template, context)?;
+        let message = compose::build(
+            &self.settings,
+            Draft {
+                to_name: &self.settings.from_name(),
+                to_address: &self.settings.from_address(),
+                subject,
+                body,
+                message_id: format!("{id}@{}", self.domain()),
+                thread_root: None,
+                answers: None,
+                attachment: None,
+                picture: None,
+            },
+        )?;
+        // Left staged by a run killed here: made ready now.
+        outbox.recover(u64::MAX)?;
+        let staged = outbox.stage(0, &[message])?;
+        let bytes = serde_json::to_vec(record).map_err(|error| {
+            MailError::Config(format!("cannot store {}: {error}", record_path.display()))
+        })?;
+        store::write_atomic(record_path, &bytes, Access::Private)?;
+        outbox.commit(&staged)?;
         Ok(())
     }
 
