@@ -280,6 +280,16 @@ pub fn to_move(view: &Value) -> String {
         .to_string()
 }
 
+/// Everyone a game view says is to move (several in a round of sealed choices).
+pub fn all_to_move(view: &Value) -> Vec<String> {
+    view["to_move"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .map(|p| p.as_str().expect("name").to_string())
+        .collect()
+}
+
 /// aiosmtpd on a free loopback port, delivering into a Maildir (as tests/it/mail.rs).
 pub struct Smtp {
     pub port: u16,
@@ -608,12 +618,7 @@ pub fn play_by_mail_as(
         if shown["over"] == true {
             break;
         }
-        let waiting: Vec<String> = shown["to_move"]
-            .as_array()
-            .expect("list")
-            .iter()
-            .map(|p| p.as_str().expect("name").to_string())
-            .collect();
+        let waiting = all_to_move(&shown);
         let player = waiting[picker.index(waiting.len() as u32) as usize].clone();
         assert!(
             humans.contains(&player.as_str()),

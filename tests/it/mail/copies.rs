@@ -81,12 +81,7 @@ fn one_minute_of_replies(
         if view["over"] == true {
             break;
         }
-        let waiting: Vec<String> = view["to_move"]
-            .as_array()
-            .expect("list")
-            .iter()
-            .map(|p| p.as_str().expect("name").to_string())
-            .collect();
+        let waiting = crate::support::all_to_move(&view);
         let player = waiting[picker.index(waiting.len() as u32) as usize].clone();
         let legal = host.legal(&player);
         let text = match last.get(&player) {
