@@ -201,6 +201,25 @@ impl<R: Rules + 'static> Opened<R> {
         Ok(Some(LastMove { seat, text }))
     }
 
+    /// The number players read for the position after record `turn`: the moves
+    /// standing up to it, that is the records less the steps of taking back and the
+    /// moves they took back; the number the mail gives every turn. Without a step of
+    /// taking back it is `turn`; format 1 has none.
+    fn move_number(&self, turn: u64) -> Result<u64> {
+        if self.game.version == super::file::Version::V1 {
+            return Ok(turn);
+        }
+        let whole = self.whole()?;
+        let ledger = whole.ledger()?;
+        let taken_back = ledger.taken_back();
+        Ok(whole
+            .file
+            .records
+            .iter()
+            .filter(|r| r.turn <= turn && r.undo.is_none() && !taken_back.contains(&r.turn))
+            .count() as u64)
+    }
+
     fn viewer(&self, name: Option<&str>) -> Result<Viewer> {
         match name {
             None => Ok(Viewer::Public),
@@ -522,7 +541,7 @@ impl<R: Rules + 'static> Opened<R> {
         let context = BoardContext {
             viewer,
             names: &self.game.names,
-            turn,
+            turn: self.move_number(turn)?,
             last_move,
         };
         Ok(draw(&state, &context))
@@ -788,8 +807,9 @@ impl<R: Rules + 'static> OpenGame for Opened<R> {
             "a preview of {}'s move in a game with hidden information",
             self.game.names[seat]
         );
+        let next = self.move_number(self.turns())? + 1;
         self.game
-            .preview(self.full(&what)?, player, move_text, self.turns() + 1)
+            .preview(self.full(&what)?, player, move_text, next)
     }
 
     fn moves_text(&self, player: &str, filter: &MoveFilter) -> Result<Option<String>> {
@@ -1097,6 +1117,14 @@ impl<R: Rules + 'static> OpenGame for Opened<R> {
         self.before_head = Some(applied.before);
         self.last_report = Some((applied.turn, applied.report));
         Ok(outcome)
+    }
+
+    fn may_take_back(&self, player: &str) -> Result<bool> {
+        let seat = self.game.seat_of(player)?;
+        if self.game.version == super::file::Version::V1 {
+            return Ok(false);
+        }
+        Ok(self.whole()?.ledger()?.plan(seat, UndoStep::Undo).is_ok())
     }
 
     fn take_back(

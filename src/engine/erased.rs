@@ -258,6 +258,13 @@ pub trait OpenGame {
     /// asking; `Agree` or `Decline`: an answer to a request), written as signed records.
     fn take_back(&mut self, keyring: &Keyring, player: &str, word: UndoStep)
         -> Result<UndoOutcome>;
+    /// Whether `player` may now take back their last move (at once, or by asking):
+    /// they have one standing, it drew nothing and was not sealed, and no request
+    /// waits. What a turn notice offers.
+    ///
+    /// # Errors
+    /// An unknown player, or a tampered file.
+    fn may_take_back(&self, player: &str) -> Result<bool>;
     fn reveal(&mut self, keyring: &Keyring) -> Result<()>;
     /// The file's bytes as they stand: as read, or as a move or reveal left them.
     fn bytes(&self) -> &[u8];

@@ -241,8 +241,9 @@ pub struct LastMove {
 pub struct BoardContext<'a> {
     pub viewer: Viewer,
     pub names: &'a [String],
-    /// The game's turn number: records in the file so far (the one number every view,
-    /// subject and log uses).
+    /// The turn's number as players read it: the moves standing so far (records less
+    /// the steps of taking back and the moves they took back), the number the mail
+    /// gives; with no move taken back, the records in the file.
     pub turn: u64,
     /// The move of that turn, to be marked on the board; `None` at the setup.
     pub last_move: Option<LastMove>,

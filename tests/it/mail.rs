@@ -1036,6 +1036,12 @@ fn a_move_is_taken_back_by_reply_once_the_other_player_agrees() {
     let (first, _) = host.first_move();
     let second = if first == "Ann" { "Bob" } else { "Ann" };
     let (first_address, second_address) = (address(&first), address(second));
+    // Nothing to take back yet: the first notice does not offer it.
+    assert!(
+        !host.notice_for(&first_address).text.contains("`undo`"),
+        "{}",
+        host.notice_for(&first_address).text
+    );
     let quiet = host.quiet_move(&first);
     let report = host.inbox(&gmail_reply(
         &host.notice_for(&first_address),
@@ -1052,6 +1058,13 @@ fn a_move_is_taken_back_by_reply_once_the_other_player_agrees() {
         "undo-m2",
     ));
     assert!(report.starts_with("applied"), "{report}");
+    // Now the first player has a move standing that drew nothing: offered.
+    assert!(
+        squeezed(&host.notice_for(&first_address).text)
+            .contains("`undo` asks to take back your last move"),
+        "{}",
+        host.notice_for(&first_address).text
+    );
 
     // Nobody asked: `agree` is refused, with a reply code, and nothing changes.
     let before = host.file_bytes();
@@ -1178,6 +1191,10 @@ fn a_move_is_taken_back_by_reply_once_the_other_player_agrees() {
         "{}",
         next.subject
     );
+    // One numbering everywhere the player reads: the board under it counts the moves
+    // standing too, not the file's records (six by now).
+    assert!(next.text.contains("After turn 1: "), "{}", next.text);
+    assert!(!next.text.contains("turn 6"), "{}", next.text);
     let (ok, out) = host.run(host.pbem().args(["audit", "--public"]).arg(host.file()));
     assert!(ok, "{out}");
 }

@@ -264,8 +264,8 @@ impl<R: Rules> Game<R> {
     ///
     /// # Errors
     /// As for [`Game::apply`]: not their turn, a move the rules refuse.
-    /// `turn` is the number the move would get (records so far, plus one), for the
-    /// board drawn after it.
+    /// `turn` is the number players would read for the move (the moves standing so
+    /// far, plus one), for the board drawn after it.
     pub fn preview(
         &self,
         state: &R::State,

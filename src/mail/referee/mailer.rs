@@ -647,6 +647,8 @@ impl Referee {
                 )?);
             } else if notify.contains(&seat) {
                 context["code"] = json!(code);
+                // `undo` is offered only where it would be taken.
+                context["undo"] = json!(game.may_take_back(&player.name)?);
                 let attachment = self.attachment(path, bytes);
                 out.extend(self.draft_enclosing(
                     "your-turn.txt",

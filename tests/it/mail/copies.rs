@@ -110,7 +110,19 @@ fn one_minute_of_replies(
         if step >= undo_at && !undone {
             let ask = format!("{id}-undo");
             let notice = host.newest_to(&from, "your move").expect("a turn notice");
+            // A notice sent after the move (its maker still to move) offers `undo`
+            // exactly when it is taken.
+            let current = crate::support::all_to_move(&host.view()).contains(&player);
+            let offered = squeezed(&notice.text).contains("`undo` asks to take back");
             let report = host.inbox(&reply_in_one_minute(&notice, &from, "undo", &ask));
+            if current {
+                assert_eq!(
+                    offered,
+                    report.starts_with("undo"),
+                    "{report}\n{}",
+                    notice.text
+                );
+            }
             if !report.starts_with("undo") {
                 continue;
             }
