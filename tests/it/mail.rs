@@ -314,6 +314,22 @@ impl Host {
         self.smtp.delivered().iter().map(|raw| read(raw)).collect()
     }
 
+    /// Every mail to the referee's own address, oldest first.
+    fn to_referee(&self) -> Vec<Mail> {
+        self.mails()
+            .into_iter()
+            .filter(|m| m.to == REFEREE.address)
+            .collect()
+    }
+
+    /// How many mails told the referee of a message held back by a fault.
+    fn held_notices(&self) -> usize {
+        self.to_referee()
+            .iter()
+            .filter(|m| m.subject.contains("held back"))
+            .count()
+    }
+
     /// The newest turn notice to `address`.
     fn notice_for(&self, address: &str) -> Mail {
         self.mails()

@@ -582,11 +582,7 @@ fn a_game_file_cut_short_is_a_fault_and_the_move_applies_once_it_is_mended() {
         !host.games().join("unmatched.mail/index.jsonl").exists(),
         "nothing is filed as matching no game"
     );
-    let told: Vec<Mail> = host
-        .mails()
-        .into_iter()
-        .filter(|m| m.to == "referee@pbem.example")
-        .collect();
+    let told = host.to_referee();
     assert_eq!(
         told.len(),
         1,
@@ -809,10 +805,9 @@ Date: Mon, 23 Nov 2026 10:07 +0000\r\n\r\npass\r\n"
         1_764_000_003,
     );
     let referee_told = || {
-        host.mails()
-            .into_iter()
-            .filter(|m| m.to == "referee@pbem.example" && m.subject.contains("held back"))
-            .collect::<Vec<_>>()
+        let mut told = host.to_referee();
+        told.retain(|m| m.subject.contains("held back"));
+        told
     };
     for pass in 0..2 {
         let output = host
@@ -1053,12 +1048,7 @@ Message-ID: <flood-{n}@spam.example>\r\n\r\nbuy now\r\n"
     let index = std::fs::read_to_string(unmatched.join("index.jsonl")).expect("index");
     assert_eq!(index.lines().count(), 1000);
     assert!(index.lines().next().expect("a line").contains("flood-10@"));
-    let for_referee = || {
-        host.mails()
-            .into_iter()
-            .filter(|m| m.to == "referee@pbem.example")
-            .collect::<Vec<_>>()
-    };
+    let for_referee = || host.to_referee();
     assert_eq!(for_referee().len(), 1, "told of the first at once");
 
     let (ok, out) = host.run(
@@ -1112,11 +1102,7 @@ fn a_reply_for_a_game_of_another_folder_is_named_for_the_referee() {
     assert!(report.starts_with("other-folder"), "{report}");
     assert!(report.contains("another games folder"), "{report}");
     assert_eq!(host.view()["turn"], 0, "nothing applied");
-    let told: Vec<Mail> = host
-        .mails()
-        .into_iter()
-        .filter(|m| m.to == "referee@pbem.example")
-        .collect();
+    let told = host.to_referee();
     assert_eq!(told.len(), 1);
     // Addressed to the referee by the name they configured.
     assert!(

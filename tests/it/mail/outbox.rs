@@ -43,11 +43,7 @@ fn mail_refused_for_good_is_set_aside_and_the_rest_goes_out() {
             assert!(entry[key].is_string(), "{key}: {entry}");
         }
     }
-    let told: Vec<Mail> = host
-        .mails()
-        .into_iter()
-        .filter(|m| m.to == "referee@pbem.example")
-        .collect();
+    let told = host.to_referee();
     assert_eq!(told.len(), refused.len(), "one notice per refused message");
     let welcome = refused
         .iter()
@@ -115,11 +111,7 @@ Subject: {} my move\r\nMessage-ID: <stray-17@example.net>\r\n\r\npass\r\n",
     );
     let listed = host.outbox_list();
     assert!(listed.iter().all(|e| e["state"] == "refused"), "{listed:?}");
-    let told: Vec<Mail> = host
-        .mails()
-        .into_iter()
-        .filter(|m| m.to == "referee@pbem.example")
-        .collect();
+    let told = host.to_referee();
     assert_eq!(told.len(), listed.len(), "one notice per refused message");
     // The reply codes in the subjects of Dan's refused notices stay Dan's: neither
     // listed nor told.
