@@ -162,6 +162,31 @@ impl Game {
             .unwrap_or_else(|| panic!("no {kind} mail to {address}"))
     }
 
+    /// The confirmation of `player`'s last move: it comes with their next turn notice,
+    /// so the other player moves first (by a plain reply to their notice).
+    fn confirmation_of(&self, player: &str) -> Mail {
+        let other = self.view()["to_move"][0]
+            .as_str()
+            .expect("the other player")
+            .to_string();
+        assert_ne!(other, player);
+        let text = self.legal(&other)[0]["move"]
+            .as_str()
+            .expect("a move")
+            .to_string();
+        let to = address(&other);
+        let notice = self.newest(&to, "turn");
+        let report = self.inbox(&replies::gmail_reply(
+            &self.referee(),
+            &notice.notice(),
+            &to,
+            &text,
+            "the-other-moves",
+        ));
+        assert!(report.starts_with("applied"), "{report}");
+        self.newest(&address(player), "turn")
+    }
+
     /// The move of the last message archived, as it was read.
     fn archived_move(&self) -> Option<String> {
         let index =
@@ -243,7 +268,7 @@ fn reply_is_applied(
         Some(text.as_str()),
         "{raw}"
     );
-    let confirmation = game.newest(&from, "own");
+    let confirmation = game.confirmation_of(&player);
     let named = confirmation
         .text
         .split("Left out of your message as not part of the move: ")
@@ -252,7 +277,9 @@ fn reply_is_applied(
             rest.split("\n\n")
                 .next()
                 .unwrap_or_default()
-                .replace('\n', " ")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
         });
     let expected = (!left_out.is_empty()).then(|| {
         left_out
@@ -260,6 +287,9 @@ fn reply_is_applied(
             .map(|line| line.replace("{player}", &player))
             .collect::<Vec<_>>()
             .join(" / ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
     });
     assert_eq!(named, expected, "{}", confirmation.text);
 }
@@ -424,8 +454,8 @@ fn a_greeting_above_the_move_is_left_out_and_named() {
     );
 }
 
-/// `undo` and an apology below it, in reply to the mover's confirmation: the move is
-/// taken back (nobody else has moved since), and the apology is named as left out.
+/// `undo` and an apology below it, in reply to the notice the move answered: the move
+/// is taken back (nobody else has moved since), and the apology is named as left out.
 #[test]
 fn undo_followed_by_an_apology_takes_the_move_back() {
     let game = Game::start("Referee", "referee@pbem.example", ["Ann", "Bob"]);
@@ -440,10 +470,11 @@ fn undo_followed_by_an_apology_takes_the_move_back() {
         "undo-0",
     ));
     assert!(report.starts_with("applied"), "{report}");
-    let confirmation = game.newest(&from, "own");
+    // Answered at once by nobody (the confirmation waits for the player's next mail):
+    // the player replies to the notice their move answered.
     let report = game.inbox(&replies::gmail_reply(
         &game.referee(),
-        &confirmation.notice(),
+        &notice.notice(),
         &from,
         "undo\n\nSorry, I clicked too fast.",
         "undo-1",

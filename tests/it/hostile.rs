@@ -387,6 +387,20 @@ fn a_sealed_card_by_mail_is_in_neither_the_report_nor_the_index() {
         name: "Referee",
         address: "referee@pbem.example",
     };
+    // Ann asks for every move's mail as it happens, so that her confirmation comes at
+    // once (by default it would wait for her next turn notice).
+    let raw = super::replies::gmail_reply(
+        &referee,
+        &notice,
+        "ann@example.org",
+        "digest off",
+        "sealed-digest",
+    );
+    let output = inbox(pbem(), &games, &raw);
+    assert!(output.status.success(), "{output:?}");
+    for (name, _) in smtp.delivered() {
+        seen.insert(name);
+    }
     // A card other than 0, whose text appears nowhere else ("card 0" could be a
     // board's words).
     let card = "card 4";

@@ -478,7 +478,7 @@ pub fn play_by_mail_text_only(
     picks: u64,
     each: impl FnMut(&Sent<'_>),
 ) -> usize {
-    play_by_mail_as(game, names, seed, picks, Pictures::Off, false, each).0
+    play_by_mail_as(game, names, seed, picks, Pictures::Off, None, each).0
 }
 
 /// Whether a game by mail draws the board's picture in its mail.
@@ -495,20 +495,22 @@ pub struct MailFigures {
     pub count: usize,
     pub bytes: usize,
     pub turn_notices: usize,
+    /// Messages with the board's picture.
+    pub pictures: usize,
 }
 
 /// A whole game by mail as [`play_by_mail_text_only`] plays it, but with the board's
 /// picture in every mail, returning besides the number of moves the mail each address
 /// got over the whole game (the welcome included), by address. A name written `Name
-/// <bot:BOT>` is a seat a built-in player takes. With `digest`, every
-/// player first asks for the daily digest by reply (`digest daily`), and the game is
-/// played within the day, so what is held comes with each player's next mail.
+/// <bot:BOT>` is a seat a built-in player takes. With `digest`, every player first
+/// asks for it by reply (`digest daily`, `digest off`); without, they get the
+/// default, one mail per turn of their own.
 pub fn play_by_mail_measured(
     game: &str,
     names: &[&str],
     seed: &str,
     picks: u64,
-    digest: bool,
+    digest: Option<&str>,
     each: impl FnMut(&Sent<'_>),
 ) -> (usize, std::collections::BTreeMap<String, MailFigures>) {
     play_by_mail_as(game, names, seed, picks, Pictures::On, digest, each)
@@ -521,7 +523,7 @@ pub fn play_by_mail_as(
     seed: &str,
     picks: u64,
     pictures: Pictures,
-    digest: bool,
+    digest: Option<&str>,
     mut each: impl FnMut(&Sent<'_>),
 ) -> (usize, std::collections::BTreeMap<String, MailFigures>) {
     let dir = tempfile::tempdir().expect("dir");
@@ -596,7 +598,7 @@ pub fn play_by_mail_as(
         name: "Referee",
         address: "referee@pbem.example",
     };
-    if digest {
+    if let Some(digest) = digest {
         for name in &humans {
             let from = address(name);
             let raw = super::replies::token_message(
@@ -604,11 +606,11 @@ pub fn play_by_mail_as(
                 &tag,
                 &tokens[&from],
                 &from,
-                "digest daily",
+                &format!("digest {digest}"),
                 &format!("{game}-digest-{name}"),
             );
             let output = inbox(pbem(), &games, &raw);
-            assert!(output.status.success(), "{name}: digest daily");
+            assert!(output.status.success(), "{name}: digest {digest}");
         }
     }
     let mut picker = pbem::engine::DrawStream::for_testing(picks);
@@ -682,6 +684,12 @@ pub fn play_by_mail_as(
         entry.bytes += raw.len();
         if subject.contains("your move") {
             entry.turn_notices += 1;
+        }
+        if raw
+            .windows(b"image/png".len())
+            .any(|window| window == b"image/png")
+        {
+            entry.pictures += 1;
         }
     }
     let output = pbem()

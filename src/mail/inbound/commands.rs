@@ -1,8 +1,8 @@
 //! What a player's message asks for: a move, or one of the words the referee answers
 //! without touching the game (`preview`, `moves`), the words of an undo (`undo`,
 //! `agree`, `decline`), an absence (`away until DATE`, `back`), the board's picture
-//! in one's mail (`pictures on`, `pictures off`), a daily digest of the others' moves
-//! (`digest daily`, `digest off`), and the notes to relay
+//! in one's mail (`pictures on`, `pictures off`), how the mail of moves comes
+//! (`digest turn`, `digest daily`, `digest off`), and the notes to relay
 //! (`note: ...` lines). Pure: the text in, the request out.
 
 use crate::engine::MoveFilter;
@@ -36,11 +36,28 @@ pub enum Request {
     Back,
     /// The board's picture in this player's mail (`pictures on`) or not (`pictures off`).
     Pictures { on: bool },
-    /// The others' moves held and sent together once a day (`digest daily`), or each
-    /// as it happens (`digest off`).
-    Digest { daily: bool },
+    /// How the mail of moves that do not ask the player to move comes (`digest turn`,
+    /// `digest daily`, `digest off`).
+    Digest(Delivery),
     /// Only notes: nothing else to do.
     Nothing,
+}
+
+/// How a player in a game gets the mail of moves that do not ask them to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// The default: nothing between one's own turns. The others' moves, and the
+    /// confirmation of one's own, are held and come with the next mail the player gets
+    /// at once: their next turn notice, the end, news of a move the referee made for
+    /// them.
+    WithMyTurn,
+    /// The others' moves held as with [`Delivery::WithMyTurn`], and sent together once
+    /// a day when no other mail carried them sooner (`digest daily`); the confirmation
+    /// of one's own move comes at once.
+    Daily,
+    /// Every move's mail as it happens, the confirmation of one's own included
+    /// (`digest off`).
+    EveryMove,
 }
 
 /// A message read: the request and the notes for the other players.
@@ -136,12 +153,13 @@ pub fn read(text: &str, today: u64) -> Result<Message, Misused> {
             }
         },
         "digest" => match after.to_ascii_lowercase().as_str() {
-            "daily" | "on" | "yes" => Request::Digest { daily: true },
-            "off" | "no" | "none" | "never" => Request::Digest { daily: false },
+            "daily" | "on" | "yes" => Request::Digest(Delivery::Daily),
+            "turn" | "turns" | "my turn" | "with my turn" => Request::Digest(Delivery::WithMyTurn),
+            "off" | "no" | "none" | "never" | "every move" => Request::Digest(Delivery::EveryMove),
             _ => {
                 return Err(Misused {
-                    problem: "`digest` needs `daily` or `off` after it".into(),
-                    accepted: "Write `digest daily` to have the others' moves together once a day, or `digest off` to have each as it happens.".into(),
+                    problem: "`digest` needs `turn`, `daily` or `off` after it".into(),
+                    accepted: "Write `digest turn` to have what happened with your next turn notice (the default), `digest daily` to have the others' moves together once a day, or `digest off` to have every move's mail as it happens.".into(),
                 })
             }
         },
@@ -318,22 +336,26 @@ mod tests {
 
     #[test]
     fn a_digest_is_asked_for_and_given_up_by_one_word() {
-        for (text, daily) in [
-            ("digest daily", true),
-            ("Digest Daily", true),
-            ("digest on", true),
-            ("digest off", false),
-            ("digest never", false),
+        for (text, delivery) in [
+            ("digest daily", Delivery::Daily),
+            ("Digest Daily", Delivery::Daily),
+            ("digest on", Delivery::Daily),
+            ("digest turn", Delivery::WithMyTurn),
+            ("Digest with my turn", Delivery::WithMyTurn),
+            ("digest off", Delivery::EveryMove),
+            ("digest never", Delivery::EveryMove),
+            ("digest every move", Delivery::EveryMove),
         ] {
             assert_eq!(
                 read(text, 0).expect("read").request,
-                Request::Digest { daily },
+                Request::Digest(delivery),
                 "{text}"
             );
         }
-        let error = read("digest weekly", 0).expect_err("a word without daily or off");
-        assert!(error.accepted.contains("digest daily"), "{error:?}");
-        assert!(error.accepted.contains("digest off"), "{error:?}");
+        let error = read("digest weekly", 0).expect_err("a word without turn, daily or off");
+        for word in ["digest turn", "digest daily", "digest off"] {
+            assert!(error.accepted.contains(word), "{error:?}");
+        }
     }
 
     #[test]

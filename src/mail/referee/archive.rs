@@ -3,6 +3,8 @@
 //! player has been waited for.
 
 use std::collections::{BTreeMap, BTreeSet};
+
+pub use crate::mail::inbound::commands::Delivery;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -359,14 +361,16 @@ impl Pictures {
     }
 }
 
-/// Who in a game asked for a daily digest (`digest daily`): the notices of the others'
-/// moves are held for them and come together, once a day at most, or with the next
-/// mail they get at once (their turn notice, an answer to their own mail, the end).
+/// How each seat of a game gets its mail ([`Delivery`]): `digest daily`, `digest
+/// off` and `digest turn` (the default) by reply.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Digests {
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub daily: BTreeSet<usize>,
+    /// Seats that asked for every move's mail as it happens.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub every: BTreeSet<usize>,
 }
 
 impl Digests {
@@ -374,9 +378,30 @@ impl Digests {
         archive.dir.join("digest.json")
     }
 
-    /// Whether `seat` has the others' moves held for a digest.
-    pub fn wanted_by(&self, seat: usize) -> bool {
-        self.daily.contains(&seat)
+    /// How `seat` gets its mail.
+    pub fn delivery(&self, seat: usize) -> Delivery {
+        if self.daily.contains(&seat) {
+            Delivery::Daily
+        } else if self.every.contains(&seat) {
+            Delivery::EveryMove
+        } else {
+            Delivery::WithMyTurn
+        }
+    }
+
+    /// Sets how `seat` gets its mail.
+    pub fn set(&mut self, seat: usize, delivery: Delivery) {
+        self.daily.remove(&seat);
+        self.every.remove(&seat);
+        match delivery {
+            Delivery::Daily => {
+                self.daily.insert(seat);
+            }
+            Delivery::EveryMove => {
+                self.every.insert(seat);
+            }
+            Delivery::WithMyTurn => {}
+        }
     }
 
     /// # Errors
@@ -414,6 +439,23 @@ pub struct Held {
     /// The notes from the table, inert lines.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The reader's own move: its confirmation, held for their next mail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own: Option<OwnMove>,
+}
+
+/// What the confirmation of a player's own move says besides the move as understood.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnMove {
+    /// The hash of their record, their receipt.
+    pub receipt: String,
+    /// The lines of their message left out of the move, inert, joined by " / ".
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub ignored: String,
+    /// The Message-ID of the mail the move came in: the mail that carries this
+    /// confirmation answers it, so it stays in the thread of the player's reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answers: Option<String>,
 }
 
 /// Since when each seat has been waited for, and when it was last reminded.
@@ -429,6 +471,20 @@ pub struct Waiting {
     /// never both held and sent, nor lost.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub held: BTreeMap<usize, Vec<Held>>,
+    /// For each seat, the board picture it was last sent: a mail whose picture would
+    /// show the reader nothing new goes without it. Kept with the waits for the same
+    /// reason as `held`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pictured: BTreeMap<usize, Pictured>,
+}
+
+/// The board picture a seat was last sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pictured {
+    /// A hash of its drawing (the SVG it was drawn from).
+    pub drawing: String,
+    /// The records of the game when it was sent.
+    pub records: u64,
 }
 
 /// One player's wait.

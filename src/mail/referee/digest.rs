@@ -1,14 +1,15 @@
-//! Daily digests: the notices of the others' moves held for a player who asked for
-//! them together (`digest daily`), sent in one message a day after the oldest of them,
-//! or at once when the player gives the digest up. Held notices go with any mail the
-//! player gets sooner (see `Referee::notices`); what is left for this pass is what no
-//! other mail carried within the day.
+//! Digests: the notices of moves held for a player, sent together. A player on the
+//! daily digest (`digest daily`) gets what is held in one message a day after the
+//! oldest of it; one who asks for every move's mail (`digest off`) gets what was held
+//! at once. Held notices go with any mail the player gets sooner (see
+//! `Referee::notices`), and for a player on the default (`digest turn`) that next mail
+//! is the only way they go: nothing is sent here for them.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use super::archive::{self, Archive, Digests, Waiting};
+use super::archive::{self, Archive, Delivery, Digests, Waiting};
 use super::mailer::{earlier, roster, Enclosed, Referee};
 use crate::basics::store;
 use crate::mail::outbound::capability::NoticeId;
@@ -65,11 +66,14 @@ impl Referee {
         let due: Vec<usize> = waiting
             .held
             .iter()
-            .filter(|(seat, held)| {
-                !digests.wanted_by(**seat)
-                    || held
-                        .first()
-                        .is_some_and(|oldest| now.saturating_sub(oldest.at) >= DIGEST_AFTER)
+            .filter(|(seat, held)| match digests.delivery(**seat) {
+                // Given up: what was held goes now.
+                Delivery::EveryMove => true,
+                Delivery::Daily => held
+                    .first()
+                    .is_some_and(|oldest| now.saturating_sub(oldest.at) >= DIGEST_AFTER),
+                // Held for the player's next mail, however long.
+                Delivery::WithMyTurn => false,
             })
             .map(|(&seat, _)| seat)
             .collect();
@@ -95,7 +99,8 @@ impl Referee {
             context["since"] = json!(held
                 .first()
                 .map(|oldest| crate::mail::clock::utc_text(oldest.at)));
-            let picture = self.picture(game.as_ref(), player, seat, &pictures);
+            let sent = (&mut waiting.pictured, &roster, true);
+            let picture = self.picture(game.as_ref(), (player, seat), &pictures, sent);
             if picture.is_some() {
                 context["picture"] = json!(crate::mail::outbound::compose::PICTURE_NAME);
             }

@@ -5,12 +5,14 @@
 //! [`crate::mail::outbound::outbox`]); mail is sent only after that lock is released, so a slow mail
 //! server never holds up a game.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use serde_json::{json, Value};
 
-use super::archive::{Archive, Digests, Held, Notes, Waiting};
+use super::archive::{Archive, Delivery, Digests, Held, Notes, OwnMove, Pictured, Waiting};
+use crate::basics::digest::{sha256, to_hex};
 use crate::basics::store;
 use crate::engine::driver::{MoveOutcome, OpenGame, UndoOutcome};
 use crate::engine::error::EngineError;
@@ -377,12 +379,18 @@ impl Referee {
     /// have no address, pictures are off (for every game, this game or them), or the
     /// picture cannot be drawn here (no font): the text tells the board whole anyway,
     /// so a move never waits on a picture.
+    ///
+    /// `sent` is the picture each seat was last sent, with the records of `roster`:
+    /// with `only_new`, a picture that would show the reader nothing new is left out
+    /// (the text still shows the board): the same drawing as their last picture, or
+    /// one changed since only by their own moves, which they know. One that goes is
+    /// remembered there.
     pub(crate) fn picture(
         &self,
         game: &dyn OpenGame,
-        player: &PlayerEntry,
-        seat: usize,
+        (player, seat): (&PlayerEntry, usize),
         pictures: &super::archive::Pictures,
+        (sent, roster, only_new): (&mut BTreeMap<usize, Pictured>, &Roster, bool),
     ) -> Option<Vec<u8>> {
         if player.mail_address().is_none()
             || !self.settings.pictures_on()
@@ -390,8 +398,27 @@ impl Referee {
         {
             return None;
         }
+        let last = sent.get(&seat);
+        let others_moved = last.is_none_or(|last| {
+            roster
+                .records
+                .iter()
+                .any(|(record, mover, _)| *record > last.records && *mover != player.name)
+        });
+        if only_new && !others_moved {
+            return None;
+        }
         let svg = game.board_svg(Some(&player.name), None).ok()?;
-        crate::grid::raster::png_of_svg(&svg).ok()
+        // The picture is a function of the drawing: the same drawing, the same picture,
+        // known without drawing it.
+        let drawing = to_hex(&sha256(svg.as_bytes())[..16]);
+        if only_new && last.is_some_and(|last| last.drawing == drawing) {
+            return None;
+        }
+        let png = crate::grid::raster::png_of_svg(&svg).ok()?;
+        let records = roster.records.len() as u64;
+        sent.insert(seat, Pictured { drawing, records });
+        Some(png)
     }
 
     /// The signed game file as an attachment, if the referee attaches it to notices.
@@ -440,11 +467,30 @@ impl Referee {
         };
         if occasion == Occasion::TakenBack {
             // The position changed under everyone's feet: whoever is to move now is
-            // sent a notice of it, and their clock starts again.
+            // sent a notice of it, and their clock starts again. The held mail of
+            // the moves taken back is void: the step's own mail names those moves.
             waiting.seats.clear();
+            let standing = roster.standing();
+            for held in waiting.held.values_mut() {
+                held.retain(|item| item.turn <= standing);
+            }
+            waiting.held.retain(|_, held| !held.is_empty());
         }
         let now = crate::mail::clock::now();
-        let notify = waiting.advance(&to_move, mover, records + 1, now);
+        let mut notify = waiting.advance(&to_move, mover, records + 1, now);
+        // A seat whose move the rules force is not asked for it: the referee makes it
+        // at once (`play_unasked`), and its news goes to them in place of a notice,
+        // with what is held for them.
+        if !over && !welcome {
+            if let Some((forced, _)) = game.forced_move()? {
+                notify.retain(|&seat| {
+                    roster
+                        .players
+                        .get(seat)
+                        .is_none_or(|player| player.name != forced)
+                });
+            }
+        }
         let notes = if welcome {
             Notes::default()
         } else {
@@ -534,17 +580,33 @@ impl Referee {
                     context["understood"] = json!(outcome.understood);
                 }
             }
-            // Another player's move, to a reader who asked for a digest: held, to
-            // come with their next mail or in the day's digest. Their own turn
-            // notice, their confirmation and the end go at once.
+            // A move that does not ask this reader to move is held for their next
+            // mail (the default, `digest turn`: one mail per turn of their own, which
+            // carries the confirmation of their last move and what happened since),
+            // or their day's digest (`digest daily`: their own confirmation still goes
+            // at once), unless they asked for every move's mail (`digest off`). Their
+            // turn notice and the end always go at once.
+            // A move made for the reader (the referee's hand, a deadline, the rules
+            // leaving no choice) is news to them, not the confirmation of what they
+            // sent: it goes at once, and takes the place of a turn notice of theirs
+            // still waiting to go (see `outbox::is_superseded`).
             let reads_own_move = last.is_some_and(|(outcome, ..)| outcome.player == player.name);
-            let immediate = over || notify.contains(&seat) || reads_own_move;
-            if let (Some((outcome, _, _, origin)), false, true, Some(_)) = (
-                last,
-                immediate,
-                digests.wanted_by(seat),
-                player.mail_address(),
-            ) {
+            let made_for_them = reads_own_move
+                && last.is_some_and(|(.., origin)| {
+                    matches!(
+                        origin,
+                        Origin::Referee | Origin::Deadline(_) | Origin::Forced
+                    )
+                });
+            let delivery = digests.delivery(seat);
+            let immediate = over
+                || notify.contains(&seat)
+                || made_for_them
+                || delivery == Delivery::EveryMove
+                || (reads_own_move && delivery == Delivery::Daily);
+            if let (Some((outcome, _, _, origin)), false, Some(_)) =
+                (last, immediate, player.mail_address())
+            {
                 let text = |key: &str| context[key].as_str().unwrap_or_default().to_string();
                 let report = context["report"]
                     .as_array()
@@ -561,7 +623,7 @@ impl Referee {
                     turn: roster.move_number(outcome.turn),
                     mover: outcome.player.clone(),
                     entered: origin.word().to_string(),
-                    understood: if outcome.sealed {
+                    understood: if outcome.sealed && !reads_own_move {
                         String::new()
                     } else {
                         text("understood")
@@ -569,15 +631,27 @@ impl Referee {
                     sealed: outcome.sealed,
                     report,
                     notes,
+                    own: reads_own_move.then(|| OwnMove {
+                        receipt: outcome.receipt.clone(),
+                        ignored: text("ignored"),
+                        answers: answering.map(str::to_string),
+                    }),
                 });
                 continue;
             }
             // Whatever mail goes to this reader now carries what was held for them.
+            let mut held_answers = None;
             if over || notify.contains(&seat) || last.is_some() {
                 if let Some(held) = waiting.held.remove(&seat) {
                     context["earlier"] = earlier(&held);
+                    // The confirmation of the reader's last move answers their mail.
+                    held_answers = held
+                        .iter()
+                        .rev()
+                        .find_map(|item| item.own.as_ref()?.answers.clone());
                 }
             }
+            let answering = answering.or(held_answers.as_deref());
             let code = self.secret.reply_code(&roster.id, seat, records + 1);
             let notice = |kind: &str| NoticeId {
                 game_id: roster.id.clone(),
@@ -615,8 +689,13 @@ impl Referee {
             }
             // The board's picture goes with the mail that shows the board: the turn
             // notice, the confirmation and the others' notices of a move, the end.
+            // A picture that would show the reader nothing new is left out, except
+            // at the end: the game-over mail is the one a player keeps.
             let picture = (over || notify.contains(&seat) || last.is_some())
-                .then(|| self.picture(game, player, seat, &pictures))
+                .then(|| {
+                    let sent = (&mut waiting.pictured, &roster, !over);
+                    self.picture(game, (player, seat), &pictures, sent)
+                })
                 .flatten();
             if picture.is_some() {
                 context["picture"] = json!(compose::PICTURE_NAME);

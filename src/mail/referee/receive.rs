@@ -760,16 +760,17 @@ impl Referee {
                 let detail = if on { "pictures on" } else { "pictures off" };
                 return finish("pictures", detail.into(), vec![reply]);
             }
-            Request::Digest { daily } => {
+            Request::Digest(delivery) => {
                 let archive = Archive::beside(path);
                 let mut digests = archive::Digests::load(&archive)?;
-                if daily {
-                    digests.daily.insert(seat);
-                } else {
-                    digests.daily.remove(&seat);
-                }
+                digests.set(seat, delivery);
                 digests.save(&archive)?;
-                context["daily"] = json!(daily);
+                let word = match delivery {
+                    archive::Delivery::Daily => "daily",
+                    archive::Delivery::WithMyTurn => "turn",
+                    archive::Delivery::EveryMove => "off",
+                };
+                context["delivery"] = json!(word);
                 // What is held goes with the next run of reminders once given up.
                 let held = archive::Waiting::load(&archive)?
                     .held
@@ -777,8 +778,7 @@ impl Referee {
                     .map_or(0, Vec::len);
                 context["held"] = json!(held);
                 let reply = answer("digest-set.txt", "digest", context)?;
-                let detail = if daily { "digest daily" } else { "digest off" };
-                return finish("digest", detail.into(), vec![reply]);
+                return finish("digest", format!("digest {word}"), vec![reply]);
             }
             Request::Undo | Request::Agree | Request::Decline => {
                 let word = match message.request {

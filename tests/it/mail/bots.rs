@@ -23,12 +23,18 @@ fn a_bot_takes_a_seat_in_a_game_by_mail() {
             SEED,
             5,
             crate::support::Pictures::Off,
-            false,
+            None,
             |sent| {
                 assert!(
                     !sent.to.starts_with("bot:"),
                     "mail to the bot: {}",
                     sent.subject
+                );
+                // The bot moves at once: nobody is told to wait for it.
+                assert!(
+                    !squeezed(sent.body).contains("Now waiting for Robo"),
+                    "{}",
+                    sent.body
                 );
                 if sent.body.contains("Robo played") || sent.body.contains("Robo has chosen") {
                     told += 1;

@@ -68,7 +68,8 @@ fn a_whole_game_by_mail_through_real_smtp() {
             );
         }
     }
-    // Each mover's confirmation answers their own reply.
+    // Each mover's confirmation answers their own reply: it comes with their next
+    // turn notice, or the end.
     for done in 0..turn {
         let reply = format!("<reply-{done}@");
         assert!(
@@ -226,14 +227,14 @@ fn stopping_the_smtp_server_mid_game_loses_nothing() {
         .collect();
     assert_eq!(
         outbox.len(),
-        2,
-        "the next player's notice and the mover's confirmation wait"
+        1,
+        "the next player's notice waits (the mover's confirmation comes with their next)"
     );
     host.smtp.resume();
     let (ok, out) = host.run(host.pbem().args(["outbox", "flush"]).arg(host.file()));
     assert!(ok, "{out}");
     let mails = host.mails();
-    assert_eq!(mails.len(), delivered_at_start + 2);
+    assert_eq!(mails.len(), delivered_at_start + 1);
     let next = host.view()["to_move"][0]
         .as_str()
         .expect("player")
@@ -514,15 +515,19 @@ fn a_referees_own_templates_and_the_attached_game_file() {
 }
 
 /// Every mail carries the signed head of the record it was sent after; the mover's
-/// confirmation carries their own record's hash as a receipt.
+/// confirmation, which comes with their next turn notice, carries their own record's
+/// hash as a receipt.
 #[test]
 fn every_mail_carries_the_signed_head_and_the_mover_a_receipt() {
     let host = Host::new();
     host.start_game();
-    let genesis = host.view()["head"]["hash"]
-        .as_str()
-        .expect("hash")
-        .to_string();
+    let head = || {
+        host.view()["head"]["hash"]
+            .as_str()
+            .expect("hash")
+            .to_string()
+    };
+    let genesis = head();
     for mail in host.mails() {
         assert!(mail.text.contains(&genesis), "{}", mail.subject);
     }
@@ -532,28 +537,30 @@ fn every_mail_carries_the_signed_head_and_the_mover_a_receipt() {
     assert!(host
         .inbox(&gmail_reply(&notice, &address(&player), &text, "receipt-1"))
         .starts_with("applied"));
-    let head = host.view()["head"]["hash"]
-        .as_str()
-        .expect("hash")
-        .to_string();
+    let receipt = head();
     let after: Vec<Mail> = host.mails().into_iter().skip(before).collect();
-    assert_eq!(
-        after.len(),
-        2,
-        "the next notice and the mover's confirmation"
-    );
-    for mail in &after {
-        assert!(mail.text.contains(&head), "{}: {}", mail.subject, mail.text);
-    }
-    let confirmation = after
-        .iter()
-        .find(|m| m.to == address(&player))
-        .expect("the mover's confirmation");
+    // One mail per turn of one's own: the mover's confirmation waits for their next.
+    assert_eq!(after.len(), 1, "the next player's notice alone");
+    assert!(after[0].to != address(&player), "{}", after[0].subject);
+    assert!(after[0].text.contains(&receipt), "{}", after[0].text);
+    // The other moves; the first mover's next turn notice confirms their move with its
+    // receipt, and carries the new head.
+    let (other, text) = host.first_move();
+    let notice = host.notice_for(&address(&other));
+    let before = host.mails().len();
+    assert!(host
+        .inbox(&gmail_reply(&notice, &address(&other), &text, "receipt-2"))
+        .starts_with("applied"));
+    let after: Vec<Mail> = host.mails().into_iter().skip(before).collect();
+    assert_eq!(after.len(), 1, "the first mover's turn notice alone");
+    let confirmation = squeezed(&after[0].text);
+    assert_eq!(after[0].to, address(&player));
     assert!(
-        confirmation.text.contains("Your receipt"),
+        confirmation.contains(&format!("Your receipt, the hash of your record: {receipt}")),
         "{}",
-        confirmation.text
+        after[0].text
     );
+    assert!(confirmation.contains(&head()), "{}", after[0].text);
 }
 
 /// `pbem new --join --mail`: the invitation (with the seed's commitment) goes to every

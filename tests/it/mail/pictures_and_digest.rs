@@ -61,8 +61,8 @@ fn board_mail_carries_its_readers_picture_until_turned_off() {
         "the first notice"
     );
 
-    // A move by reply: the mover's confirmation and the other's notice, each with the
-    // board as its reader sees it.
+    // A move by reply: the other's notice, with the board as its reader sees it (the
+    // mover's confirmation comes with their next mail).
     let reply_to = |player: &str| {
         let notice = host.notice_for(&address(player));
         let text = host.legal(player)[0].clone();
@@ -78,23 +78,17 @@ fn board_mail_carries_its_readers_picture_until_turned_off() {
     let after = reply_to(&first);
     assert_eq!(
         after.len(),
-        2,
+        1,
         "{:?}",
         after.iter().map(|m| &m.subject).collect::<Vec<_>>()
     );
-    for mail in &after {
-        let reader = if mail.to == address(&first) {
-            &first
-        } else {
-            second
-        };
-        assert_eq!(
-            picture_of(mail),
-            Some(shown_png(&host, reader)),
-            "{}",
-            mail.subject
-        );
-    }
+    assert_eq!(after[0].to, address(second));
+    assert_eq!(
+        picture_of(&after[0]),
+        Some(shown_png(&host, second)),
+        "{}",
+        after[0].subject
+    );
 
     // The second player turns pictures off by reply: answered without a picture, and
     // their mail comes without one while the first player's still has it.
@@ -119,19 +113,28 @@ fn board_mail_carries_its_readers_picture_until_turned_off() {
         answer[0].text
     );
     assert_eq!(picture_of(&answer[0]), None);
-    for mail in reply_to(second) {
-        if mail.to == address(second) {
-            assert_eq!(picture_of(&mail), None, "{}", mail.text);
-            assert!(!mail.text.contains("board.png"), "{}", mail.text);
-            assert!(
-                mail.text.contains("hand ("),
-                "the board is in the text: {}",
-                mail.text
-            );
-        } else {
-            assert!(picture_of(&mail).is_some(), "{}", mail.subject);
-        }
-    }
+    let to_first = reply_to(second);
+    assert_eq!(to_first.len(), 1);
+    assert_eq!(
+        picture_of(&to_first[0]),
+        Some(shown_png(&host, &first)),
+        "{}",
+        to_first[0].subject
+    );
+    let to_second = reply_to(&first);
+    assert_eq!(to_second.len(), 1);
+    assert_eq!(to_second[0].to, address(second));
+    assert_eq!(picture_of(&to_second[0]), None, "{}", to_second[0].text);
+    assert!(
+        !to_second[0].text.contains("board.png"),
+        "{}",
+        to_second[0].text
+    );
+    assert!(
+        to_second[0].text.contains("hand ("),
+        "the board is in the text: {}",
+        to_second[0].text
+    );
 
     // The referee turns them off for the game: nobody gets one, even after asking.
     let (ok, out) = host.run(host.pbem().arg("pictures").arg(host.file()).arg("off"));
@@ -143,9 +146,9 @@ fn board_mail_carries_its_readers_picture_until_turned_off() {
             .args(["on", "--player", second]),
     );
     assert!(ok && out.contains("off for the whole game"), "{out}");
-    for mail in reply_to(&first) {
-        assert_eq!(picture_of(&mail), None, "{}", mail.subject);
-    }
+    let mails = reply_to(second);
+    assert_eq!(mails.len(), 1);
+    assert_eq!(picture_of(&mails[0]), None, "{}", mails[0].subject);
     let (ok, out) = host.run(
         host.pbem()
             .arg("pictures")
@@ -155,9 +158,9 @@ fn board_mail_carries_its_readers_picture_until_turned_off() {
     assert!(!ok && out.contains("no player"), "{out}");
     let (ok, out) = host.run(host.pbem().arg("pictures").arg(host.file()).arg("on"));
     assert!(ok, "{out}");
-    for mail in reply_to(second) {
-        assert!(picture_of(&mail).is_some(), "{}", mail.subject);
-    }
+    let mails = reply_to(&first);
+    assert_eq!(mails.len(), 1);
+    assert!(picture_of(&mails[0]).is_some(), "{}", mails[0].subject);
 
     // `pictures = false` in config.toml: none in any game.
     std::fs::write(
@@ -165,9 +168,9 @@ fn board_mail_carries_its_readers_picture_until_turned_off() {
         "[mail]\npictures = false\n",
     )
     .expect("config");
-    for mail in reply_to(&first) {
-        assert_eq!(picture_of(&mail), None, "{}", mail.subject);
-    }
+    let mails = reply_to(second);
+    assert_eq!(mails.len(), 1);
+    assert_eq!(picture_of(&mails[0]), None, "{}", mails[0].subject);
 }
 
 /// The turns a mail lists under "Since your last mail": each held move's number.
@@ -257,10 +260,18 @@ fn a_daily_digest_holds_the_others_moves_until_the_next_mail_or_a_day() {
         "{}",
         answer[0].text
     );
+    // Bob asks for every move's mail as it happens.
+    let (report, answer) = reply("Bob", "digest off");
+    assert!(report.contains("digest off"), "{report}");
+    assert!(
+        answer[0].subject.contains("Digest off"),
+        "{}",
+        answer[0].subject
+    );
 
     // Turn 1 and 2: Ann and Bob choose face down while Cat is still to choose. Bob,
-    // who asked for nothing, hears of Ann's at once; Cat hears of neither yet, and Ann
-    // not of Bob's.
+    // who asked for every move, hears of Ann's at once; Cat hears of neither yet, and
+    // Ann not of Bob's.
     let mails = play("Ann");
     assert!(to(&mails, "Cat").is_empty(), "{:?}", to(&mails, "Cat"));
     assert_eq!(to(&mails, "Bob").len(), 1);
