@@ -669,7 +669,7 @@ var PbemVerify = (function () {
         if (!Array.isArray(r.opens)) { fail(n, "its openings are not a list"); }
         rec.opens = r.opens.map(function (o) {
           keysChecked(n, "an opening", o, ["turn", "move", "salt"], ["turn", "move", "salt"]);
-          return { turn: integer(n, "an opening's turn", o.turn, U64), move: text(n, "an opening's move", o.move), salt: hex64(n, "an opening's salt", o.salt) };
+          return { turn: integer(n, "an opening's turn", o.turn, U64), move: text(n, "an opening's move", o.move), salt: o.salt };
         });
       }
       var shapes = (rec.move !== null ? 1 : 0) + (rec.sealed ? 1 : 0) + (rec.undo ? 1 : 0);
@@ -777,6 +777,20 @@ var PbemVerify = (function () {
             texts.set(n, opened_text);
           }
         }
+        if (r.sealed) {
+          // The record that opens this one, checked here: pbem reads a sealed move's
+          // opening with the sealed record, and names that record when it fails.
+          for (var later = n; later < records.length; later++) {
+            var opener = records[later].opens.filter(function (o) { return o.turn === BigInt(n); })[0];
+            if (opener) {
+              hex64(n, "the salt of its opening in record " + (later + 1), opener.salt);
+              if (hex(await sealedCommit(unhex(opener.salt), opener.move)) !== r.sealed.commit) {
+                fail(n, "record " + (later + 1) + " opens it to a move it did not commit to");
+              }
+              break;
+            }
+          }
+        }
         // "Sealed moves": a sealed record is opened by its player's next move record,
         // and by no other; each record opens at most one.
         var waiting = unopened.get(r.seat) || [];
@@ -796,6 +810,7 @@ var PbemVerify = (function () {
           var target = t >= 1 && t < n ? records[t - 1] : null;
           if (!target || !target.sealed) { fail(n, "it opens record " + opening.turn + ", which is no earlier sealed move"); }
           if (opened.has(t)) { fail(n, "it opens record " + t + " a second time"); }
+          hex64(n, "an opening's salt", opening.salt);
           opened.add(t);
           if (hex(await sealedCommit(unhex(opening.salt), opening.move)) !== target.sealed.commit) {
             fail(n, "its opening of record " + t + " does not match that record's commitment");
