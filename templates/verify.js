@@ -777,9 +777,10 @@ var PbemVerify = (function () {
             texts.set(n, opened_text);
           }
         }
-        if (r.sealed) {
-          // The record that opens this one, checked here: pbem reads a sealed move's
-          // opening with the sealed record, and names that record when it fails.
+        if (r.sealed && !keyed) {
+          // Before the reveal the record that opens this one gives its text, so it is
+          // checked here: pbem reads the opening with the sealed record then, and names
+          // that record when it fails (after the reveal, the opening record).
           for (var later = n; later < records.length; later++) {
             var opener = records[later].opens.filter(function (o) { return o.turn === BigInt(n); })[0];
             if (opener) {
