@@ -761,7 +761,7 @@ const DROP: &str = r##"<script>
   var changed = own.slice();
   var at = new TextDecoder().decode(own).lastIndexOf('"hash":"') + 8;
   changed[at] = changed[at] === 0x30 ? 0x31 : 0x30;
-  var box = document.getElementById("dropped-verdict");
+  var box = document.getElementById("dropped-verification");
   var seen = [];
   function wait(then) {
     if (box.getAttribute("data-state") === "running" || !box.getAttribute("data-state")) { setTimeout(function () { wait(then); }, 20); return; }
@@ -815,7 +815,7 @@ fn the_exported_page_verifies_itself_and_any_file_dropped_on_it() {
         "the policy forbids loading anything"
     );
     let dom = dump(&page, dir.path());
-    let (tag, text) = element(&dom, "verdict");
+    let (tag, text) = element(&dom, "verification");
     assert_eq!(attribute(&tag, "data-state"), "verified", "{text}");
     let records = serde_json::from_slice::<Value>(&bytes).expect("json")["records"]
         .as_array()
@@ -860,7 +860,7 @@ fn the_exported_page_verifies_itself_and_any_file_dropped_on_it() {
     let pending = dir.path().join("pending.html");
     export(&playing, &playing.file(), &pending);
     let dom = dump(&pending, dir.path());
-    let (tag, text) = element(&dom, "verdict");
+    let (tag, text) = element(&dom, "verification");
     assert_eq!(attribute(&tag, "data-state"), "pending", "{text}");
     assert!(
         text.contains("Pending until the seed is revealed"),
