@@ -247,18 +247,50 @@ fn the_browser_agrees_with_pbem_audit_on_every_game_and_fixture() {
     for path in FIXTURES {
         files.push((path.to_string(), fixture(path)));
     }
+    // Revealed games of formats 1 and 3, so that their draw keys are derived again: the
+    // format-1 fixture revealed early, and the format-3 one played to its end.
+    let format_1 = Table::new();
+    format_1.format_1_game();
+    let (ok, out) = format_1.run(&["reveal", "--force"]);
+    assert!(ok, "{out}");
+    files.push((
+        "format 1, revealed".into(),
+        std::fs::read(format_1.file()).expect("the file"),
+    ));
+    let format_3 = Table::new();
+    let then: Value = serde_json::from_slice(&fixture(
+        "desert-kingdom/revision-1/game-14-turns-then.json",
+    ))
+    .expect("json");
+    let text = |v: &Value| v.as_str().expect("a text").to_string();
+    format_3.fixture_game(
+        "desert-kingdom/revision-1/game-14-turns.json",
+        &text(&then["game_id"]),
+        &text(&then["seed"]),
+    );
+    let moves: Vec<(String, String)> = then["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .map(|m| (text(&m[0]), text(&m[1])))
+        .collect();
+    format_3.apply_all(&moves);
+    files.push((
+        "format 3, played to its end".into(),
+        std::fs::read(format_3.file()).expect("the file"),
+    ));
     let refused = agree(table.dir.path(), &files);
     // The one fixture that is no game file (it has a key of its own) is the one refused.
     assert_eq!(refused, 1);
-    let browser = verdicts(&[files[1].1.clone(), files[3].1.clone()]);
-    assert_eq!(
-        browser[0]["revealed"], true,
-        "the demo is over and revealed"
-    );
-    assert_eq!(
-        browser[1]["revealed"], false,
-        "the 12 turns of format 1 are not"
-    );
+    let browser = verdicts(&[
+        files[1].1.clone(),
+        files[3].1.clone(),
+        files[files.len() - 2].1.clone(),
+        files[files.len() - 1].1.clone(),
+    ]);
+    for (verdict, revealed) in browser.iter().zip([true, false, true, true]) {
+        assert_eq!(verdict["revealed"], revealed, "{verdict}");
+    }
     let _ = writeln!(
         std::io::stderr(),
         "{} files verified alike in {:?}",
