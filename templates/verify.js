@@ -940,14 +940,16 @@ var PbemVerify = (function () {
       return "NOT verified: " + where + " fails: " + v.failed.why + ".";
     }
     var counts = v.records + " records, " + v.draws + " draws, " + v.sealed + " sealed moves, signed by key " + v.key;
+    // "Joining": only each player can vouch that the words genesis holds are theirs.
+    var joined = v.joined ? " The players joined; genesis holds their words as: " + v.joined.join("; ") + ". Each player checks that their own are the words they sent." : "";
     if (v.revealed) {
-      return "Verified in this browser: " + counts + "; the seed is revealed and matches its commitment, and every draw, sealed move and opening was derived again from it. " + LEFT;
+      return "Verified in this browser: " + counts + "; the seed is revealed and matches its commitment, and every draw, sealed move and opening was derived again from it. " + LEFT + joined;
     }
     var pending = "the seed against its commitment" + (FORMATS[v.format] >= 3 ? " and the game id" : "") +
       ", the re-derivation of the " + v.draws + " draws (public picks and hidden draws' commitments)" +
       (v.sealed ? ", the opening of every sealed box (" + v.pendingBoxes + " not yet opened by a record) and the salts of the openings" : "") +
       (FORMATS[v.format] === 4 ? ", the standing history each move carries" : "");
-    return "Verified in this browser so far: " + counts + ": the chain, every hash, link and signature, the rounds and the ledger of taking back, every opening against its commitment. Pending until the seed is revealed (the end of the game reveals it; only the seed opens them): " + pending + ". " + LEFT;
+    return "Verified in this browser so far: " + counts + ": the chain, every hash, link and signature, the rounds and the ledger of taking back, every opening against its commitment. Pending until the seed is revealed (the end of the game reveals it; only the seed opens them): " + pending + ". " + LEFT + joined;
   }
 
   return {
