@@ -3,18 +3,27 @@
 //! what, each turn's report as that viewer may read it, each record's draws and hash
 //! as `pbem log` prints them, and the audit.
 //!
+//! It also verifies, in the browser, the game file it carries (its bytes exactly as
+//! pbem read them, in base64) and any game file a reader drops on it, with
+//! templates/verify.js: a verifier written from docs/FAIRNESS.md alone, which checks
+//! what an auditor without the rules can check and says what it leaves to `pbem audit`.
+//!
 //! The page needs nothing outside itself (no network, no script or font from
 //! elsewhere; its Content-Security-Policy forbids them). To stay small for long games
 //! it carries the first board whole and each later one as the lines that changed.
 
+use base64::Engine as _;
 use serde_json::{json, Value};
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
 use crate::engine::driver::{OpenGame, REFEREE};
 use crate::engine::error::EngineError;
 
-/// The page, with `__TITLE__` and `__DATA__` to fill.
+/// The page, with `__TITLE__`, `__VERIFY__`, `__GAME_FILE__` and `__DATA__` to fill.
 const PAGE: &str = include_str!("../templates/replay.html");
+
+/// The browser's verifier of a game file, written from docs/FAIRNESS.md.
+pub const VERIFY_JS: &str = include_str!("../templates/verify.js");
 
 /// The replay page of `game` for `viewer` (a player's name, [`REFEREE`] once the game
 /// is over, or `None` for the public).
@@ -89,7 +98,13 @@ pub fn page(game: &dyn OpenGame, viewer: Option<&str>) -> Result<String, EngineE
     });
     // Inside a <script> element only `</` could end it early: JSON may write it `<\/`.
     let data = data.to_string().replace("</", "<\\/");
+    // The file's bytes as read, in base64 (which holds no `<`), for the page to verify.
+    let file = base64::engine::general_purpose::STANDARD.encode(game.bytes());
+    // The fixed parts first, the game's own text last, so that no placeholder's text in
+    // a move or a name is ever taken for the page's own.
     Ok(PAGE
+        .replacen("__VERIFY__", VERIFY_JS, 1)
+        .replacen("__GAME_FILE__", &file, 1)
         .replacen("__TITLE__", &html_escape(&title), 1)
         .replacen("__DATA__", &data, 1))
 }
@@ -212,5 +227,13 @@ mod tests {
     fn the_page_has_one_place_for_each_value() {
         assert_eq!(PAGE.matches("__TITLE__").count(), 1);
         assert_eq!(PAGE.matches("__DATA__").count(), 1);
+        assert_eq!(PAGE.matches("__VERIFY__").count(), 1);
+        assert_eq!(PAGE.matches("__GAME_FILE__").count(), 1);
+        // The verifier is put in a <script> element whole: nothing in it may end it, or
+        // be taken for a placeholder filled after it.
+        assert!(!VERIFY_JS.contains("</"));
+        for placeholder in ["__TITLE__", "__GAME_FILE__", "__DATA__"] {
+            assert!(!VERIFY_JS.contains(placeholder), "{placeholder}");
+        }
     }
 }

@@ -27,3 +27,4 @@ mod transport;
 mod triangle_auction;
 mod trust;
 mod undo;
+mod verify_page;
