@@ -123,6 +123,23 @@ fn setup_writes_the_config_into_a_new_folder_and_the_test_mail_arrives() {
         assert!(said.contains(line), "{line}: {said}");
     }
     assert!(!said.contains(PASSWORD), "{said}");
+    // In the mailbox, the test mail is read (dovecot's Maildir keeps flags in names).
+    let cur = dovecot.dir.path().join(format!("mail/{USER}/Maildir/cur"));
+    let seen: Vec<String> = std::fs::read_dir(&cur)
+        .expect("the mailbox")
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            std::fs::read_to_string(entry.path()).is_ok_and(|m| m.contains("pbem setup: test mail"))
+        })
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        seen.len() == 1
+            && seen[0]
+                .rsplit_once(":2,")
+                .is_some_and(|(_, flags)| flags.contains('S')),
+        "{seen:?}"
+    );
     let config = std::fs::read_to_string(home.join("config.toml")).expect("config");
     assert!(config.contains("ca_file = "), "{config}");
     assert!(
