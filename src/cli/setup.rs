@@ -6,7 +6,7 @@ use crate::mail::setup::{self, Change, CheckOptions, Keys, Line};
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Without --check, the keys given are written to PBEM_HOME/config.toml (the folder made 0700 if missing), then everything is checked: the SMTP and IMAP logins, and a test mail to the referee's own address, waited for in the IMAP mailbox. Exit status: 0 when every check passed, 1 when one failed (a setting to fix, said on its line), 75 when a server was not reached or did not answer in time (try again later)."
+    after_help = "Without --check, the keys given (none: as --check) are written to PBEM_HOME/config.toml (the folder made 0700 if missing), then everything is checked: the SMTP and IMAP logins, and a test mail to the referee's own address, waited for in the IMAP mailbox. Exit status: 0 when every check passed, 1 when one failed (a setting to fix, said on its line), 75 when a server was not reached or did not answer in time (try again later)."
 )]
 pub struct Args {
     /// The referee's From line: "Referee <referee@example.org>"

@@ -57,15 +57,22 @@ fn password_file(dir: &Path, password: &str) -> std::path::PathBuf {
 /// dovecot mailbox, as the referee's mail server would deliver it.
 fn relayed(dovecot: &Dovecot, command: &mut Command) -> Output {
     let done = AtomicBool::new(false);
+    // Listed before pbem starts: whatever it sends is handed on.
+    let mut handed: std::collections::BTreeSet<String> = dovecot
+        .smtp
+        .delivered()
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
     std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let mut handed = dovecot.smtp.delivered().len();
+        let done = &done;
+        scope.spawn(move || {
             while !done.load(Ordering::Relaxed) {
-                let delivered = dovecot.smtp.delivered();
-                for (_, raw) in delivered.iter().skip(handed) {
-                    dovecot.deliver("ref@pbem.test", &String::from_utf8_lossy(raw));
+                for (name, raw) in dovecot.smtp.delivered() {
+                    if handed.insert(name) {
+                        dovecot.deliver("ref@pbem.test", &String::from_utf8_lossy(&raw));
+                    }
                 }
-                handed = delivered.len();
                 std::thread::sleep(Duration::from_millis(50));
             }
         });
@@ -304,5 +311,88 @@ fn an_existing_config_is_kept_without_force_and_other_tables_always() {
     assert!(
         said.contains(&format!("chmod 600 {}", path.display())),
         "{said}"
+    );
+}
+
+#[test]
+fn a_refused_smtp_login_names_the_password_file_and_never_the_password() {
+    let dir = tempfile::tempdir().expect("dir");
+    let certs = super::transport::make_certificates(&dir.path().join("certs"));
+    let right = "r1ght-Pass:word";
+    let server = super::transport::Server::start(
+        dir.path(),
+        &certs,
+        "starttls",
+        Some(("ann@pbem.test", right, "PLAIN,LOGIN")),
+    );
+    let home = dir.path().join("pbem");
+    let wrong = "wr0ng-Pass:word";
+    let password = password_file(dir.path(), wrong);
+    let args = |password: &Path| {
+        vec![
+            "setup".to_string(),
+            "--force".into(),
+            "--from".into(),
+            "Ann <ann@pbem.test>".into(),
+            "--smtp".into(),
+            format!(
+                "smtp://ann%40pbem.test@localhost:{}?tls=required",
+                server.port
+            ),
+            "--password-file".into(),
+            password.display().to_string(),
+            "--ca-file".into(),
+            certs.ca.display().to_string(),
+        ]
+    };
+    let output = pbem(&home).args(args(&password)).output().expect("runs");
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(&format!(
+            "ok: SMTP localhost:{} answered EHLO (STARTTLS)",
+            server.port
+        )),
+        "{said}"
+    );
+    let failed = said
+        .lines()
+        .find(|line| line.starts_with("FAILED: "))
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(
+        failed.contains("did not accept the login of ann@pbem.test"),
+        "{failed}"
+    );
+    assert!(
+        failed.contains(&format!("the first line of {}", password.display())),
+        "{failed}"
+    );
+    assert!(
+        !said.contains("Pass:word") && !said.contains("Pass%3Aword"),
+        "{said}"
+    );
+    assert!(server.received().is_empty(), "no test mail without a login");
+
+    let password = password_file(dir.path(), right);
+    let output = pbem(&home).args(args(&password)).output().expect("runs");
+    let said = text(&output);
+    assert!(output.status.success(), "{said}");
+    assert!(said.contains("ok: SMTP localhost:"), "{said}");
+    assert!(
+        said.contains("accepted the login of ann@pbem.test"),
+        "{said}"
+    );
+    assert!(!said.contains("Pass:word"), "{said}");
+    let received = server.received();
+    assert_eq!(received.len(), 1, "{said}");
+    assert!(
+        received[0].1.contains("pbem setup: test mail"),
+        "{}",
+        received[0].1
+    );
+    assert!(
+        received[0].1.contains("Message-ID: <pbem.setup."),
+        "{}",
+        received[0].1
     );
 }
