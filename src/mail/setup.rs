@@ -268,8 +268,12 @@ fn check_values(settings: &MailSettings) -> Result<(), MailError> {
 /// SMTP URLs blanked.
 fn difference(before: &str, after: &str, settings: &MailSettings, path: &Path) -> String {
     let old = MailSettings::from_config(before, path).ok();
-    let forms: Vec<String> = [old.and_then(|s| s.smtp), settings.smtp.clone()]
+    // An IMAP URL with a password is refused, but one may be in the file as it was.
+    let urls = |s: MailSettings| [s.smtp, s.imap];
+    let forms: Vec<String> = old
         .into_iter()
+        .chain([settings.clone()])
+        .flat_map(urls)
         .flatten()
         .filter_map(|spec| ServerUrl::parse(&spec, |_, _| ()).ok())
         .flat_map(|url| match (url.user, url.password) {
@@ -465,14 +469,22 @@ fn check_files(home: &Path, steps: &mut Steps<'_>) -> Option<MailSettings> {
         },
     }
     let path = home.join(CONFIG_FILE);
-    if std::fs::symlink_metadata(&path).is_ok() {
+    let present = std::fs::symlink_metadata(&path).is_ok();
+    if present {
         if let Err(why) = private_file(&path, "chmod 600") {
             steps.failed(why, "then run `pbem setup --check` again".into());
         }
     }
     match MailSettings::load(home, None) {
         Ok(settings) => {
-            steps.ok(format!("{} reads", path.display()));
+            if present {
+                steps.ok(format!("{} reads", path.display()));
+            } else {
+                steps.ok(format!(
+                    "there is no {}: the settings are PBEM_SMTP, PBEM_FROM and PBEM_IMAP alone",
+                    path.display()
+                ));
+            }
             Some(settings)
         }
         Err(error) => {
