@@ -345,6 +345,23 @@ fn a_refused_smtp_login_names_the_password_file_and_never_the_password() {
             certs.ca.display().to_string(),
         ]
     };
+    // The CA not given yet: the certificate is not trusted, and the fix names ca_file.
+    let untrusted = args(&password);
+    let output = pbem(&home)
+        .args(&untrusted[..untrusted.len() - 2])
+        .output()
+        .expect("runs");
+    let said = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    let failed = said
+        .lines()
+        .find(|line| line.starts_with("FAILED: "))
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(
+        failed.contains("TLS") && failed.contains("--ca-file"),
+        "{failed}"
+    );
+
     let output = pbem(&home).args(args(&password)).output().expect("runs");
     let said = text(&output);
     assert_eq!(output.status.code(), Some(1), "{said}");
