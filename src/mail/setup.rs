@@ -523,17 +523,33 @@ fn check_password_file(settings: &MailSettings, steps: &mut Steps<'_>) {
     let Some(path) = &settings.password_file else {
         return;
     };
-    let fix =
-        "put the password alone on its first line: (umask 077; printf '%s\\n' 'PASSWORD' > FILE)";
+    let shown = path.display();
+    let fix = format!(
+        "put the password alone on its first line, typed rather than left in the shell's history: (umask 077; read -rs pw && printf '%s\\n' \"$pw\" > {shown})"
+    );
+    if std::fs::symlink_metadata(path).is_err() {
+        steps.failed(format!("password_file {shown} does not exist"), fix);
+        return;
+    }
     match private_file(path, "chmod 600") {
         Err(why) => steps.failed(why, "then run `pbem setup --check` again".into()),
         Ok(mode) => match settings.password_from_file() {
             Ok(_) => steps.ok(format!(
-                "password_file {} is private (mode {mode:03o})",
-                path.display()
+                "password_file {shown} is private (mode {mode:03o})"
             )),
-            Err(error) => steps.failed(error.to_string(), fix.into()),
+            Err(error) => steps.failed(error.to_string(), fix),
         },
+    }
+}
+
+/// The fix for settings a transport refused before it was used.
+fn settings_fix(error: &MailError, key: &str, variable: &str) -> String {
+    if error.to_string().contains("password") {
+        format!(
+            "give the password as the first line of the file password_file names (`pbem setup --password-file PATH`), or in {variable}"
+        )
+    } else {
+        format!("correct {key} under [mail]: `pbem setup --force --{key} URL`")
     }
 }
 
@@ -581,10 +597,8 @@ fn check_smtp(settings: &MailSettings, steps: &mut Steps<'_>) -> Option<Transpor
     let transport = match settings.transport() {
         Ok(transport) => transport,
         Err(error) => {
-            steps.failed(
-                error.to_string(),
-                "correct smtp under [mail] (`pbem setup --force --smtp URL`) or the password it names".into(),
-            );
+            let fix = settings_fix(&error, "smtp", "PBEM_SMTP_PASSWORD");
+            steps.failed(error.to_string(), fix);
             return None;
         }
     };
@@ -662,10 +676,8 @@ fn check_imap(
     let mailbox = match ImapMailbox::from_settings(settings) {
         Ok(mailbox) => mailbox,
         Err(error) => {
-            steps.failed(
-                error.to_string(),
-                "correct imap under [mail] (`pbem setup --force --imap URL`) or give the password (PBEM_IMAP_PASSWORD, or password_file)".into(),
-            );
+            let fix = settings_fix(&error, "imap", "PBEM_IMAP_PASSWORD");
+            steps.failed(error.to_string(), fix);
             return None;
         }
     };
