@@ -20,6 +20,7 @@ mod outbox;
 mod pictures;
 mod remind;
 mod reveal;
+mod setup;
 mod show;
 mod simulate;
 mod undo;
@@ -80,6 +81,9 @@ enum Command {
     Outbox(outbox::Args),
     /// Remind players who keep a game waiting
     Remind(remind::Args),
+    /// Write the mail settings to PBEM_HOME/config.toml and check them end to end:
+    /// SMTP and IMAP logins, and a test mail to the referee
+    Setup(setup::Args),
     /// Referee games unattended: take mail as it arrives (IMAP or a Maildir), send the
     /// outboxes, remind and apply deadlines, until stopped
     Watch(watch::Args),
@@ -140,7 +144,7 @@ where
 /// Runs pbem with these arguments and returns its exit status: 0 when the command did
 /// what was asked, 1 when it refused or failed (having said why on stderr), 2 when the
 /// command line does not parse, [`EX_TEMPFAIL`] for a fault on the referee's side in
-/// `inbox`.
+/// `inbox`, or a mail server `setup` did not reach.
 fn status<I, T>(args: I) -> u8
 where
     I: IntoIterator<Item = T>,
@@ -175,6 +179,7 @@ where
         Command::Inbox(args) => inbox::run(args),
         Command::Outbox(args) => outbox::run(args),
         Command::Remind(args) => remind::run(args),
+        Command::Setup(args) => setup::run(args),
         Command::Watch(args) => watch::run(args),
         Command::Completions(args) => generate::completions(args),
         Command::Manpages(args) => generate::manpages(args),
@@ -239,6 +244,7 @@ fn subcommand_alone(name: &str) -> Option<clap::Command> {
         "inbox" => inbox::Args::augment_args(alone("inbox")),
         "outbox" => outbox::Args::augment_args(alone("outbox")),
         "remind" => remind::Args::augment_args(alone("remind")),
+        "setup" => setup::Args::augment_args(alone("setup")),
         "watch" => watch::Args::augment_args(alone("watch")),
         "completions" => generate::CompletionsArgs::augment_args(alone("completions")),
         "manpages" => generate::ManpagesArgs::augment_args(alone("manpages")),

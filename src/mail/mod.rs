@@ -5,13 +5,15 @@
 //! From the bottom up: [`clock`] and [`intake`] (a message parsed) import nothing of
 //! mail; [`outbound`] (mail out) imports them; [`inbound`] (mail in: a player's words
 //! read as commands, the mailboxes) imports mail out; [`referee`] (the loop, and the
-//! operations the command line calls) imports all of them and `ops`.
+//! operations the command line calls) imports all of them and `ops`; [`setup`] (the
+//! settings written and checked end to end) imports mail out and mail in.
 
 pub mod clock;
 pub mod inbound;
 pub mod intake;
 pub mod outbound;
 pub mod referee;
+pub mod setup;
 
 use std::path::PathBuf;
 

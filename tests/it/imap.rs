@@ -44,8 +44,8 @@ const SEED: &str = "515151515151515151515151515151515151515151515151515151515151
 const DOVECOT: &str = "/usr/sbin/dovecot";
 const DOVEADM: &str = "/usr/bin/doveadm";
 const LDA: &str = "/usr/lib/dovecot/dovecot-lda";
-const USER: &str = "ref";
-const PASSWORD: &str = "app-password-7f3k";
+pub(super) const USER: &str = "ref";
+pub(super) const PASSWORD: &str = "app-password-7f3k";
 const REFEREE: replies::Referee = replies::Referee {
     name: "Referee",
     address: "ref@pbem.test",
@@ -79,7 +79,7 @@ fn cannot_run() -> Option<String> {
 
 /// The instance, or None (said on standard error) when it cannot run here and is not
 /// required to.
-fn dovecot_or_skip(test: &str) -> Option<Dovecot> {
+pub(super) fn dovecot_or_skip(test: &str) -> Option<Dovecot> {
     if let Some(why) = cannot_run() {
         assert!(
             !std::env::var("PBEM_REQUIRE_DOVECOT").is_ok_and(|v| v == "1"),
@@ -94,11 +94,11 @@ fn dovecot_or_skip(test: &str) -> Option<Dovecot> {
 /// The test's own dovecot and the referee's keyring, games and outgoing mail, all in
 /// one temporary directory. Dropping it stops that dovecot, checks the machine, and
 /// removes the directory.
-struct Dovecot {
-    dir: tempfile::TempDir,
-    imaps: u16,
+pub(super) struct Dovecot {
+    pub(super) dir: tempfile::TempDir,
+    pub(super) imaps: u16,
     imap: u16,
-    smtp: Smtp,
+    pub(super) smtp: Smtp,
     machine: Snapshot,
 }
 
@@ -224,11 +224,11 @@ impl Dovecot {
         std::fs::read_to_string(self.dir.path().join("dovecot.log")).unwrap_or_default()
     }
 
-    fn home(&self) -> PathBuf {
+    pub(super) fn home(&self) -> PathBuf {
         self.dir.path().join("keyring")
     }
 
-    fn games(&self) -> PathBuf {
+    pub(super) fn games(&self) -> PathBuf {
         self.dir.path().join("games")
     }
 
@@ -258,7 +258,7 @@ impl Dovecot {
     }
 
     /// `command` with the referee's environment: keyring and IMAP password.
-    fn referee_env(&self, mut command: Command) -> Command {
+    pub(super) fn referee_env(&self, mut command: Command) -> Command {
         command
             .env("PBEM_HOME", self.home())
             .env("PBEM_IMAP_PASSWORD", PASSWORD)
@@ -281,7 +281,7 @@ impl Dovecot {
     }
 
     /// Hands a message to the referee's mailbox as the mail server would.
-    fn deliver(&self, from: &str, raw: &str) {
+    pub(super) fn deliver(&self, from: &str, raw: &str) {
         let mut lda = Command::new(LDA)
             .arg("-c")
             .arg(self.conf())

@@ -19,6 +19,7 @@ mod postfix;
 mod replies;
 mod right_of_way;
 mod secret_game;
+mod setup;
 mod simulate;
 mod standing;
 mod state_cache;

@@ -117,14 +117,14 @@ fn free_port() -> u16 {
 }
 
 /// tests/support/smtp_server.py on a free loopback port.
-struct Server {
-    port: u16,
+pub(super) struct Server {
+    pub(super) port: u16,
     out: PathBuf,
     child: Child,
 }
 
 impl Server {
-    fn start(
+    pub(super) fn start(
         dir: &Path,
         certs: &Certificates,
         mode: &str,
@@ -170,7 +170,7 @@ impl Server {
     }
 
     /// How each message came: tls, user, mechanism, from, to.
-    fn received(&self) -> Vec<(serde_json::Value, String)> {
+    pub(super) fn received(&self) -> Vec<(serde_json::Value, String)> {
         let mut found = Vec::new();
         for n in 1.. {
             let Ok(json) = std::fs::read(self.out.join(format!("{n}.json"))) else {

@@ -270,10 +270,25 @@ impl ImapMailbox {
     /// The server cannot be reached, TLS fails, the login is refused (the error names
     /// the user and server, never the password) or the mailbox does not exist.
     pub fn connect(&self) -> Result<Opened, MailError> {
+        self.connect_checked().map_err(|(_, error)| error)
+    }
+
+    /// [`ImapMailbox::connect`], its error with whether the server was not reached or
+    /// did not answer in time (`true`) rather than refused what pbem was set up to do
+    /// (TLS not trusted, the login, the mailbox): `pbem setup` says which.
+    ///
+    /// # Errors
+    /// As [`ImapMailbox::connect`].
+    pub fn connect_checked(&self) -> Result<Opened, (bool, MailError)> {
+        // Not reached, or no answer: the connection, not the settings' words.
+        let gone =
+            |error: &imap::Error| matches!(error, imap::Error::Io(_) | imap::Error::ConnectionLost);
+        let unreachable = |error: MailError| (true, error);
+        let setup = |error: MailError| (false, error);
         let teller = self.teller();
         let tcp = self
             .tcp()
-            .map_err(|e| teller.said("cannot connect", &teller.io(&e)))?;
+            .map_err(|e| unreachable(teller.said("cannot connect", &teller.io(&e))))?;
         let socket = std::os::fd::AsRawFd::as_raw_fd(&tcp);
         let last = Arc::new(Mutex::new(LastIo::Done));
         let mut client = match self.security {
@@ -286,39 +301,48 @@ impl ImapMailbox {
         };
         client
             .read_greeting()
-            .map_err(|e| teller.failed("no greeting", &e))?;
+            .map_err(|e| unreachable(teller.failed("no greeting", &e)))?;
         if self.security == Security::StartTls {
             let offered = client
                 .capabilities()
-                .map_err(|e| teller.failed("cannot read its capabilities", &e))?
+                .map_err(|e| (gone(&e), teller.failed("cannot read its capabilities", &e)))?
                 .has_str("STARTTLS");
             if !offered {
-                return Err(teller.blanked(format!(
+                return Err(setup(teller.blanked(format!(
                     "IMAP {} does not offer STARTTLS, and the password is never sent in clear: use imaps:// (port 993)",
                     teller.server
-                )));
+                ))));
             }
             let plain = client
                 .into_inner()
-                .map_err(|e| teller.failed("STARTTLS failed", &e))?;
+                .map_err(|e| (gone(&e), teller.failed("STARTTLS failed", &e)))?;
             let Inner::Plain(mut tcp) = plain.inner else {
-                return Err(teller.said("STARTTLS failed", "the connection is already secured"));
+                return Err(setup(
+                    teller.said("STARTTLS failed", "the connection is already secured"),
+                ));
             };
-            start_tls(&mut tcp).map_err(|e| teller.said("STARTTLS failed", &teller.io(&e)))?;
+            start_tls(&mut tcp)
+                .map_err(|e| setup(teller.said("STARTTLS failed", &teller.io(&e))))?;
             client = imap::Client::new(self.tls(tcp, &last, &teller)?);
             // STARTTLS is not greeted again (RFC 3501, 6.2.1).
             client.greeting_read = true;
         }
         let mut session = client.login(&self.user, &self.password).map_err(|(e, _)| {
-            teller.blanked(format!(
-                "IMAP {} refused the login of {}: {}; check the user in the imap URL and the password in PBEM_IMAP_PASSWORD or password_file",
-                teller.server,
-                self.user,
-                teller.imap(&e)
-            ))
+            (
+                gone(&e),
+                teller.blanked(format!(
+                    "IMAP {} refused the login of {}: {}; check the user in the imap URL and the password in PBEM_IMAP_PASSWORD or password_file",
+                    teller.server,
+                    self.user,
+                    teller.imap(&e)
+                )),
+            )
         })?;
         let selected = session.select(&self.mailbox).map_err(|e| {
-            teller.failed(&format!("cannot open the mailbox {:?}", self.mailbox), &e)
+            (
+                gone(&e),
+                teller.failed(&format!("cannot open the mailbox {:?}", self.mailbox), &e),
+            )
         })?;
         let idle = session
             .capabilities()
@@ -333,6 +357,36 @@ impl ImapMailbox {
             last,
             teller,
         })
+    }
+
+    /// The server as messages show it, `host:port`.
+    pub fn server(&self) -> String {
+        server_url::shown_host(&self.host, self.port)
+    }
+
+    /// The user the mailbox is logged in as.
+    pub fn user(&self) -> &str {
+        &self.user
+    }
+
+    /// The mailbox's name (`INBOX`).
+    pub fn mailbox(&self) -> &str {
+        &self.mailbox
+    }
+
+    /// `text` with the password blanked in every form a server may echo it in.
+    pub fn blanked(&self, text: &str) -> String {
+        without_password(text, &self.teller().secrets)
+    }
+
+    /// Whether `spec` is an IMAP URL pbem reads, as `imap` under `[mail]` would be:
+    /// its form alone, without a password.
+    ///
+    /// # Errors
+    /// It is not, said as [`ImapMailbox::from_settings`] says it.
+    pub fn check_url(spec: &str) -> Result<(), MailError> {
+        // Any password does to read the form: it is neither sent nor shown.
+        ImapMailbox::parse(spec, Some("-".into()), &MailSettings::default()).map(drop)
     }
 
     fn tcp(&self) -> std::io::Result<TcpStream> {
@@ -361,12 +415,18 @@ impl ImapMailbox {
         tcp: TcpStream,
         last: &Arc<Mutex<LastIo>>,
         teller: &Teller,
-    ) -> Result<Stream, MailError> {
-        let config = self.tls_config().map_err(MailError::Config)?;
-        let name = ServerName::try_from(self.host.clone())
-            .map_err(|e| MailError::Config(format!("IMAP host {}: {e}", self.host)))?;
+    ) -> Result<Stream, (bool, MailError)> {
+        let config = self
+            .tls_config()
+            .map_err(|e| (false, MailError::Config(e)))?;
+        let name = ServerName::try_from(self.host.clone()).map_err(|e| {
+            (
+                false,
+                MailError::Config(format!("IMAP host {}: {e}", self.host)),
+            )
+        })?;
         let connection = rustls::ClientConnection::new(config, name)
-            .map_err(|e| teller.said("cannot set up TLS", &e.to_string()))?;
+            .map_err(|e| (false, teller.said("cannot set up TLS", &e.to_string())))?;
         let mut stream = rustls::StreamOwned::new(connection, tcp);
         // Handshake now, so a certificate not trusted is named as such.
         while stream.conn.is_handshaking() {
@@ -375,7 +435,7 @@ impl ImapMailbox {
                 .complete_io(&mut stream.sock)
                 .map_err(|error| {
                     if is_timeout(&error) {
-                        return teller.said("TLS failed", &teller.timed_out());
+                        return (true, teller.said("TLS failed", &teller.timed_out()));
                     }
                     let trust = match &self.ca_file {
                         Some(path) => {
@@ -383,9 +443,9 @@ impl ImapMailbox {
                         }
                         None => "the system's trust store".into(),
                     };
-                    teller.said("TLS failed", &format!(
+                    (false, teller.said("TLS failed", &format!(
                         "{error}; if its certificate is not signed by a CA in {trust}, name that CA's PEM file with ca_file under [mail]"
-                    ))
+                    )))
                 })?;
         }
         Ok(Stream {

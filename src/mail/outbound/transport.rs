@@ -136,6 +136,33 @@ enum NotSent {
     },
 }
 
+/// Why a check of a mail server (`pbem setup`) failed, in words without the password.
+#[derive(Debug)]
+pub enum CheckError {
+    /// The server was not reached, or did not answer in time: a wrong host or port, or
+    /// the server or the network down (trying again later may do).
+    Unreachable(String),
+    /// The server answered, but refused what pbem was set up to do (TLS not trusted, a
+    /// login refused, a mailbox missing), or the settings are not usable.
+    Setup(String),
+}
+
+impl CheckError {
+    /// What went wrong, whichever it was.
+    pub fn into_text(self) -> String {
+        match self {
+            CheckError::Unreachable(text) | CheckError::Setup(text) => text,
+        }
+    }
+}
+
+/// An SMTP connection greeted and secured by [`Smtp::check_greeting`].
+pub struct Greeted {
+    connection: SmtpConnection,
+    /// "TLS", "STARTTLS" or "no TLS".
+    pub secured: &'static str,
+}
+
 impl Smtp {
     fn shown_host(&self) -> String {
         server_url::shown_host(&self.host, self.port)
@@ -252,15 +279,23 @@ impl Smtp {
     /// transport does the same, but sends a message in one step that cannot tell a
     /// refused recipient from a refused login or sender.
     fn connect(&self) -> Result<SmtpConnection, String> {
+        let mut connection = self.greet().map_err(CheckError::into_text)?;
+        self.log_in(&mut connection)
+            .map_err(CheckError::into_text)?;
+        Ok(connection)
+    }
+
+    /// A connection greeted (EHLO) and secured as the URL asks, not logged in yet.
+    fn greet(&self) -> Result<SmtpConnection, CheckError> {
         let hello = self
             .hello
             .clone()
             .map_or_else(ClientId::default, ClientId::Domain);
         let wrapper = match self.security {
-            Security::Implicit => Some(self.tls()?),
+            Security::Implicit => Some(self.tls().map_err(CheckError::Setup)?),
             _ => None,
         };
-        let explain = |error: lettre::transport::smtp::Error| self.explain(&error);
+        let explain = |error: lettre::transport::smtp::Error| self.checked(&error);
         let mut connection = SmtpConnection::connect(
             (self.host.as_str(), self.port),
             Some(self.timeout),
@@ -275,16 +310,68 @@ impl Smtp {
             Security::Implicit | Security::None => false,
         };
         if starttls {
-            let parameters = self.tls()?;
+            let parameters = self.tls().map_err(CheckError::Setup)?;
             connection.starttls(parameters, &hello).map_err(explain)?;
         }
+        Ok(connection)
+    }
+
+    /// Logs in on a greeted connection, when the URL names a user.
+    fn log_in(&self, connection: &mut SmtpConnection) -> Result<(), CheckError> {
         if let (Some(user), Some(password)) = (&self.user, &self.password) {
             let credentials = Credentials::new(user.clone(), password.clone());
             connection
                 .auth(DEFAULT_MECHANISMS, &credentials)
-                .map_err(|error| self.explain_login(user, &error))?;
+                .map_err(|error| match error.status() {
+                    Some(_) => CheckError::Setup(self.explain_login(user, &error)),
+                    None => self.checked(&error),
+                })?;
         }
-        Ok(connection)
+        Ok(())
+    }
+
+    /// For `pbem setup`: connects, greets and secures the connection as the URL asks,
+    /// and says how it is secured ("TLS", "STARTTLS" or "no TLS").
+    ///
+    /// # Errors
+    /// The server was not reached or did not answer in time, or TLS failed.
+    pub fn check_greeting(&self) -> Result<Greeted, CheckError> {
+        let connection = self.greet()?;
+        let secured = match self.security {
+            Security::Implicit => "TLS",
+            _ if connection.is_encrypted() => "STARTTLS",
+            _ => "no TLS",
+        };
+        Ok(Greeted {
+            connection,
+            secured,
+        })
+    }
+
+    /// For `pbem setup`: logs in on the connection [`Smtp::check_greeting`] opened
+    /// (nothing to do when the URL names no user), then says goodbye.
+    ///
+    /// # Errors
+    /// The login was refused, or the server stopped answering.
+    pub fn check_login(&self, mut greeted: Greeted) -> Result<(), CheckError> {
+        let result = self.log_in(&mut greeted.connection);
+        greeted.connection.abort();
+        result
+    }
+
+    /// `host:port`, as every message shows the server.
+    pub fn server(&self) -> String {
+        self.shown_host()
+    }
+
+    /// The user the URL names, if any.
+    pub fn user(&self) -> Option<&str> {
+        self.user.as_deref()
+    }
+
+    /// `text` with this server's password blanked in every form.
+    pub fn blanked(&self, text: &str) -> String {
+        self.without_password(text)
     }
 
     fn send(&self, envelope: &Envelope, raw: &[u8]) -> Result<(), NotSent> {
@@ -429,6 +516,26 @@ impl Smtp {
             self.shown_host(),
             self.answer(error)
         )
+    }
+
+    /// [`Smtp::explain`], with whether the server was not reached (or did not answer
+    /// in time) rather than refused what pbem was set up to do: a wrong host or port
+    /// looks the same as a server that is down, so both are said.
+    fn checked(&self, error: &lettre::transport::smtp::Error) -> CheckError {
+        let text = self.explain(error);
+        let words = error.to_string().to_ascii_lowercase();
+        let tls = error.is_tls() || words.contains("certificate") || words.contains("handshake");
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+        let mut io = false;
+        while let Some(cause) = source {
+            io |= cause.downcast_ref::<std::io::Error>().is_some();
+            source = cause.source();
+        }
+        if io && !tls {
+            CheckError::Unreachable(text)
+        } else {
+            CheckError::Setup(text)
+        }
     }
 
     /// What went wrong, in words a referee can act on, without the password.
@@ -804,17 +911,7 @@ impl MailSettings {
     pub fn load(home: &Path, smtp: Option<&str>) -> Result<MailSettings, MailError> {
         let path = home.join("config.toml");
         let mut settings = match store::read_text_limited(&path, store::MAX_SMALL_FILE_BYTES) {
-            Ok(text) => {
-                toml::from_str::<ConfigFile>(&text)
-                    .map_err(|error| {
-                        MailError::Config(format!(
-                            "{} is not valid: {}",
-                            path.display(),
-                            error.message()
-                        ))
-                    })?
-                    .mail
-            }
+            Ok(text) => MailSettings::from_config(&text, &path)?,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => MailSettings::default(),
             // A config that is there but unreadable (a fifo, a folder, too large) is a
             // fault to fix, not a reason to mail with other settings.
@@ -833,6 +930,23 @@ impl MailSettings {
             settings.smtp = Some(value.to_string());
         }
         Ok(settings)
+    }
+
+    /// The `[mail]` table of `text`, the config file at `path` (named in errors), as
+    /// it is written: no variable of the environment over it.
+    ///
+    /// # Errors
+    /// The text is not a valid config file.
+    pub fn from_config(text: &str, path: &Path) -> Result<MailSettings, MailError> {
+        toml::from_str::<ConfigFile>(text)
+            .map(|config| config.mail)
+            .map_err(|error| {
+                MailError::Config(format!(
+                    "{} is not valid: {}",
+                    path.display(),
+                    error.message()
+                ))
+            })
     }
 
     /// The SMTP password from PBEM_SMTP_PASSWORD, else from `password_file`.
