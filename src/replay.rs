@@ -4,13 +4,15 @@
 //! as `pbem log` prints them, and the audit.
 //!
 //! It also verifies, in the browser, the game file it carries (its bytes exactly as
-//! pbem read them, in base64) and any game file a reader drops on it, with
+//! pbem read them, packed) and any game file a reader drops on it, with
 //! templates/verify.js: a verifier written from docs/FAIRNESS.md alone, which checks
 //! what an auditor without the rules can check and says what it leaves to `pbem audit`.
 //!
 //! The page needs nothing outside itself (no network, no script or font from
 //! elsewhere; its Content-Security-Policy forbids them). To stay small for long games
-//! it carries the first board whole and each later one as the lines that changed.
+//! it carries the first board whole and each later one as the lines that changed, and
+//! its two payloads (the replay's data and the game file) as raw DEFLATE in base64,
+//! which the browser's own `DecompressionStream` unpacks.
 
 use base64::Engine as _;
 use serde_json::{json, Value};
@@ -96,10 +98,13 @@ pub fn page(game: &dyn OpenGame, viewer: Option<&str>) -> Result<String, EngineE
         "audit": { "passed": audit.problems.is_empty(), "lines": audit_lines },
         "turns": turns,
     });
-    // Inside a <script> element only `</` could end it early: JSON may write it `<\/`.
-    let data = data.to_string().replace("</", "<\\/");
-    // The file's bytes as read, in base64 (which holds no `<`), for the page to verify.
-    let file = base64::engine::general_purpose::STANDARD.encode(game.bytes());
+    // Both payloads packed (raw DEFLATE, then base64, which holds no `<` to end their
+    // <script> element): boards drawn turn after turn and a game file are mostly
+    // repetition, and the page goes in every player's end-of-game mail. The browser
+    // unpacks them with its own DecompressionStream; the file's bytes come out exactly
+    // as read, for the page to verify.
+    let data = packed(data.to_string().as_bytes())?;
+    let file = packed(game.bytes())?;
     // The fixed parts first, the game's own text last, so that no placeholder's text in
     // a move or a name is ever taken for the page's own.
     Ok(PAGE
@@ -107,6 +112,18 @@ pub fn page(game: &dyn OpenGame, viewer: Option<&str>) -> Result<String, EngineE
         .replacen("__GAME_FILE__", &file, 1)
         .replacen("__TITLE__", &html_escape(&title), 1)
         .replacen("__DATA__", &data, 1))
+}
+
+/// `bytes` compressed as raw DEFLATE (RFC 1951, what the browser's
+/// `DecompressionStream("deflate-raw")` reads), in base64.
+fn packed(bytes: &[u8]) -> Result<String, EngineError> {
+    use std::io::Write as _;
+    let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder
+        .write_all(bytes)
+        .and_then(|()| encoder.finish())
+        .map(|deflated| base64::engine::general_purpose::STANDARD.encode(deflated))
+        .map_err(|error| EngineError::Usage(format!("cannot pack the page's data: {error}")))
 }
 
 /// `next` as steps from `previous`: a positive number keeps that many lines, a

@@ -786,10 +786,7 @@ fn export(table: &Table, file: &Path, out: &Path) {
 /// What the injected script does: drops a changed copy of the page's own game file on
 /// the drop zone, then chooses the intact one with the file input, noting each verdict.
 const DROP: &str = r##"<script>
-(function () {
-  var binary = atob(document.getElementById("game-file").textContent.trim());
-  var own = new Uint8Array(binary.length);
-  for (var i = 0; i < binary.length; i++) { own[i] = binary.charCodeAt(i); }
+window.pbemUnpacked("game-file").then(function (own) {
   var changed = own.slice();
   var at = new TextDecoder().decode(own).lastIndexOf('"hash":"') + 8;
   changed[at] = changed[at] === 0x30 ? 0x31 : 0x30;
@@ -818,7 +815,7 @@ const DROP: &str = r##"<script>
     choose.dispatchEvent(new Event("change"));
     wait(done);
   });
-})();
+});
 </script>"##;
 
 #[test]
@@ -833,15 +830,20 @@ fn the_exported_page_verifies_itself_and_any_file_dropped_on_it() {
     let page: PathBuf = dir.path().join("replay.html");
     export(&table, &file, &page);
     let html = std::fs::read_to_string(&page).expect("the page");
-    // It carries the file's bytes exactly as pbem wrote them.
+    // It carries the file's bytes exactly as pbem wrote them (packed: raw DEFLATE in
+    // base64).
     let (_, carried) = element(&html, "game-file");
     let bytes = std::fs::read(&file).expect("the file");
-    assert_eq!(
-        base64::engine::general_purpose::STANDARD
-            .decode(carried.trim())
-            .expect("base64"),
-        bytes
-    );
+    let packed = base64::engine::general_purpose::STANDARD
+        .decode(carried.trim())
+        .expect("base64");
+    let mut unpacked = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::DeflateDecoder::new(packed.as_slice()),
+        &mut unpacked,
+    )
+    .expect("raw DEFLATE");
+    assert_eq!(unpacked, bytes);
     assert!(
         html.contains("default-src 'none'"),
         "the policy forbids loading anything"
