@@ -219,7 +219,7 @@ document.addEventListener("pbem-replay-ready", function () {
 
 /// The text of the `<script id=ID>` payload of a replay page, unpacked (raw DEFLATE in
 /// base64, as src/replay.rs packs it).
-fn unpacked(page: &str, id: &str) -> String {
+pub(crate) fn unpacked(page: &str, id: &str) -> String {
     let at = page
         .find(&format!("<script id=\"{id}\""))
         .unwrap_or_else(|| panic!("no #{id}"));

@@ -924,6 +924,16 @@ fn an_absent_player_is_not_reminded_and_their_deadline_waits() {
     );
 }
 
+/// The text of the first `text/html` attachment of a raw message.
+fn html_attachment(raw: &[u8]) -> Option<String> {
+    let message = mail_parser::MessageParser::default().parse(raw)?;
+    let page = message
+        .attachments()
+        .find(|part| part.is_content_type("text", "html"))
+        .map(|part| String::from_utf8_lossy(part.contents()).into_owned());
+    page
+}
+
 /// How many records of the game at `file` each player made (`pbem log`'s third column).
 fn records_by_player(file: &Path, home: &Path) -> std::collections::BTreeMap<String, usize> {
     let output = Command::new(assert_cmd::cargo::cargo_bin("pbem"))
@@ -981,7 +991,7 @@ fn by_mail_reports_reach_whom_they_may_and_the_mail_is_measured(game: &str, name
     let seed = SEED;
     let mut reports = 0;
     let mut private = 0;
-    let (mut first_notice, mut game_over) = (None, None);
+    let (mut first_notice, mut game_over, mut first_page) = (None, None, None);
     // The last turn whose report each reader's mail has carried.
     let mut told = std::collections::BTreeMap::<String, u64>::new();
     let mut last_turn = 0;
@@ -1007,6 +1017,18 @@ fn by_mail_reports_reach_whom_they_may_and_the_mail_is_measured(game: &str, name
                 .iter()
                 .find(|name| address(name) == sent.to)
                 .expect("a player's mail");
+            if sent.subject.contains("The game is over") {
+                // Each player's end carries their own replay page, and the page
+                // carries the game file as it stands, which it verifies.
+                let page = html_attachment(sent.raw).expect("the replay page attached");
+                let data = super::export::unpacked(&page, "game");
+                assert!(data.contains(&format!("{reader}'s view")), "{game}: {reader}");
+                let file = super::export::unpacked(&page, "game-file");
+                assert_eq!(file.as_bytes(), std::fs::read(sent.file).expect("the file"));
+                if *reader == names[0] {
+                    first_page = Some(page);
+                }
+            }
             // A picture goes where it shows the reader something new: in these games
             // without moves face down, after a move of another's, and at the end;
             // not after the reader's own (a second step of their turn).
@@ -1072,6 +1094,18 @@ fn by_mail_reports_reach_whom_they_may_and_the_mail_is_measured(game: &str, name
             private > 0,
             "{game}: a hidden draw is reported to its drawer only"
         );
+    }
+    // The first player opens their end mail's page in a browser, offline: the game is
+    // verified there.
+    let page = first_page.expect("the end's replay page");
+    if super::verify_page::browser("the end mail's replay page") {
+        let dir = tempfile::tempdir().expect("a folder");
+        let path = dir.path().join("game.html");
+        std::fs::write(&path, &page).expect("write");
+        let dom = super::verify_page::dump(&path, dir.path());
+        let (tag, text) = super::verify_page::element(&dom, "verification");
+        assert!(tag.contains("data-state=\"verified\""), "{game}: {tag} {text}");
+        assert!(text.starts_with("Verified in this browser"), "{game}: {text}");
     }
 
     assert_eq!(figures.len(), names.len(), "{figures:?}");

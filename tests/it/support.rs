@@ -420,6 +420,8 @@ pub struct Sent<'a> {
     pub to: &'a str,
     pub subject: &'a str,
     pub body: &'a str,
+    /// The message as delivered.
+    pub raw: &'a [u8],
     /// The game file and the referee's keyring, to ask pbem about the game.
     pub file: &'a Path,
     pub home: &'a Path,
@@ -669,6 +671,7 @@ pub fn play_by_mail_as(
                 to: &to,
                 subject: &subject,
                 body: &body,
+                raw: &raw,
                 file: &file,
                 home: &dir.path().join("keyring"),
             });

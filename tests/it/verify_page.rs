@@ -21,7 +21,7 @@ use super::support::{self, Table, CHROMIUM};
 
 /// Whether Chromium is here; when it is not, the test is skipped, or fails under
 /// PBEM_REQUIRE_BROWSER=1.
-fn browser(what: &str) -> bool {
+pub(crate) fn browser(what: &str) -> bool {
     if Path::new(CHROMIUM).exists() {
         return true;
     }
@@ -34,7 +34,7 @@ fn browser(what: &str) -> bool {
 }
 
 /// The text of the element `id` in a DOM Chromium dumped, and its opening tag.
-fn element(dom: &str, id: &str) -> (String, String) {
+pub(crate) fn element(dom: &str, id: &str) -> (String, String) {
     let at = dom
         .find(&format!("id=\"{id}\""))
         .unwrap_or_else(|| panic!("no #{id} in the page"));
@@ -59,7 +59,7 @@ fn attribute(tag: &str, name: &str) -> String {
     tag[from..from + tag[from..].find('"').expect("it ends")].to_string()
 }
 
-fn dump(page: &Path, dir: &Path) -> String {
+pub(crate) fn dump(page: &Path, dir: &Path) -> String {
     let output = support::chromium(
         page,
         dir,

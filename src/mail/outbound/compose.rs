@@ -27,6 +27,8 @@ pub struct Draft<'a> {
     /// The board as this reader may see it, a PNG shown inline (the text names it as
     /// [`PICTURE_NAME`]).
     pub picture: Option<Vec<u8>>,
+    /// A page to attach (name, HTML): the game's replay page, at its end.
+    pub page: Option<(String, String)>,
 }
 
 /// The file name of a mail's board picture, as the text part names it.
@@ -94,17 +96,21 @@ pub fn build(settings: &MailSettings, draft: Draft<'_>) -> Result<Outgoing, Mail
             .in_reply_to(in_reply_to)
             .references(references.join(" "));
     }
-    let message = match draft.attachment {
-        Some((name, bytes)) => {
+    let message = if draft.attachment.is_none() && draft.page.is_none() {
+        builder.multipart(content)
+    } else {
+        let mut mixed = MultiPart::mixed().multipart(content);
+        if let Some((name, bytes)) = draft.attachment {
             let json = ContentType::parse("application/json")
                 .map_err(|e| MailError::Config(e.to_string()))?;
-            builder.multipart(
-                MultiPart::mixed()
-                    .multipart(content)
-                    .singlepart(Attachment::new(name).body(bytes, json)),
-            )
+            mixed = mixed.singlepart(Attachment::new(name).body(bytes, json));
         }
-        None => builder.multipart(content),
+        if let Some((name, html)) = draft.page {
+            let kind = ContentType::parse("text/html; charset=utf-8")
+                .map_err(|e| MailError::Config(e.to_string()))?;
+            mixed = mixed.singlepart(Attachment::new(name).body(html, kind));
+        }
+        builder.multipart(mixed)
     }
     .map_err(|error| MailError::Config(format!("cannot build the message: {error}")))?;
     Ok(Outgoing {

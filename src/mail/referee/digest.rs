@@ -112,8 +112,8 @@ impl Referee {
                 code: self.secret.reply_code(&roster.id, seat, records + 1),
             };
             let enclosed = Enclosed {
-                attachment: None,
                 picture,
+                ..Enclosed::default()
             };
             if let Some(message) =
                 self.draft_enclosing("digest.txt", &context, player, id, None, enclosed)?

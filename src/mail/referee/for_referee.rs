@@ -320,6 +320,7 @@ impl Referee {
                 answers: None,
                 attachment: None,
                 picture: None,
+                page: None,
             },
         )?;
         // Left staged by a run killed here: made ready now.
@@ -468,6 +469,7 @@ impl Referee {
                     answers: incoming.message_id.as_deref(),
                     attachment: None,
                     picture: None,
+                    page: None,
                 },
             )?;
             outbox.recover(u64::MAX)?;

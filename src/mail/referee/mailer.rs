@@ -43,6 +43,9 @@ pub(crate) struct Enclosed {
     pub(crate) attachment: Option<(String, Vec<u8>)>,
     /// The board's picture for the mail's reader, a PNG shown inline.
     pub(crate) picture: Option<Vec<u8>>,
+    /// The game's replay page as the reader may see it (`pbem export --html`), a file
+    /// name and its text: the end of a game carries it.
+    pub(crate) page: Option<(String, String)>,
 }
 
 /// The players and log of a game file, read without its state.
@@ -330,7 +333,7 @@ impl Referee {
     ) -> Result<Option<Outgoing>, MailError> {
         let enclosed = Enclosed {
             attachment,
-            picture: None,
+            ..Enclosed::default()
         };
         self.draft_enclosing(template, context, player, id, answers, enclosed)
     }
@@ -347,6 +350,7 @@ impl Referee {
         Enclosed {
             attachment,
             picture,
+            page,
         }: Enclosed,
     ) -> Result<Option<Outgoing>, MailError> {
         let Some(address) = player.mail_address() else {
@@ -370,6 +374,7 @@ impl Referee {
                 answers,
                 attachment,
                 picture,
+                page,
             },
         )
         .map(Some)
@@ -711,8 +716,18 @@ impl Referee {
                     }
                 }
                 // The end of a game always carries the signed file: with its seed
-                // revealed, anyone can now audit every draw.
+                // revealed, anyone can now audit every draw. And the replay page as
+                // this player may see it, which checks that file in their browser:
+                // a record that proves itself, kept with the mail. A page that cannot
+                // be made here is left out; the file is the record.
                 let attachment = Some(self.game_file_attachment(path, bytes));
+                let page = player
+                    .mail_address()
+                    .and_then(|_| crate::replay::page(game, Some(&player.name)).ok())
+                    .map(|page| (replay_file_name(path), page));
+                if let Some((name, _)) = &page {
+                    context["replay"] = json!(name);
+                }
                 out.extend(self.draft_enclosing(
                     "game-over.txt",
                     &context,
@@ -722,6 +737,7 @@ impl Referee {
                     Enclosed {
                         attachment,
                         picture,
+                        page,
                     },
                 )?);
             } else if notify.contains(&seat) {
@@ -738,6 +754,7 @@ impl Referee {
                     Enclosed {
                         attachment,
                         picture,
+                        page: None,
                     },
                 )?);
             } else if last.is_some() {
@@ -754,8 +771,8 @@ impl Referee {
                     notice(kind),
                     answering,
                     Enclosed {
-                        attachment: None,
                         picture,
+                        ..Enclosed::default()
                     },
                 )?);
             }
@@ -1282,6 +1299,7 @@ impl Referee {
                 answers: None,
                 attachment: None,
                 picture: None,
+                page: None,
             },
         )
         .map(Some)
@@ -1458,4 +1476,12 @@ impl WrittenWith<UndoOutcome> for UndoMail<'_> {
         }
         Ok(())
     }
+}
+
+/// The file name of a game's replay page in mail: the game file's, `.html` for its
+/// extension (`ann-bob.json` gives `ann-bob.html`).
+fn replay_file_name(path: &Path) -> String {
+    path.file_stem().map_or("game".into(), |stem| {
+        format!("{}.html", stem.to_string_lossy())
+    })
 }

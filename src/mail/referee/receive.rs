@@ -382,6 +382,7 @@ impl Referee {
                 answers: incoming.message_id.as_deref(),
                 attachment: None,
                 picture: None,
+                page: None,
             },
         )
     }
