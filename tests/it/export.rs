@@ -147,7 +147,10 @@ fn every_game_exports_a_page_for_each_viewer_and_the_referees_only_after_the_end
     assert!(export(&table, &table.file(), &bob_out, Some("Bob"))
         .status
         .success());
-    let bob = unpacked(&std::fs::read_to_string(&bob_out).expect("the page"), "game");
+    let bob = unpacked(
+        &std::fs::read_to_string(&bob_out).expect("the page"),
+        "game",
+    );
     for turn in 0..=6 {
         for text in svg_texts_of(&table, &table.file(), turn, Some("Ann")) {
             let escaped = serde_json::to_string(&pbem::grid::svg::escape(&text)).expect("json");

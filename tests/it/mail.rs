@@ -1022,7 +1022,10 @@ fn by_mail_reports_reach_whom_they_may_and_the_mail_is_measured(game: &str, name
                 // carries the game file as it stands, which it verifies.
                 let page = html_attachment(sent.raw).expect("the replay page attached");
                 let data = super::export::unpacked(&page, "game");
-                assert!(data.contains(&format!("{reader}'s view")), "{game}: {reader}");
+                assert!(
+                    data.contains(&format!("{reader}'s view")),
+                    "{game}: {reader}"
+                );
                 let file = super::export::unpacked(&page, "game-file");
                 assert_eq!(file.as_bytes(), std::fs::read(sent.file).expect("the file"));
                 if *reader == names[0] {
@@ -1104,8 +1107,14 @@ fn by_mail_reports_reach_whom_they_may_and_the_mail_is_measured(game: &str, name
         std::fs::write(&path, &page).expect("write");
         let dom = super::verify_page::dump(&path, dir.path());
         let (tag, text) = super::verify_page::element(&dom, "verification");
-        assert!(tag.contains("data-state=\"verified\""), "{game}: {tag} {text}");
-        assert!(text.starts_with("Verified in this browser"), "{game}: {text}");
+        assert!(
+            tag.contains("data-state=\"verified\""),
+            "{game}: {tag} {text}"
+        );
+        assert!(
+            text.starts_with("Verified in this browser"),
+            "{game}: {text}"
+        );
     }
 
     assert_eq!(figures.len(), names.len(), "{figures:?}");

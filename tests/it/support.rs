@@ -40,6 +40,12 @@ impl Table {
     /// A finished demo game of `game` between `players` built-in players, in this
     /// folder with its keyring (as `pbem demo --dir` leaves it); its file.
     pub fn demo(&self, game: &str, players: &str) -> PathBuf {
+        self.demo_in(game, players, self.dir.path())
+    }
+
+    /// [`Table::demo`] in the folder `dir` (made if missing), with its own keyring.
+    pub fn demo_in(&self, game: &str, players: &str, dir: &Path) -> PathBuf {
+        std::fs::create_dir_all(dir).expect("a folder");
         let output = self
             .pbem()
             .args([
@@ -52,7 +58,7 @@ impl Table {
                 "0",
                 "--dir",
             ])
-            .arg(self.dir.path())
+            .arg(dir)
             .output()
             .expect("runs");
         assert!(
@@ -60,7 +66,7 @@ impl Table {
             "{game}: {}",
             String::from_utf8_lossy(&output.stderr)
         );
-        self.dir.path().join(format!("{game}.json"))
+        dir.join(format!("{game}.json"))
     }
 
     /// A two-player right-of-way game (Ann, with an address, and Bob) with a fixed

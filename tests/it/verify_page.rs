@@ -223,25 +223,8 @@ fn the_browser_agrees_with_pbem_audit_on_every_game_and_fixture() {
         ("triangle-auction", "3"),
         ("desert-kingdom", "4"),
     ] {
-        let dir = table.dir.path().join(game);
-        std::fs::create_dir_all(&dir).expect("a folder");
-        let output = table
-            .pbem()
-            .args([
-                "demo",
-                "--game",
-                game,
-                "--players",
-                players,
-                "--every",
-                "0",
-                "--dir",
-            ])
-            .arg(&dir)
-            .output()
-            .expect("runs");
-        assert!(output.status.success(), "{game}");
-        let file = std::fs::read(dir.join(format!("{game}.json"))).expect("the demo");
+        let demo = table.demo_in(game, players, &table.dir.path().join(game));
+        let file = std::fs::read(demo).expect("the demo");
         files.push((game.to_string(), file));
     }
     for path in FIXTURES {
