@@ -772,6 +772,8 @@ fn a_whole_game_by_mail_shows_each_player_only_their_own_secrets() {
     let mut picker = DrawStream::for_testing(23);
     let mut moves = 0;
     let mut boards_checked = 0;
+    // Sealed choices whose confirmation has not reached their chooser yet, by seat.
+    let mut unconfirmed = std::collections::BTreeMap::<Seat, String>::new();
     while !rules.is_over(&state) {
         let waiting = rules.to_move(&state);
         let seat =
@@ -807,7 +809,9 @@ fn a_whole_game_by_mail_shows_each_player_only_their_own_secrets() {
             .into_iter()
             .filter(|s| *s != seat && waiting.contains(s))
             .collect();
-        let mut confirmed = false;
+        if let Move::Choose(_) = mv {
+            unconfirmed.insert(seat, text.clone());
+        }
         for (mail_name, raw) in smtp.delivered() {
             if !seen.insert(mail_name) {
                 continue;
@@ -832,22 +836,30 @@ fn a_whole_game_by_mail_shows_each_player_only_their_own_secrets() {
                     boards_checked += 1;
                 }
             }
-            if reader == Some(seat) && whole.contains(&text) {
-                confirmed = true;
+            // The confirmation of a sealed choice comes with its chooser's next mail
+            // (never to anyone else: `assert_not_in` above).
+            if let Some(chooser) = reader {
+                if let Some(choice) = unconfirmed.remove(&chooser) {
+                    assert!(
+                        whole.contains(&choice),
+                        "{}'s next mail confirms their sealed choice `{choice}`:\n{whole}",
+                        names[chooser]
+                    );
+                }
             }
         }
-        if let Move::Choose(_) = mv {
-            assert!(
-                confirmed,
-                "{name}'s own confirmation shows their sealed choice `{text}`"
-            );
-        }
+
         state = after;
         moves += 1;
         assert!(moves < 100, "the game ends");
     }
     assert!(
-        boards_checked > moves,
+        unconfirmed.is_empty(),
+        "every sealed choice confirmed by the end: {unconfirmed:?}"
+    );
+    // About one mail a move (one per turn of each player's own), each with a board.
+    assert!(
+        2 * boards_checked > moves,
         "the mail shows boards ({boards_checked} checked in {moves} moves)"
     );
     let (ok, out, err) = Cli::run(pbem().args(["audit", "--public"]).arg(&file));

@@ -484,8 +484,7 @@ impl Referee {
         let now = crate::mail::clock::now();
         let mut notify = waiting.advance(&to_move, mover, records + 1, now);
         // A seat whose move the rules force is not asked for it: the referee makes it
-        // at once (`play_unasked`), and its news goes to them in place of a notice,
-        // with what is held for them.
+        // at once (`play_unasked`), and it is told with what else is held for them.
         if !over && !welcome {
             if let Some((forced, _)) = game.forced_move()? {
                 notify.retain(|&seat| {
@@ -591,17 +590,13 @@ impl Referee {
             // or their day's digest (`digest daily`: their own confirmation still goes
             // at once), unless they asked for every move's mail (`digest off`). Their
             // turn notice and the end always go at once.
-            // A move made for the reader (the referee's hand, a deadline, the rules
-            // leaving no choice) is news to them, not the confirmation of what they
-            // sent: it goes at once, and takes the place of a turn notice of theirs
-            // still waiting to go (see `outbox::is_superseded`).
+            // A move the referee made for the reader (by hand, or past a deadline) is
+            // news to them, not the confirmation of what they sent: it goes at once.
+            // One the rules forced waits like their own: they were never asked for it.
             let reads_own_move = last.is_some_and(|(outcome, ..)| outcome.player == player.name);
             let made_for_them = reads_own_move
                 && last.is_some_and(|(.., origin)| {
-                    matches!(
-                        origin,
-                        Origin::Referee | Origin::Deadline(_) | Origin::Forced
-                    )
+                    matches!(origin, Origin::Referee | Origin::Deadline(_))
                 });
             let delivery = digests.delivery(seat);
             let immediate = over
