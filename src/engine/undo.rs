@@ -471,9 +471,11 @@ pub fn undo_line(player: &str, undo: crate::engine::file::UndoRecord) -> String 
         UndoStep::Ask => format!("{player} asks to take back turn {turn} and the moves after it"),
         UndoStep::Agree => format!("{player} agrees to take back turn {turn}"),
         UndoStep::Decline => format!("{player} declines to take back turn {turn}"),
+        // A record's turn is the file's word until checked: the audit says this line of
+        // a record it refuses too, so a turn 0 must not underflow.
         UndoStep::Undo => format!(
             "turn {turn} and any moves after it taken back at {player}'s request: the game stands as after turn {}",
-            turn - 1
+            turn.saturating_sub(1)
         ),
     }
 }
@@ -482,6 +484,19 @@ pub fn undo_line(player: &str, undo: crate::engine::file::UndoRecord) -> String 
 mod tests {
     use super::*;
     use crate::engine::file::Draw;
+
+    #[test]
+    fn an_undo_of_turn_0_in_a_file_is_said_without_underflow() {
+        use crate::engine::file::{UndoRecord, UndoStep};
+        let line = undo_line(
+            "Ann",
+            UndoRecord {
+                step: UndoStep::Undo,
+                turn: 0,
+            },
+        );
+        assert!(line.ends_with("as after turn 0"), "{line}");
+    }
 
     #[test]
     fn a_window_of_the_latest_records_keys_a_draw_only_with_the_move_before_its_round() {
