@@ -590,6 +590,7 @@ impl Referee {
             // or their day's digest (`digest daily`: their own confirmation still goes
             // at once), unless they asked for every move's mail (`digest off`). Their
             // turn notice and the end always go at once.
+            //
             // A move the referee made for the reader (by hand, or past a deadline) is
             // news to them, not the confirmation of what they sent: it goes at once.
             // One the rules forced waits like their own: they were never asked for it.
