@@ -374,4 +374,43 @@ fn a_daily_digest_holds_the_others_moves_until_the_next_mail_or_a_day() {
     let mails = play(&mover);
     assert_eq!(to(&mails, "Cat").len(), 1);
     assert!(turns_held_in(&to(&mails, "Cat")[0]).is_empty());
+
+    // And back to the default: nothing between her own turns, and a pass of reminders
+    // sends her no digest of what is held however long it waits.
+    let (report, answer) = reply("Cat", "digest turn");
+    assert!(report.contains("digest turn"), "{report}");
+    assert!(
+        answer[0].subject.contains("Digest turn"),
+        "{}",
+        answer[0].subject
+    );
+    assert!(
+        squeezed(&answer[0].text).contains("one mail for each turn of yours"),
+        "{}",
+        answer[0].text
+    );
+    let mut held_for_cat = 0;
+    for _ in 0..12 {
+        let mover = host.view()["to_move"][0]
+            .as_str()
+            .expect("a player")
+            .to_string();
+        let mails = play(&mover);
+        let to_cat = to(&mails, "Cat");
+        // Her own move and the others' are held; only her turn notices come.
+        assert!(
+            to_cat.iter().all(|m| m.subject.contains("your move")),
+            "{:?}",
+            to_cat.iter().map(|m| &m.subject).collect::<Vec<_>>()
+        );
+        if to_cat.is_empty() {
+            // Something is held for her now: a pass of reminders days later sends her
+            // no digest of it.
+            held_for_cat += 1;
+            let (out, mails) = remind(now + 3 * DAY);
+            assert!(to(&mails, "Cat").is_empty(), "{out}");
+            break;
+        }
+    }
+    assert!(held_for_cat > 0, "some move held for Cat");
 }
