@@ -59,38 +59,48 @@ pub fn described(c: char) -> String {
 pub const REFUSED_KINDS: &str =
     "format characters (such as bidirectional overrides and isolates, zero-width spaces and joiners), line and paragraph separators and control characters are refused";
 
+/// A character of each kind refused in any text, on one line or several: the
+/// bidirectional overrides, embeddings, marks and isolates, the zero-width characters,
+/// the byte order mark, the soft hyphen, a tag, the line and paragraph separators and
+/// control characters (C0, DEL, C1). For the tests here and of what uses these rules.
+#[cfg(test)]
+pub(crate) const REFUSED_SAMPLES: [char; 27] = [
+    '\u{202E}',
+    '\u{202A}',
+    '\u{200E}',
+    '\u{200F}',
+    '\u{061C}',
+    '\u{2066}',
+    '\u{2067}',
+    '\u{2068}',
+    '\u{2069}',
+    '\u{200B}',
+    '\u{200C}',
+    '\u{200D}',
+    '\u{2060}',
+    '\u{FEFF}',
+    '\u{00AD}',
+    '\u{E0041}',
+    '\u{2028}',
+    '\u{2029}',
+    '\u{0}',
+    '\u{7}',
+    '\u{1B}',
+    '\u{7F}',
+    '\u{85}',
+    '\u{9B}',
+    '\u{202B}',
+    '\u{202C}',
+    '\u{202D}',
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn refused_are_the_invisible_ones_that_rearrange_text() {
-        for c in [
-            '\u{202E}',
-            '\u{202A}',
-            '\u{200E}',
-            '\u{200F}',
-            '\u{061C}',
-            '\u{2066}',
-            '\u{2067}',
-            '\u{2068}',
-            '\u{2069}',
-            '\u{200B}',
-            '\u{200C}',
-            '\u{200D}',
-            '\u{2060}',
-            '\u{FEFF}',
-            '\u{00AD}',
-            '\u{E0041}',
-            '\u{2028}',
-            '\u{2029}',
-            '\u{0}',
-            '\u{7}',
-            '\u{1B}',
-            '\u{7F}',
-            '\u{85}',
-            '\u{9B}',
-        ] {
+        for c in REFUSED_SAMPLES {
             assert!(is_refused(c, Lines::Several), "{}", described(c));
             assert!(is_refused(c, Lines::One), "{}", described(c));
         }

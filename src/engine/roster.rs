@@ -336,35 +336,14 @@ mod tests {
 
     use super::*;
 
-    /// The characters of each kind a name may not hold: the bidirectional overrides,
-    /// embeddings, marks and isolates, the zero-width characters, the byte order mark,
-    /// the soft hyphen, a tag, the line and paragraph separators and control characters.
-    const REFUSED: [char; 24] = [
-        '\u{202A}',
-        '\u{202B}',
-        '\u{202C}',
-        '\u{202D}',
-        '\u{202E}',
-        '\u{200E}',
-        '\u{200F}',
-        '\u{061C}',
-        '\u{2066}',
-        '\u{2067}',
-        '\u{2068}',
-        '\u{2069}',
-        '\u{200B}',
-        '\u{200C}',
-        '\u{200D}',
-        '\u{2060}',
-        '\u{FEFF}',
-        '\u{00AD}',
-        '\u{E0041}',
-        '\u{2028}',
-        '\u{2029}',
-        '\u{1B}',
-        '\t',
-        '\u{85}',
-    ];
+    /// The characters of each kind a name may not hold: those refused in any text, and
+    /// a tab, which a name of one line may not hold either.
+    fn refused() -> Vec<char> {
+        crate::engine::characters::REFUSED_SAMPLES
+            .into_iter()
+            .chain(['\t'])
+            .collect()
+    }
 
     fn players(names: &[&str]) -> Vec<PlayerEntry> {
         names.iter().map(|name| parse_player(name)).collect()
@@ -383,7 +362,7 @@ mod tests {
         #[test]
         fn a_name_with_an_invisible_character_is_refused(
             name in "[A-Z][a-z]{0,8}( [A-Z][a-z]{1,8})?",
-            c in prop::sample::select(REFUSED.to_vec()),
+            c in prop::sample::select(refused()),
             at in any::<prop::sample::Index>(),
         ) {
             let mut chars: Vec<char> = name.chars().collect();

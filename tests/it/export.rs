@@ -18,7 +18,12 @@ use super::support::{self, picture_texts, png_size, to_move, Table, CHROMIUM};
 
 const SEED: &str = "e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0";
 
-fn export(table: &Table, file: &Path, out: &Path, viewer: Option<&str>) -> std::process::Output {
+pub(crate) fn export(
+    table: &Table,
+    file: &Path,
+    out: &Path,
+    viewer: Option<&str>,
+) -> std::process::Output {
     let mut command = table.pbem();
     command.arg("export").arg(file).arg("--html").arg(out);
     if let Some(viewer) = viewer {

@@ -184,12 +184,7 @@ fn names_each_in_one_script_are_taken_at_new() {
         SEED,
     );
     let view = table.view();
-    let names: Vec<&str> = view["players"]
-        .as_array()
-        .expect("players")
-        .iter()
-        .map(|p| p["name"].as_str().expect("a name"))
-        .collect();
+    let names = player_names(&view);
     assert_eq!(
         names,
         ["Анна", "José", "李雷", "山田 はなこ", "김민수", "Ζωή"]
@@ -330,12 +325,7 @@ fn a_game_whose_names_new_games_refuse_still_loads_audits_and_plays_on() {
         );
     }
     let view = table.view();
-    let names: Vec<&str> = view["players"]
-        .as_array()
-        .expect("players")
-        .iter()
-        .map(|p| p["name"].as_str().expect("a name"))
-        .collect();
+    let names = player_names(&view);
     assert_eq!(
         names,
         [
@@ -359,4 +349,14 @@ fn a_game_whose_names_new_games_refuse_still_loads_audits_and_plays_on() {
     }
     let (ok, report) = table.audit(false);
     assert!(ok, "{report}");
+}
+
+/// The players' names as a view lists them, in seat order.
+fn player_names(view: &serde_json::Value) -> Vec<&str> {
+    view["players"]
+        .as_array()
+        .expect("players")
+        .iter()
+        .map(|p| p["name"].as_str().expect("a name"))
+        .collect()
 }

@@ -764,20 +764,10 @@ fn the_browsers_chacha20_and_derivations_meet_rfc_8439_and_the_golden_vectors() 
     assert_eq!(lines, golden_lines());
 }
 
+/// `pbem export FILE --html OUT`, the public's page, which must be written.
 fn export(table: &Table, file: &Path, out: &Path) {
-    let output = table
-        .pbem()
-        .arg("export")
-        .arg(file)
-        .arg("--html")
-        .arg(out)
-        .output()
-        .expect("runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = super::export::export(table, file, out, None);
+    assert!(output.status.success(), "{output:?}");
 }
 
 /// What the injected script does: drops a changed copy of the page's own game file on

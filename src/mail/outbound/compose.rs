@@ -22,6 +22,13 @@ pub struct Draft<'a> {
     pub thread_root: Option<String>,
     /// The incoming message this answers, if any.
     pub answers: Option<&'a str>,
+    /// What goes with the text (none for most mail).
+    pub enclosed: Enclosed,
+}
+
+/// What a mail carries besides its text.
+#[derive(Debug, Default)]
+pub struct Enclosed {
     /// A file to attach (name, bytes): the signed game file, for audits.
     pub attachment: Option<(String, Vec<u8>)>,
     /// The board as this reader may see it, a PNG shown inline (the text names it as
@@ -59,7 +66,12 @@ pub fn build(settings: &MailSettings, draft: Draft<'_>) -> Result<Outgoing, Mail
     let references: Vec<String> = root.into_iter().chain(answers).collect();
     // The picture's Content-ID is the message's own, so no two mails share one.
     let picture_id = format!("board.{}", draft.message_id);
-    let image = match &draft.picture {
+    let Enclosed {
+        attachment,
+        picture,
+        page,
+    } = draft.enclosed;
+    let image = match &picture {
         Some(_) => format!(
             "<p><img src=\"cid:{}\" alt=\"The board\" style=\"max-width: 100%; height: auto\"></p>",
             escape_html(&picture_id)
@@ -74,7 +86,7 @@ pub fn build(settings: &MailSettings, draft: Draft<'_>) -> Result<Outgoing, Mail
     // text/plain and text/html as alternatives, and the picture beside them in one
     // multipart/related: the HTML shows it by its Content-ID, a text-only client lists
     // it as the board.png the text names.
-    let content = match draft.picture {
+    let content = match picture {
         Some(png) => {
             let kind =
                 ContentType::parse("image/png").map_err(|e| MailError::Config(e.to_string()))?;
@@ -96,16 +108,16 @@ pub fn build(settings: &MailSettings, draft: Draft<'_>) -> Result<Outgoing, Mail
             .in_reply_to(in_reply_to)
             .references(references.join(" "));
     }
-    let message = if draft.attachment.is_none() && draft.page.is_none() {
+    let message = if attachment.is_none() && page.is_none() {
         builder.multipart(content)
     } else {
         let mut mixed = MultiPart::mixed().multipart(content);
-        if let Some((name, bytes)) = draft.attachment {
+        if let Some((name, bytes)) = attachment {
             let json = ContentType::parse("application/json")
                 .map_err(|e| MailError::Config(e.to_string()))?;
             mixed = mixed.singlepart(Attachment::new(name).body(bytes, json));
         }
-        if let Some((name, html)) = draft.page {
+        if let Some((name, html)) = page {
             let kind = ContentType::parse("text/html; charset=utf-8")
                 .map_err(|e| MailError::Config(e.to_string()))?;
             mixed = mixed.singlepart(Attachment::new(name).body(html, kind));

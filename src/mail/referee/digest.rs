@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::archive::{self, Archive, Delivery, Digests, Waiting};
-use super::mailer::{earlier, roster, Enclosed, Referee};
+use super::mailer::{earlier, roster, Referee};
 use crate::basics::store;
 use crate::mail::outbound::capability::NoticeId;
+use crate::mail::outbound::compose::Enclosed;
 use crate::mail::outbound::outbox::Outbox;
 use crate::mail::MailError;
 use crate::ops;

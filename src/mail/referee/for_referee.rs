@@ -27,7 +27,7 @@ use super::mailer::{roster, seats_to_move, Referee};
 use crate::basics::store::{self, Access};
 use crate::engine::file::FileText;
 use crate::mail::intake::Incoming;
-use crate::mail::outbound::compose::{self, Draft};
+use crate::mail::outbound::compose::{self, Draft, Enclosed};
 use crate::mail::outbound::outbox::{Flushed, Outbox};
 use crate::mail::outbound::transport::address_of;
 use crate::mail::MailError;
@@ -318,9 +318,7 @@ impl Referee {
                 message_id: format!("{id}@{}", self.domain()),
                 thread_root: None,
                 answers: None,
-                attachment: None,
-                picture: None,
-                page: None,
+                enclosed: Enclosed::default(),
             },
         )?;
         // Left staged by a run killed here: made ready now.
@@ -467,9 +465,7 @@ impl Referee {
                     message_id: format!("pbem.status.{}@{domain}", &tag[..16]),
                     thread_root: None,
                     answers: incoming.message_id.as_deref(),
-                    attachment: None,
-                    picture: None,
-                    page: None,
+                    enclosed: Enclosed::default(),
                 },
             )?;
             outbox.recover(u64::MAX)?;

@@ -23,7 +23,7 @@ use crate::engine::keyring::Keyring;
 use crate::engine::session::NewGame;
 use crate::engine::{page_section, Deadline, Viewer, MOVES_HEADING, SUMMARY_HEADING};
 use crate::mail::outbound::capability::{thread_root, MailSecret, NoticeId, WELCOME};
-use crate::mail::outbound::compose::{self, Draft};
+use crate::mail::outbound::compose::{self, Draft, Enclosed};
 use crate::mail::outbound::outbox::{self, Flushed, Listed, Outbox, SetAside};
 use crate::mail::outbound::outgoing::Outgoing;
 use crate::mail::outbound::transport::{address_of, MailSettings};
@@ -35,18 +35,6 @@ use crate::words::{self, Templates};
 const NOTE_LINE_CHARS: usize = crate::mail::inbound::commands::MAX_NOTE_CHARS + 100;
 /// The most characters of a move as sent that a notice shows.
 const SENT_CHARS: usize = 2000;
-
-/// What a mail carries besides its text.
-#[derive(Debug, Default)]
-pub(crate) struct Enclosed {
-    /// The signed game file, as a file name and its bytes.
-    pub(crate) attachment: Option<(String, Vec<u8>)>,
-    /// The board's picture for the mail's reader, a PNG shown inline.
-    pub(crate) picture: Option<Vec<u8>>,
-    /// The game's replay page as the reader may see it (`pbem export --html`), a file
-    /// name and its text: the end of a game carries it.
-    pub(crate) page: Option<(String, String)>,
-}
 
 /// The players and log of a game file, read without its state.
 pub(crate) struct Roster {
@@ -347,11 +335,7 @@ impl Referee {
         player: &PlayerEntry,
         id: NoticeId,
         answers: Option<&str>,
-        Enclosed {
-            attachment,
-            picture,
-            page,
-        }: Enclosed,
+        enclosed: Enclosed,
     ) -> Result<Option<Outgoing>, MailError> {
         let Some(address) = player.mail_address() else {
             return Ok(None);
@@ -372,9 +356,7 @@ impl Referee {
                 message_id,
                 thread_root: root,
                 answers,
-                attachment,
-                picture,
-                page,
+                enclosed,
             },
         )
         .map(Some)
@@ -1293,9 +1275,7 @@ impl Referee {
                 // To the referee, who has no welcome: a thread of its own.
                 thread_root: None,
                 answers: None,
-                attachment: None,
-                picture: None,
-                page: None,
+                enclosed: Enclosed::default(),
             },
         )
         .map(Some)

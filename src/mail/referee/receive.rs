@@ -380,9 +380,7 @@ impl Referee {
                     )
                 }),
                 answers: incoming.message_id.as_deref(),
-                attachment: None,
-                picture: None,
-                page: None,
+                enclosed: compose::Enclosed::default(),
             },
         )
     }
