@@ -34,15 +34,59 @@ pub const VERIFY_JS: &str = include_str!("../templates/verify.js");
 /// An unknown viewer, the referee's view of a game still being played (it shows what
 /// players may not see yet), or a position that needs the referee's keyring.
 pub fn page(game: &dyn OpenGame, viewer: Option<&str>) -> Result<String, EngineError> {
-    let over = game.view(None, None)?["over"].as_bool().unwrap_or(false);
-    if viewer == Some(REFEREE) && !over {
+    page_with(game, viewer, &Shared::of(game)?)
+}
+
+/// The replay pages of `game` for each of `viewers`, as [`page`] makes them, with what
+/// every viewer's page shares (the records, the log, the audit) made once.
+///
+/// # Errors
+/// As [`page`], for the first viewer it fails for.
+pub fn pages(game: &dyn OpenGame, viewers: &[Option<&str>]) -> Result<Vec<String>, EngineError> {
+    let shared = Shared::of(game)?;
+    viewers
+        .iter()
+        .map(|viewer| page_with(game, *viewer, &shared))
+        .collect()
+}
+
+/// What every viewer's page of a game shows alike.
+struct Shared {
+    over: bool,
+    records: Vec<crate::engine::driver::PublicRecord>,
+    /// `pbem log`'s lines before the first record, of each record, and after the last.
+    log: (Vec<String>, Vec<Vec<String>>, Vec<String>),
+    audit: crate::engine::audit::AuditReport,
+}
+
+impl Shared {
+    fn of(game: &dyn OpenGame) -> Result<Shared, EngineError> {
+        Ok(Shared {
+            over: game.view(None, None)?["over"].as_bool().unwrap_or(false),
+            records: game.public_records()?,
+            log: log_by_record(&game.log()?),
+            audit: game.audit(),
+        })
+    }
+}
+
+fn page_with(
+    game: &dyn OpenGame,
+    viewer: Option<&str>,
+    shared: &Shared,
+) -> Result<String, EngineError> {
+    if viewer == Some(REFEREE) && !shared.over {
         return Err(EngineError::Usage(
             "the referee's view shows what players may not see yet: export it once the game is over, or export the public view (no --as) or a player's (--as NAME)".into(),
         ));
     }
-    let records = game.public_records()?;
-    let (setup_lines, mut record_lines, closing_lines) = log_by_record(&game.log()?);
-    let audit = game.audit();
+    let Shared {
+        records,
+        log: (setup_lines, record_lines, closing_lines),
+        audit,
+        ..
+    } = shared;
+    let mut record_lines = record_lines.clone();
     let mut turns = Vec::with_capacity(records.len() + 1);
     let mut previous: Vec<String> = Vec::new();
     for turn in 0..=game.turns() {
@@ -86,7 +130,7 @@ pub fn page(game: &dyn OpenGame, viewer: Option<&str>) -> Result<String, EngineE
     };
     let title = format!("{} {}", game.name(), genesis.id);
     let mut audit_lines = audit.lines.clone();
-    audit_lines.extend(closing_lines);
+    audit_lines.extend(closing_lines.iter().cloned());
     let data = json!({
         "title": title,
         "subtitle": format!(

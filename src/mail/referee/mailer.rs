@@ -502,6 +502,22 @@ impl Referee {
         } else {
             None
         };
+        // At the end, each player with an address gets the replay page of their view
+        // (made together: the audit and the log they share once). None when they
+        // cannot be made here; the signed file is the record.
+        let mut replay_pages: BTreeMap<&str, String> = BTreeMap::new();
+        if over {
+            let readers: Vec<&str> = roster
+                .players
+                .iter()
+                .filter(|player| player.mail_address().is_some())
+                .map(|player| player.name.as_str())
+                .collect();
+            let viewers: Vec<Option<&str>> = readers.iter().copied().map(Some).collect();
+            if let Ok(pages) = crate::replay::pages(game, &viewers) {
+                replay_pages = readers.into_iter().zip(pages).collect();
+            }
+        }
         let mut out = Vec::new();
         for (seat, player) in roster.players.iter().enumerate() {
             let (board, example) = self.personal(game, &player.name)?;
@@ -696,12 +712,10 @@ impl Referee {
                 // The end of a game always carries the signed file: with its seed
                 // revealed, anyone can now audit every draw. And the replay page as
                 // this player may see it, which checks that file in their browser:
-                // a record that proves itself, kept with the mail. A page that cannot
-                // be made here is left out; the file is the record.
+                // a record that proves itself, kept with the mail.
                 let attachment = Some(self.game_file_attachment(path, bytes));
-                let page = player
-                    .mail_address()
-                    .and_then(|_| crate::replay::page(game, Some(&player.name)).ok())
+                let page = replay_pages
+                    .remove(player.name.as_str())
                     .map(|page| (replay_file_name(path), page));
                 if let Some((name, _)) = &page {
                     context["replay"] = json!(name);
