@@ -186,8 +186,8 @@ var PbemVerify = (function () {
   // ---- A strict reading of JSON ("The game file") ----
   // Any JSON layout is read; a key given twice, a control character in a string, a
   // lone surrogate, a number with a leading zero or anything after the value is
-  // refused. Integers are BigInts; a number with a fraction or an exponent is kept as
-  // {fraction: text}, which no field of the file accepts. The top level's values keep
+  // refused. Integers are BigInts; a number with a fraction or an exponent, and
+  // `-0`, is kept as {fraction: text}, which no field of the file accepts. The top level's values keep
   // where they stand in the text (`spans`).
   function parseJson(text) {
     var i = 0;
@@ -243,7 +243,8 @@ var PbemVerify = (function () {
       var m = /^-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(i, i + 400));
       if (!m) { bad("not a value"); }
       i += m[0].length;
-      if (m[1] || m[2]) { return { fraction: m[0] }; }
+      // `-0` too: serde_json, which pbem reads with, reads it as a float.
+      if (m[1] || m[2] || m[0] === "-0") { return { fraction: m[0] }; }
       return BigInt(m[0]);
     }
     function value(depth) {

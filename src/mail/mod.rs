@@ -18,8 +18,8 @@ pub mod setup;
 use std::path::PathBuf;
 
 pub use inbound::in_order::Handled;
+pub use referee::TRIED_INTERVAL;
 pub use referee::{DIGEST_AFTER, REFEREE_INTERVAL, STATUS_INTERVAL};
-pub use referee::{STRANGER_INTERVAL, TRIED_INTERVAL};
 
 use crate::ops::OpsError;
 

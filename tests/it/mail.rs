@@ -174,6 +174,9 @@ fn read(raw: &[u8]) -> Mail {
 struct Host {
     dir: tempfile::TempDir,
     smtp: Smtp,
+    /// The clock every command of this host runs by (PBEM_NOW), once a test sets one;
+    /// the machine's clock until then.
+    clock: std::cell::Cell<Option<u64>>,
 }
 
 impl Host {
@@ -188,7 +191,11 @@ impl Host {
         // Boards, mail and reply codes repeat, for the snapshots.
         super::support::test_key(&dir.path().join("keyring"));
         let smtp = Smtp::refusing(&dir.path().join("delivered"), refused);
-        Host { dir, smtp }
+        Host {
+            dir,
+            smtp,
+            clock: std::cell::Cell::new(None),
+        }
     }
 
     fn games(&self) -> PathBuf {
@@ -206,7 +213,16 @@ impl Host {
             .env("PBEM_SMTP", self.smtp.url())
             .env("PBEM_FROM", "Referee <referee@pbem.example>")
             .env_remove("PBEM_NOW");
+        if let Some(now) = self.clock.get() {
+            command.env("PBEM_NOW", now.to_string());
+        }
         command
+    }
+
+    /// Runs every later command at `now` (Unix seconds), the game's clock included: a
+    /// test that needs days to pass sets the whole clock it uses.
+    fn set_clock(&self, now: u64) {
+        self.clock.set(Some(now));
     }
 
     fn run(&self, command: &mut Command) -> (bool, String) {
@@ -865,11 +881,12 @@ fn players_preview_list_moves_correct_refusals_and_pass_notes_by_reply() {
 #[test]
 fn an_absent_player_is_not_reminded_and_their_deadline_waits() {
     let host = Host::new();
+    let start = 1_795_000_000_u64; // 2026-11-18, for the game and every command
+    host.set_clock(start);
     host.start_game();
     let (player, _) = host.first_move();
     let from = address(&player);
     let notice = host.notice_for(&from);
-    let start = 1_795_000_000_u64; // 2026-11-18
     let at = |days: u64| (start + days * 86_400).to_string();
     let today = start / 86_400;
     let back = pbem_date(today + 10);

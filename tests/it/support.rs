@@ -1028,3 +1028,21 @@ pub fn chromium(page: &Path, dir: &Path, extra: &[String]) -> std::process::Outp
     );
     output
 }
+
+/// `command` on the machine's own clock: a mail server a test runs keeps one clock in
+/// all its processes, whatever clock the test's own environment preloads (faketime,
+/// which runs the suite on another date, would reach the server's master but not
+/// the children it starts with a clean environment, and the server would see its
+/// time jump). pbem, which the tests run on either, must work with a server on any.
+pub fn on_machine_clock(command: &mut Process) -> &mut Process {
+    for variable in [
+        "LD_PRELOAD",
+        "FAKETIME",
+        "FAKETIME_NO_CACHE",
+        "FAKETIME_DONT_FAKE_MONOTONIC",
+        "DONT_FAKE_MONOTONIC",
+    ] {
+        command.env_remove(variable);
+    }
+    command
+}

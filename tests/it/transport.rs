@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use pbem::mail::outbound::transport::{Options, Transport};
 
-/// A CA made with openssl, and a certificate for localhost and 127.0.0.1 signed by it.
+/// A CA made for the test, and a certificate for localhost and 127.0.0.1 signed by it.
 /// The CA may only sign for localhost and 127.0.0.0/8 (name constraints).
 pub struct Certificates {
     pub ca: PathBuf,
@@ -18,94 +18,65 @@ pub struct Certificates {
     pub key: PathBuf,
 }
 
-/// Makes the test CA and server certificate in `dir`; the CA's key is deleted once it
-/// has signed.
+/// Makes the test CA and server certificate in `dir` (rcgen; the CA's key is never
+/// written). Both are valid from 2000 to 2099, so that no test depends on the day it
+/// runs, nor on which clock a server or pbem reads (faketime moves some of them).
 pub fn make_certificates(dir: &Path) -> Certificates {
+    use rcgen::{
+        BasicConstraints, CertificateParams, CertifiedIssuer, CidrSubnet, DnType,
+        ExtendedKeyUsagePurpose, GeneralSubtree, IsCa, KeyPair, KeyUsagePurpose, NameConstraints,
+    };
     std::fs::create_dir_all(dir).expect("dir");
-    let run = |args: &[&str]| {
-        let output = Command::new("openssl")
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .expect("openssl runs (Debian package openssl)");
-        assert!(
-            output.status.success(),
-            "openssl {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+    let valid = |params: &mut CertificateParams| {
+        params.not_before = rcgen::date_time_ymd(2000, 1, 1);
+        params.not_after = rcgen::date_time_ymd(2099, 12, 31);
     };
     // A name of its own: a CA of another run (the one in the system's store, say) must
     // not be taken for this one.
-    let subject = format!(
-        "/CN=pbem test CA {}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or_default()
+    let mut ca = CertificateParams::new(Vec::<String>::new()).expect("CA params");
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    ca.distinguished_name.push(
+        DnType::CommonName,
+        format!("pbem test CA {}-{nanos}", std::process::id()),
     );
-    run(&[
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        "ca.key",
-        "-out",
-        "ca.pem",
-        "-days",
-        "30",
-        "-subj",
-        &subject,
-        "-addext",
-        "basicConstraints=critical,CA:TRUE",
-        "-addext",
-        "keyUsage=critical,keyCertSign,cRLSign",
-        "-addext",
-        "nameConstraints=critical,permitted;DNS:localhost,permitted;IP:127.0.0.0/255.0.0.0",
-    ]);
-    run(&[
-        "req",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        "server.key",
-        "-out",
-        "server.csr",
-        "-subj",
-        "/CN=localhost",
-    ]);
-    std::fs::write(
-        dir.join("server.ext"),
-        "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n\
-extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n",
-    )
-    .expect("write");
-    run(&[
-        "x509",
-        "-req",
-        "-in",
-        "server.csr",
-        "-CA",
-        "ca.pem",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
-        "server.pem",
-        "-days",
-        "30",
-        "-extfile",
-        "server.ext",
-    ]);
-    std::fs::remove_file(dir.join("ca.key")).expect("the CA key goes");
-    Certificates {
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+    ca.name_constraints = Some(NameConstraints {
+        permitted_subtrees: vec![
+            GeneralSubtree::DnsName("localhost".into()),
+            GeneralSubtree::IpAddress(CidrSubnet::V4([127, 0, 0, 0], [255, 0, 0, 0])),
+        ],
+        excluded_subtrees: Vec::new(),
+    });
+    valid(&mut ca);
+    let ca =
+        CertifiedIssuer::self_signed(ca, KeyPair::generate().expect("a CA key")).expect("the CA");
+    let mut server = CertificateParams::new(vec!["localhost".to_string(), "127.0.0.1".to_string()])
+        .expect("server params");
+    server
+        .distinguished_name
+        .push(DnType::CommonName, "localhost");
+    server.is_ca = IsCa::ExplicitNoCa;
+    server.key_usages = vec![
+        KeyUsagePurpose::DigitalSignature,
+        KeyUsagePurpose::KeyEncipherment,
+    ];
+    server.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+    valid(&mut server);
+    let key = KeyPair::generate().expect("a server key");
+    let cert = server.signed_by(&key, &ca).expect("the server certificate");
+    let certificates = Certificates {
         ca: dir.join("ca.pem"),
         cert: dir.join("server.pem"),
         key: dir.join("server.key"),
-    }
+    };
+    std::fs::write(&certificates.ca, ca.pem()).expect("ca.pem");
+    std::fs::write(&certificates.cert, cert.pem()).expect("server.pem");
+    std::fs::write(&certificates.key, key.serialize_pem()).expect("server.key");
+    certificates
 }
 
 fn free_port() -> u16 {

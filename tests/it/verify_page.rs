@@ -311,6 +311,24 @@ fn flips(
         .collect()
 }
 
+/// Each integer `0` of `bytes` (after a `:`, `[` or `,`, before a `,`, `]` or `}`)
+/// written `-0` instead, one file each.
+fn negative_zeros(name: &str, bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+    (1..bytes.len().saturating_sub(1))
+        .filter(|&at| {
+            bytes[at] == b'0'
+                && matches!(bytes[at - 1], b':' | b'[' | b',')
+                && matches!(bytes[at + 1], b',' | b']' | b'}')
+        })
+        .map(|at| {
+            let mut changed = bytes[..at].to_vec();
+            changed.push(b'-');
+            changed.extend_from_slice(&bytes[at..]);
+            (format!("{name} with the 0 at {at} written -0"), changed)
+        })
+        .collect()
+}
+
 /// A two-player Right of Way game with steps of taking back (an undo at once, an ask
 /// declined, an ask agreed and its undo), revealed early: its file.
 fn game_with_take_backs(table: &Table) -> Vec<u8> {
@@ -429,6 +447,8 @@ fn tampered_files_are_refused_as_pbem_audit_refuses_them() {
         .position(|w| w == b"\"records\":[")
         .expect("records");
     files.extend(flips("take-backs", &undone, records_at..undone.len(), 1));
+    // Every integer 0 written `-0`: JSON allows it, and both read it as no integer.
+    files.extend(negative_zeros("take-backs", &undone));
 
     // Tampers the referee's key signed again: only the checks of draws, boxes, rounds
     // and the ledger can refuse them.

@@ -8,8 +8,8 @@
 //! game, so no game sees its messages out of order. Nothing else waits for it: not the
 //! sender's moves in their other games, and, for a message that names no game (whose
 //! sender nobody has proven), nothing at all, so a stranger's mail `From:` a player
-//! cannot hold that player's moves. The referee is told of each held message by mail,
-//! once ([`Receiver::held`]). The first fault is returned once every other message has
+//! cannot hold that player's moves. The referee is told of each held message by mail
+//! ([`Receiver::held`], once per fault and pass with every message it held). The first fault is returned once every other message has
 //! been handled, as [`MailError::HeldBack`], so that cron or the caller sees it (and
 //! `inbox` exits 75) and `pbem watch` knows the rest of the mailbox is not waiting.
 
@@ -40,10 +40,12 @@ pub trait Receiver {
     /// run.
     fn receive(&self, games: &Path, raw: &[u8]) -> Result<Handled, MailError>;
 
-    /// Tells whoever must mend it that `raw` is held back by `fault` and will be tried
-    /// again on every pass; at most once per message and fault. What fails here is
-    /// not a fault of its own: the message is held back either way.
-    fn held(&self, games: &Path, raw: &[u8], fault: &MailError);
+    /// Tells whoever must mend it that the messages `held` (their headers, in the
+    /// order they came) are held back by `fault` and will be tried again on every
+    /// pass: called once per fault at the end of a pass, with every message it held.
+    /// What fails here is not a fault of its own: the messages are held back either
+    /// way.
+    fn held(&self, games: &Path, held: &[Vec<u8>], fault: &MailError);
 }
 
 /// The game id a message names: its subject tag, else the first of our notices it
@@ -66,6 +68,12 @@ pub(crate) fn wanted_game(incoming: &Incoming) -> Option<String> {
 fn belongs_to(raw: &[u8]) -> Option<String> {
     let incoming = intake::read_message(raw).ok()?;
     wanted_game(&incoming).map(|id| id.to_ascii_lowercase())
+}
+
+/// What the referee is told of a held message is read from its header: at most its
+/// first 64 KiB are kept for that.
+fn header_of(raw: &[u8]) -> Vec<u8> {
+    raw[..raw.len().min(intake::MAX_BODY_BYTES)].to_vec()
 }
 
 /// A mailbox whose messages [`handle_in_order`] handles.
@@ -100,9 +108,10 @@ pub(crate) fn handle_in_order<M: Mailbox>(
     stop: &dyn Fn() -> bool,
 ) -> Result<usize, MailError> {
     let mut count = 0;
-    let mut fault: Option<MailError> = None;
+    // Each fault with the game it holds (none for a message naming no game) and the
+    // headers of the messages it holds, in the order they came.
+    let mut faults: Vec<(MailError, Option<String>, Vec<Vec<u8>>)> = Vec::new();
     let mut held = 0;
-    let mut games_held: Vec<String> = Vec::new();
     for message in messages {
         if stop() {
             break;
@@ -110,18 +119,23 @@ pub(crate) fn handle_in_order<M: Mailbox>(
         // Unread, it cannot say what it belongs to: the ones after it wait too.
         let raw = mailbox.read(&message)?;
         // Read for its game only once a fault holds some back.
-        if !games_held.is_empty() && belongs_to(&raw).is_some_and(|game| games_held.contains(&game))
-        {
-            held += 1;
-            continue;
+        if faults.iter().any(|(_, game, _)| game.is_some()) {
+            if let Some(game) = belongs_to(&raw) {
+                if let Some((_, _, messages)) = faults
+                    .iter_mut()
+                    .find(|(_, held_game, _)| held_game.as_ref() == Some(&game))
+                {
+                    messages.push(header_of(&raw));
+                    held += 1;
+                    continue;
+                }
+            }
         }
         let handled = match referee.receive(games, &raw) {
             Ok(handled) => handled,
             Err(error) => {
-                referee.held(games, &raw, &error);
-                games_held.extend(belongs_to(&raw));
+                faults.push((error, belongs_to(&raw), vec![header_of(&raw)]));
                 held += 1;
-                fault.get_or_insert(error);
                 continue;
             }
         };
@@ -129,6 +143,10 @@ pub(crate) fn handle_in_order<M: Mailbox>(
         report(&name, &handled);
         count += 1;
     }
+    for (error, _, messages) in &faults {
+        referee.held(games, messages, error);
+    }
+    let fault = faults.into_iter().next().map(|(error, _, _)| error);
     match fault {
         Some(fault) => Err(MailError::HeldBack {
             fault: Box::new(fault),

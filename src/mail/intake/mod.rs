@@ -250,6 +250,7 @@
 //! they are there).
 
 mod attribution;
+mod automatic;
 mod html;
 mod lines;
 mod mime;
@@ -333,6 +334,11 @@ pub struct Incoming {
     /// [`MAX_MESSAGE_BYTES`] ([`read_header`]). It has no move.
     #[serde(default)]
     pub oversized: bool,
+    /// Why the message was sent by a machine (a vacation responder, a bounce, a list),
+    /// as the mark found says it; `None` for a person's. Such a message is never
+    /// answered and never read as a move (RFC 3834).
+    #[serde(default)]
+    pub automatic: Option<String>,
 }
 
 /// Why raw bytes could not be read as a mail message.
@@ -449,6 +455,7 @@ pub fn read_message_answering(
         .map(|name| name.trim().to_string())
         .filter(|name| !name.is_empty());
     let subject = message.subject().unwrap_or_default().to_string();
+    let automatic = automatic::automatic(&message, from_address.as_deref());
 
     let body = body_text(&message);
     let names = Names::of(from_name.as_deref(), from_address.as_deref());
@@ -471,6 +478,7 @@ pub fn read_message_answering(
         body_was_html: body.html,
         date: message.date().map(mail_parser::DateTime::to_timestamp),
         oversized: false,
+        automatic,
     })
 }
 

@@ -102,7 +102,8 @@ pub fn build(settings: &MailSettings, draft: Draft<'_>) -> Result<Outgoing, Mail
         .to(to)
         .subject(draft.subject)
         .message_id(Some(format!("<{}>", draft.message_id)))
-        .date_now();
+        // The clock every date of pbem's comes from (PBEM_NOW sets it for a test).
+        .date(std::time::UNIX_EPOCH + std::time::Duration::from_secs(crate::mail::clock::now()));
     if let Some(in_reply_to) = in_reply_to {
         builder = builder
             .in_reply_to(in_reply_to)

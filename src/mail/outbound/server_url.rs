@@ -148,11 +148,65 @@ pub(crate) fn password_forms(user: &str, password: &str) -> Vec<String> {
     forms
 }
 
-/// `text` with every form of the password blanked out.
+/// `text` with every form of the password blanked out, each form also wherever it is
+/// written percent-encoded, whole or in part, in either case of hex (`S3cr%22et`,
+/// `S3cr%22et%5cpw`, `%53%33...`), or form-encoded with `+` for a space: as a server
+/// or a URL may echo it.
 pub(crate) fn without_password(text: &str, forms: &[String]) -> String {
     forms.iter().fold(text.to_string(), |text, form| {
-        text.replace(form.as_str(), "********")
+        blank_encoded(&text, form.as_bytes())
     })
+}
+
+/// `text` with every run that spells `form` (each byte as itself, as `%XX`, or a space
+/// as `+`) made `********`.
+fn blank_encoded(text: &str, form: &[u8]) -> String {
+    if form.is_empty() {
+        return text.to_string();
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        match spelled_at(bytes, at, form) {
+            Some(end) => {
+                out.extend_from_slice(b"********");
+                at = end;
+            }
+            None => {
+                out.push(bytes[at]);
+                at += 1;
+            }
+        }
+    }
+    // Only whole runs of ASCII (a form is matched byte by byte) were replaced, by ASCII.
+    String::from_utf8(out)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+}
+
+/// Where a spelling of `form` that starts at `start` of `text` ends, if one does.
+fn spelled_at(text: &[u8], start: usize, form: &[u8]) -> Option<usize> {
+    let hex = |b: u8| (b as char).to_digit(16);
+    let mut at = start;
+    for &wanted in form {
+        let here = *text.get(at)?;
+        if here == wanted {
+            at += 1;
+        } else if here == b'%'
+            && text
+                .get(at + 1)
+                .and_then(|&b| hex(b))
+                .zip(text.get(at + 2).and_then(|&b| hex(b)))
+                == Some((u32::from(wanted >> 4), u32::from(wanted & 0xf)))
+        {
+            at += 3;
+        } else if here == b'+' && wanted == b' ' {
+            at += 1;
+        } else {
+            return None;
+        }
+    }
+    Some(at)
 }
 
 #[cfg(test)]
@@ -179,6 +233,31 @@ mod tests {
         assert_eq!((url.host.as_str(), url.port), ("::1", None));
         assert!(is_loopback(&url.host));
         assert_eq!(shown_host(&url.host, 143), "[::1]:143");
+    }
+
+    #[test]
+    fn a_password_echoed_percent_encoded_in_any_way_is_blanked() {
+        let password = "S3cr\"et\\pw-1 x";
+        let forms = password_forms("ref", password);
+        for echoed in [
+            "535 bad S3cr%22et%5Cpw-1%20x",
+            "535 bad S3cr%22et%5cpw-1+x",
+            "535 bad %53%33%63%72%22%65%74%5C%70%77%2D%31%20%78",
+            "url smtp://ref:S3cr%22et%5Cpw-1%20x@mail.example.org",
+            "535 bad S3cr\"et\\pw-1 x",
+        ] {
+            let shown = without_password(echoed, &forms);
+            assert!(shown.contains("********"), "{shown}");
+            assert!(
+                !shown.contains("S3cr") && !shown.contains("%53%33"),
+                "{shown}"
+            );
+        }
+        // Text around it is kept, multi-byte characters included.
+        assert_eq!(
+            without_password("é S3cr%22et%5Cpw-1%20x ü", &forms),
+            "é ******** ü"
+        );
     }
 
     #[test]

@@ -318,7 +318,7 @@ pub fn inbox(
             // the fault once, as from a mailbox.
             let handled = referee
                 .receive(games, raw)
-                .inspect_err(|fault| Receiver::held(&referee, games, raw, fault))?;
+                .inspect_err(|fault| Receiver::held(&referee, games, &[raw.to_vec()], fault))?;
             report("", &handled);
             touched.extend(handled.game);
             1

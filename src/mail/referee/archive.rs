@@ -180,6 +180,53 @@ impl Archive {
         Ok(removed_before(kept))
     }
 
+    /// Keeps the newest `most` entries whose outcome `picked` chooses, and every entry
+    /// it does not: the older picked ones' files are removed and the index rewritten
+    /// without them, as [`Archive::keep_newest`] does. What strangers send a game is
+    /// bounded so, while the entries that tell a copy from a new move stay.
+    ///
+    /// # Errors
+    /// The folder cannot be read or changed.
+    pub fn keep_newest_of(
+        &self,
+        picked: impl Fn(&str) -> bool,
+        most: usize,
+    ) -> Result<(), MailError> {
+        let text = self.index_text()?;
+        let is_picked = |line: &str| {
+            serde_json::from_str::<Entry>(line).is_ok_and(|entry| picked(&entry.outcome))
+        };
+        let count = text.lines().filter(|line| is_picked(line)).count();
+        if count <= most {
+            return Ok(());
+        }
+        let mut excess = count - most;
+        let mut index = String::with_capacity(text.len());
+        let mut removed = Vec::new();
+        for line in text.lines() {
+            if excess > 0 && is_picked(line) {
+                excess -= 1;
+                removed.extend(serde_json::from_str::<Entry>(line).ok().map(|e| e.file));
+                continue;
+            }
+            index.push_str(line);
+            index.push('\n');
+        }
+        // The index first: a run killed after it leaves files no index names, never
+        // an index that names files gone.
+        store::write_atomic(&self.index(), index.as_bytes(), Access::Private)?;
+        for file in removed {
+            let path = self.dir.join(file);
+            match fs::remove_file(&path) {
+                Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(MailError::io(path)(error))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
     fn pending_path(&self, key: &str) -> PathBuf {
         self.dir.join(format!("pending-{key}"))
     }
@@ -250,6 +297,44 @@ impl Archive {
             _ => Ok(()),
         }
     }
+}
+
+/// The most of a message's header a game's archive keeps of a message that changed
+/// nothing: every client's and server's header fits (Gmail's, with its DKIM and ARC
+/// lines, is under 10 KiB).
+pub const HEADER_KEPT: usize = 32 * 1024;
+
+/// How many entries of strangers' mail (not a player, or a player's turn without
+/// their proof) a game's archive keeps: the newest.
+pub const STRANGERS_KEPT: usize = 1000;
+
+/// Whether an outcome is of a stranger's message to a game.
+pub fn is_strangers(outcome: &str) -> bool {
+    matches!(outcome, "not-a-player" | "forged" | "automatic")
+}
+
+/// Whether a message with this outcome changed the game or what its referee keeps for
+/// a player (a move, an undo, a join, a note, an absence, a setting): such a message
+/// is kept whole. Of any other only the header is kept ([`header_only`]): it tells a
+/// copy from a new move, and a stranger's mail must not fill the referee's disk.
+pub fn changed_something(outcome: &str) -> bool {
+    matches!(
+        outcome,
+        "applied" | "undo" | "joined" | "noted" | "away" | "back" | "pictures" | "digest"
+    )
+}
+
+/// The header of a raw message (up to and with the blank line that ends it), at most
+/// [`HEADER_KEPT`] bytes of it.
+pub fn header_only(raw: &[u8]) -> &[u8] {
+    let start = &raw[..raw.len().min(HEADER_KEPT)];
+    let end = start
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map(|at| at + 4)
+        .or_else(|| start.windows(2).position(|w| w == b"\n\n").map(|at| at + 2))
+        .unwrap_or(start.len());
+    &raw[..end]
 }
 
 /// The number an archive file name starts with (`000042-applied.eml`).

@@ -53,6 +53,25 @@ const LISTED_MOST: usize = 50;
 /// told again: far more than a mailbox holds back at once.
 const HELD_REMEMBERED: usize = 1000;
 
+/// How many faults that held mail back are remembered, each with when the referee
+/// was last told of it.
+const FAULTS_REMEMBERED: usize = 100;
+
+/// What the referee was told of mail held back: per fault (a digest of its text).
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct HeldTold {
+    faults: std::collections::BTreeMap<String, FaultTold>,
+}
+
+/// When the referee was last told of one fault, and which messages it held then.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct FaultTold {
+    /// Unix seconds of the last message about it.
+    sent: u64,
+    /// The keys (`message_key`) of the messages named, oldest first.
+    messages: Vec<String>,
+}
+
 /// When the referee was last told, and up to which archived message.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Told {
@@ -100,10 +119,19 @@ fn when(seconds: u64) -> String {
     )
 }
 
+/// Whether a game's archive entry is told to the referee in the day's message: a
+/// player's question, and what a stranger or a forger sent.
+pub(crate) fn is_for_the_referee(outcome: &str) -> bool {
+    matches!(outcome, "question" | "not-a-player" | "forged")
+}
+
 /// What pbem made of a message, for the referee.
 fn what(entry: &Entry) -> String {
     match entry.outcome.as_str() {
         "no-game" => "matches no game; not answered".to_string(),
+        "not-a-player" => "from an address that plays no part in the game it names; not answered".to_string(),
+        "forged" => "claims a player's turn without their proof; refused, and the player told (at most once in 6 hours)".to_string(),
+        "automatic" => format!("sent by a machine; not answered. {}", words::inert(&entry.detail, 300)),
         "unreadable" => format!("could not be read: {}", words::inert(&entry.detail, 200)),
         "question" => "a player's question; answered with where the game stands".to_string(),
         "status" => "a player's message naming no game; told where their games stand".to_string(),
@@ -172,7 +200,7 @@ impl Referee {
                         .entries()
                         .unwrap_or_default()
                         .into_iter()
-                        .filter(|e| e.at > told.until && e.outcome == "question")
+                        .filter(|e| e.at > told.until && is_for_the_referee(&e.outcome))
                         .map(|e| {
                             let kept = format!("{folder}/{}", e.file);
                             (e, kept)
@@ -193,7 +221,10 @@ impl Referee {
                         "when": when(e.at),
                         "what": what(e),
                         "from": words::inert(e.from.as_deref().unwrap_or("(no sender)"), SHOWN_CHARS),
-                        "subject": words::inert(&e.subject, SHOWN_CHARS),
+                        // Only a proven player's words are shown: a stranger's subject
+                        // could make this message carry their text.
+                        "subject": (e.outcome == "question")
+                            .then(|| words::inert(&e.subject, SHOWN_CHARS)),
                         "kept": kept,
                     })
                 })
@@ -219,11 +250,15 @@ impl Referee {
         Ok(())
     }
 
-    /// Tells the referee that `raw` is held back by `fault`, a fault on their side,
-    /// once for each message and fault (`held.json` in `unmatched.mail/` remembers
-    /// which were told, the newest [`HELD_REMEMBERED`]). The message waits in
-    /// `referee.outbox/` beside the games until sent. It names the message by its
-    /// date, sender and subject, never its words.
+    /// Tells the referee that the messages `held` (their headers) are held back by
+    /// `fault`, a fault on their side: at once for the first messages a fault holds,
+    /// then at most once per [`REFEREE_INTERVAL`] while it lasts, each time naming
+    /// every message it holds that they were not told of yet (`held.json` in
+    /// `unmatched.mail/` remembers which, per fault). However many messages a fault
+    /// holds (a stranger's flood while a game file is cut short), the referee gets one
+    /// message a day about it. The message waits in `referee.outbox/` beside the
+    /// games until sent. It names each message by its date and sender, never its
+    /// subject or words.
     ///
     /// # Errors
     /// The record of what was told cannot be read or written, or the message cannot
@@ -231,54 +266,89 @@ impl Referee {
     pub(crate) fn tell_referee_held(
         &self,
         games: &Path,
-        raw: &[u8],
+        held: &[Vec<u8>],
         fault: &MailError,
     ) -> Result<(), MailError> {
-        let incoming = crate::mail::intake::read_message(raw)
-            .ok()
-            .or_else(|| crate::mail::intake::read_header(raw));
-        let message_id = incoming.as_ref().and_then(|m| m.message_id.as_deref());
         let fault_text = fault.to_string();
-        let key = format!(
-            "{} {}",
-            super::archive::message_key(message_id, raw),
-            &crate::basics::digest::to_hex(&crate::basics::digest::sha256(fault_text.as_bytes()))
+        let fault_key =
+            crate::basics::digest::to_hex(&crate::basics::digest::sha256(fault_text.as_bytes()))
                 [..16]
-        );
+                .to_string();
         let unmatched = Archive::at(games.join(UNMATCHED));
         let outbox = Outbox::at(games.join(REFEREE_OUTBOX));
         {
             let _lock = store::lock(unmatched.dir())?;
             store::create_private_dir(unmatched.dir()).map_err(MailError::io(unmatched.dir()))?;
             let told_path = unmatched.dir().join("held.json");
-            // Unreadable, it is started again: a second word to the referee at worst.
-            let mut told: std::collections::BTreeMap<String, u64> =
-                store::read_limited(&told_path, store::MAX_SMALL_FILE_BYTES)
-                    .ok()
-                    .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-                    .unwrap_or_default();
-            if told.contains_key(&key) {
+            // Unreadable (or of an older version), it is started again: a second word
+            // to the referee at worst.
+            let mut told: HeldTold = store::read_limited(&told_path, store::MAX_SMALL_FILE_BYTES)
+                .ok()
+                .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+                .unwrap_or_default();
+            let now = crate::mail::clock::now();
+            let this = told.faults.entry(fault_key.clone()).or_default();
+            let messages: Vec<(String, Option<Incoming>)> = held
+                .iter()
+                .map(|raw| {
+                    let incoming = crate::mail::intake::read_header(raw)
+                        .or_else(|| crate::mail::intake::read_message(raw).ok());
+                    let key = super::archive::message_key(
+                        incoming.as_ref().and_then(|m| m.message_id.as_deref()),
+                        raw,
+                    );
+                    (key, incoming)
+                })
+                .collect();
+            let new: Vec<&(String, Option<Incoming>)> = messages
+                .iter()
+                .filter(|(key, _)| !this.messages.contains(key))
+                .collect();
+            let due = this.sent == 0 || now.saturating_sub(this.sent) >= REFEREE_INTERVAL;
+            if new.is_empty() || !due {
                 return Ok(());
             }
-            let now = crate::mail::clock::now();
-            told.insert(key.clone(), now);
-            while told.len() > HELD_REMEMBERED {
+            this.sent = now;
+            this.messages.extend(new.iter().map(|(key, _)| key.clone()));
+            let excess = this.messages.len().saturating_sub(HELD_REMEMBERED);
+            this.messages.drain(..excess);
+            while told.faults.len() > FAULTS_REMEMBERED {
                 let oldest = told
+                    .faults
                     .iter()
-                    .min_by_key(|(_, at)| **at)
+                    .min_by_key(|(_, fault)| fault.sent)
                     .map(|(k, _)| k.clone());
-                oldest.and_then(|k| told.remove(&k));
+                oldest.and_then(|k| told.faults.remove(&k));
             }
             let shown =
-                |text: Option<&str>, none: &str| words::inert(text.unwrap_or(none), SHOWN_CHARS);
+                |text: Option<&str>| words::inert(text.unwrap_or("(no sender)"), SHOWN_CHARS);
+            let more = new.len().saturating_sub(LISTED_MOST);
+            let listed: Vec<Value> = new[..new.len() - more]
+                .iter()
+                .map(|(_, incoming)| {
+                    let incoming = incoming.as_ref();
+                    json!({
+                        "date": incoming.and_then(|m| m.date).and_then(|d| u64::try_from(d).ok()).map(when),
+                        "from": shown(incoming.and_then(|m| m.from_address.as_deref())),
+                    })
+                })
+                .collect();
+            let game = new
+                .iter()
+                .find_map(|(_, m)| {
+                    m.as_ref()
+                        .and_then(crate::mail::inbound::in_order::wanted_game)
+                })
+                .map(|id| words::inert(&id, 80));
             let context = json!({
                 "fault": words::inert(&fault_text, 2000),
-                "game": incoming.as_ref().and_then(crate::mail::inbound::in_order::wanted_game),
+                "game": game,
                 "when": when(now),
-                "from": shown(incoming.as_ref().and_then(|m| m.from_address.as_deref()), "(no sender)"),
-                "subject": shown(incoming.as_ref().map(|m| m.subject.as_str()), ""),
+                "messages": listed,
+                "more": more,
+                "count": new.len(),
             });
-            let id = format!("pbem.held.{}", key.replace(' ', "."));
+            let id = format!("pbem.held.{fault_key}.{now}");
             self.stage_for_referee(
                 &outbox,
                 "referee-held.txt",

@@ -20,4 +20,4 @@ pub use actions::{
 pub use digest::DIGEST_AFTER;
 pub use for_referee::{REFEREE_INTERVAL, STATUS_INTERVAL};
 pub use mailer::Referee;
-pub use receive::{STRANGER_INTERVAL, TRIED_INTERVAL};
+pub use receive::TRIED_INTERVAL;

@@ -52,8 +52,6 @@ use crate::words;
 /// At most one "someone tried to move for you" per player per this many seconds: each
 /// forged message is archived, but a stranger must not be able to flood a player.
 pub const TRIED_INTERVAL: u64 = 6 * 3600;
-/// At most one "you are not a player" per address per game per this many seconds.
-pub const STRANGER_INTERVAL: u64 = 24 * 3600;
 /// How much of a message that matches no game is archived (the rest is cut off): a
 /// stranger's mail must not fill the referee's disk.
 const UNMATCHED_KEPT: usize = 256 * 1024;
@@ -80,6 +78,22 @@ fn entry(incoming: Option<&Incoming>, outcome: &str, detail: &str) -> Entry {
         fingerprint: None,
         sealed_move: None,
     }
+}
+
+/// Keeps a message in a game's archive as much as its outcome asks: whole when it
+/// changed something, its header alone when not; of strangers' mail only the newest
+/// [`archive::STRANGERS_KEPT`] entries.
+fn keep_bounded(archive: &Archive, raw: &[u8], kept: Entry) -> Result<(), MailError> {
+    let strangers = archive::is_strangers(&kept.outcome);
+    let bytes = match archive::changed_something(&kept.outcome) {
+        true => raw,
+        false => archive::header_only(raw),
+    };
+    archive.keep(bytes, kept)?;
+    if strangers {
+        archive.keep_newest_of(archive::is_strangers, archive::STRANGERS_KEPT)?;
+    }
+    Ok(())
 }
 
 /// Whether an engine error is about the message (answered to its sender) rather than
@@ -186,10 +200,10 @@ impl Receiver for Referee {
         Referee::receive(self, games, raw)
     }
 
-    fn held(&self, games: &Path, raw: &[u8], fault: &MailError) {
-        // The message is held back whether or not the referee can be told now; a
+    fn held(&self, games: &Path, held: &[Vec<u8>], fault: &MailError) {
+        // The messages are held back whether or not the referee can be told now; a
         // later pass tells them once this works.
-        let _ = self.tell_referee_held(games, raw, fault);
+        let _ = self.tell_referee_held(games, held, fault);
     }
 }
 
@@ -218,6 +232,19 @@ impl Referee {
             let detail = "pbem's own message to the referee; kept".to_string();
             return self.unmatched(games, raw, Some(&incoming), "own", detail);
         }
+        if let Some(mark) = &incoming.automatic {
+            // A vacation responder, a bounce, a list: never answered, never a move,
+            // though it may cite a notice and quote its reply code (RFC 3834).
+            let game = wanted_game(&incoming)
+                .map(|id| format!(" about game {}", words::inert(&id, 80)))
+                .unwrap_or_default();
+            let detail = format!(
+                "an automatic message{game} ({mark}); kept for the referee, not answered and not read as a move"
+            );
+            let handled = self.unmatched(games, raw, Some(&incoming), "automatic", detail)?;
+            self.tell_referee_later(games);
+            return Ok(handled);
+        }
         let Some(path) = self.find_game(games, &incoming)? else {
             let handled = if let Some(game_id) = self.game_elsewhere(&incoming) {
                 // Ours, with a reply code this referee made, for a game not here: a
@@ -244,7 +271,7 @@ impl Referee {
             self.receive_locked(&path, raw, &incoming)?
         };
         self.try_flush(&Outbox::beside(&path));
-        if handled.outcome == "question" {
+        if for_referee::is_for_the_referee(&handled.outcome) {
             self.tell_referee_later(games);
         }
         Ok(handled)
@@ -316,8 +343,10 @@ impl Referee {
             }
         }
         match unreadable {
+            // The fault names no part of the message: it is told to the referee once
+            // per fault, however many messages (and whatever tags) it holds.
             Some(path) => Err(MailError::Config(format!(
-                "{} cannot be read as a game file, and no other game here is {wanted}; the message is left for the mail server to deliver again once the file is mended (or moved out of {})",
+                "{} cannot be read as a game file, and no other game here is the one a message names; the message is left for the mail server to deliver again once the file is mended (or moved out of {})",
                 path.display(),
                 games.display()
             ))),
@@ -448,7 +477,7 @@ impl Referee {
             let staged = outbox.stage(records, &replies)?;
             outbox.commit(&staged)?;
             let (outcome, detail) = (kept.outcome.clone(), kept.detail.clone());
-            archive.keep(raw, kept)?;
+            keep_bounded(&archive, raw, kept)?;
             archive.finish_pending(&key)?;
             Ok(handled(&outcome, detail))
         };
@@ -505,10 +534,8 @@ impl Referee {
                     if throttle.allow("tried", address, now, TRIED_INTERVAL) {
                         let mut context = base.clone();
                         context["player"] = json!(player.name);
-                        // A stranger's words: one inert line each, never lines of ours.
-                        context["sender"] = json!(words::inert(&sender, words::FOREIGN_LINE_CHARS));
-                        context["subject"] =
-                            json!(words::inert(&incoming.subject, words::FOREIGN_LINE_CHARS));
+                        // Nothing the sender wrote is quoted: it may be anyone's.
+                        context["own_address"] = json!(sender_seat == Some(seat));
                         replies.push(self.reply_mail(
                             "someone-tried.txt",
                             &context,
@@ -524,26 +551,14 @@ impl Referee {
                 return finish("forged", detail, replies);
             }
             (None, None) => {
-                let detail = format!("{sender} is not a player of this game");
-                let mut replies = Vec::new();
-                if !sender.is_empty() && throttle.allow("stranger", &sender, now, STRANGER_INTERVAL)
-                {
-                    replies.push(refusal(
-                        &sender,
-                        &sender,
-                        "You are not a player of this game",
-                        &format!(
-                            "this address ({sender}) is not one of the players of {}",
-                            roster.id
-                        ),
-                        "Only the players' own replies to their turn notices are accepted.",
-                        "",
-                        "notplayer",
-                        None,
-                    )?);
-                    throttle.save(&archive)?;
-                }
-                return finish("not-a-player", detail, replies);
+                // A stranger is never answered: the sender may be forged, and an
+                // answer would let anyone who knows the tag make the referee mail
+                // anyone. The referee hears of it in the day's message.
+                let detail = format!(
+                    "{} is not a player of this game; kept for the referee, not answered",
+                    words::inert(&sender, words::FOREIGN_LINE_CHARS)
+                );
+                return finish("not-a-player", detail, Vec::new());
             }
         };
 
@@ -954,7 +969,7 @@ impl Referee {
             )));
         }
         let done = |outcome: &str, detail: String| -> Result<Handled, MailError> {
-            archive.keep(raw, entry(Some(incoming), outcome, &detail))?;
+            keep_bounded(&archive, raw, entry(Some(incoming), outcome, &detail))?;
             Ok(Handled {
                 outcome: outcome.to_string(),
                 detail,

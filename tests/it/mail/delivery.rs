@@ -191,9 +191,14 @@ fn forged_stale_and_duplicate_messages_change_nothing_and_are_answered() {
         "{}",
         over.text
     );
-    assert!(mails
-        .iter()
-        .any(|m| m.to == "mallory@example.net" && m.subject.contains("not a player")));
+    // Nobody but the players is mailed: never the stranger, nor the forger's address.
+    assert!(
+        mails
+            .iter()
+            .all(|m| [address(&first), address(second)].contains(&m.to)),
+        "{:?}",
+        mails.iter().map(|m| &m.to).collect::<Vec<_>>()
+    );
     for mail in &mails {
         check_outgoing(mail, &tag);
     }
