@@ -157,6 +157,9 @@ impl Referee {
         let outbox = Outbox::at(games.join(REFEREE_OUTBOX));
         {
             let _lock = store::lock(unmatched.dir())?;
+            // A game's stranger may be the first mail for the referee: the folder
+            // that remembers what they were told may not be there yet.
+            store::create_private_dir(unmatched.dir()).map_err(MailError::io(unmatched.dir()))?;
             let told_path = unmatched.dir().join("told.json");
             // Missing or unreadable, the referee has not been told yet: told now.
             let told: Told = store::read_limited(&told_path, store::MAX_SMALL_FILE_BYTES)
