@@ -114,7 +114,18 @@ Subject: {} my move\r\nMessage-ID: <stray-17@example.net>\r\n\r\npass\r\n",
     );
     let listed = host.outbox_list();
     assert!(listed.iter().all(|e| e["state"] == "refused"), "{listed:?}");
-    let told = host.to_referee();
+    // Besides the notices of refused mail, the referee hears of the stranger once, in
+    // the day's message.
+    let (daily, told): (Vec<Mail>, Vec<Mail>) = host
+        .to_referee()
+        .into_iter()
+        .partition(|m| m.subject.contains("message(s) for the referee"));
+    assert_eq!(daily.len(), 1, "{daily:?}");
+    assert!(
+        daily[0].text.contains("stranger@example.net"),
+        "{}",
+        daily[0].text
+    );
     assert_eq!(told.len(), listed.len(), "one notice per refused message");
     // The reply codes in the subjects of Dan's refused notices stay Dan's: neither
     // listed nor told.
