@@ -813,10 +813,25 @@ impl<R: Rules + 'static> OpenGame for Opened<R> {
     }
 
     fn moves_text(&self, player: &str, filter: &MoveFilter) -> Result<Option<String>> {
+        // No place or tile name is near this long: a longer one matches nothing, and
+        // what the list says of it (quoting it) says so of its start alone.
+        const FILTER_CHARS: usize = 40;
+        let cut = |value: &Option<String>| {
+            value
+                .as_ref()
+                .map(|text| match text.char_indices().nth(FILTER_CHARS) {
+                    Some((end, _)) => format!("{}…", &text[..end]),
+                    None => text.clone(),
+                })
+        };
+        let filter = MoveFilter {
+            at: cut(&filter.at),
+            tile: cut(&filter.tile),
+        };
         Ok(self.on_turn(player)?.map(|(seat, state)| {
             self.game
                 .rules
-                .moves_text(state, seat, filter, &self.game.names)
+                .moves_text(state, seat, &filter, &self.game.names)
         }))
     }
 

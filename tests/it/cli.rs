@@ -1023,3 +1023,18 @@ fn every_game_shows_its_board_as_svg_and_png_for_every_viewer() {
         }
     }
 }
+
+/// A filter of 120 KB is quoted back by its start alone, for either player and either
+/// filter: what a command says never grows with what it was given.
+#[test]
+fn a_huge_filter_is_not_echoed_back_whole() {
+    let table = Table::new();
+    table.new_game(SEED);
+    let huge = "Z".repeat(120_000);
+    for player in ["Ann", "Bob"] {
+        for flag in ["--at", "--tile"] {
+            let (_, out) = table.run(&["legal", "--player", player, flag, &huge]);
+            assert!(out.len() < 2_000, "{player} {flag}: {} bytes", out.len());
+        }
+    }
+}
