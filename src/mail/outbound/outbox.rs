@@ -437,7 +437,9 @@ impl Outbox {
             let mut set_aside = false;
             let mut stopped = false;
             for (index, (path, message)) in waiting.into_iter().enumerate() {
-                if is_superseded(&notices, index) {
+                // A notice carrying news held for its reader is never dropped: the
+                // later notice does not carry that news again.
+                if !message.carries_news() && is_superseded(&notices, index) {
                     fs::remove_file(&path).map_err(MailError::io(&path))?;
                     flushed.superseded += 1;
                     continue;
@@ -678,6 +680,24 @@ mod tests {
         // Ann's turn-3 notice (a later notice to Ann follows) and Bob's reminder for
         // turn 2; never a move-made notice, never the latest turn notices.
         assert_eq!(dropped, [0, 2]);
+    }
+
+    #[test]
+    fn a_turn_notice_carrying_news_is_sent_though_a_later_one_replaced_it() {
+        let dir = tempfile::tempdir().expect("dir");
+        let outbox = Outbox::at(dir.path().join("outbox"));
+        let queued = [
+            notice("turn", 0, 3).carrying_news(),
+            notice("turn", 0, 4),
+            notice(OWN_MOVE, 0, 5),
+        ];
+        let staged = outbox.stage(5, &queued).expect("staged");
+        outbox.commit(&staged).expect("ready");
+        let sent = dir.path().join("sent");
+        let transport = Transport::parse(&format!("folder:{}", sent.display())).expect("a folder");
+        let flushed = outbox.flush(&transport, &no_notice).expect("flushed");
+        // The news-carrying turn-3 notice goes; the plain turn-4 one is moot.
+        assert_eq!((flushed.sent, flushed.superseded), (2, 1), "{flushed:?}");
     }
 
     #[test]

@@ -41,6 +41,29 @@ impl Outgoing {
     }
 }
 
+/// The header that marks a notice carrying news held for its reader (the moves since
+/// their last mail): such a notice is never dropped for a later one, which does not
+/// carry that news again.
+pub(crate) const CARRIES_NEWS: &str = "X-Pbem-Carries-News";
+
+impl Outgoing {
+    /// This message, marked as carrying news held for its reader ([`CARRIES_NEWS`]).
+    #[must_use]
+    pub fn carrying_news(mut self) -> Outgoing {
+        self.message = format!("{CARRIES_NEWS}: yes\r\n{}", self.message);
+        self
+    }
+
+    /// Whether the message carries news held for its reader.
+    pub fn carries_news(&self) -> bool {
+        let headers = self.message.split("\r\n\r\n").next().unwrap_or_default();
+        headers.lines().any(|line| {
+            line.split_once(':')
+                .is_some_and(|(name, _)| name.trim().eq_ignore_ascii_case(CARRIES_NEWS))
+        })
+    }
+}
+
 /// Our notice id of a composed message, read from its Message-ID header.
 pub(crate) fn notice_of(message: &str) -> Option<NoticeId> {
     let headers = message.split("\r\n\r\n").next()?;

@@ -651,6 +651,14 @@ impl Referee {
                 }
             }
             let answering = answering.or(held_answers.as_deref());
+            // A turn notice that reports a move (the last one, or those held for the
+            // reader) is the only word the reader gets of it: the outbox never drops
+            // it for a later notice, which does not report it again.
+            let carries_news =
+                last.is_some() || context.get("earlier").is_some_and(|e| !e.is_null());
+            let mark = |message: Option<Outgoing>| {
+                message.map(|m| if carries_news { m.carrying_news() } else { m })
+            };
             let code = self.secret.reply_code(&roster.id, seat, records + 1);
             let notice = |kind: &str| NoticeId {
                 game_id: roster.id.clone(),
@@ -737,7 +745,7 @@ impl Referee {
                 // `undo` is offered only where it would be taken.
                 context["undo"] = json!(game.may_take_back(&player.name)?);
                 let attachment = self.attachment(path, bytes);
-                out.extend(self.draft_enclosing(
+                out.extend(mark(self.draft_enclosing(
                     "your-turn.txt",
                     &context,
                     player,
@@ -748,7 +756,7 @@ impl Referee {
                         picture,
                         page: None,
                     },
-                )?);
+                )?));
             } else if last.is_some() {
                 context["turn"] = json!(roster.standing());
                 let kind = if reads_own_move {

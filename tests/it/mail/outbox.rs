@@ -339,3 +339,55 @@ fn a_refused_recipient_is_left_out_and_a_refused_sender_stops() {
     );
     assert_eq!(host.mails().len(), 1);
 }
+
+/// With the server down, the referee enters a move for each player in turn
+/// (`apply --mail`): each player's turn notice reporting the other's move is
+/// replaced by a later notice before it can go. Once the server is back, every
+/// player has been told of every move the other made, each exactly once.
+#[test]
+fn moves_entered_while_the_server_is_down_each_reach_the_other_player_once() {
+    let mut host = Host::new();
+    host.start_game();
+    let start = host.mails().len();
+    host.smtp.stop();
+    // Each move with its first report line (what it did, as both players read it).
+    let mut made: Vec<(String, String)> = Vec::new();
+    for _ in 0..4 {
+        let (player, text) = host.first_move();
+        let (ok, out) = host.run(
+            host.pbem()
+                .arg("apply")
+                .arg(host.file())
+                .args(["--player", &player, "--move", &text, "--mail"]),
+        );
+        assert!(out.contains("waiting in the outbox"), "{ok} {out}");
+        let report = out
+            .lines()
+            .map(str::trim)
+            .find(|line| line.starts_with(&format!("{player} placed")))
+            .unwrap_or_else(|| panic!("a report line: {out}"))
+            .to_string();
+        made.push((player, report));
+    }
+    host.smtp.resume();
+    let (ok, out) = host.run(host.pbem().args(["outbox", "flush"]).arg(host.file()));
+    assert!(ok, "{out}");
+    let mails = host.mails_since(start);
+    for (mover, report) in &made {
+        let other = if mover == "Ann" { "Bob" } else { "Ann" };
+        let telling = mails
+            .iter()
+            .filter(|m| m.to == address(other) && squeezed(&m.text).contains(report.as_str()))
+            .count();
+        assert_eq!(
+            telling,
+            1,
+            "{other} told of `{report}`: {:#?}",
+            mails
+                .iter()
+                .filter(|m| m.to == address(other))
+                .map(|m| (&m.subject, &m.text))
+                .collect::<Vec<_>>()
+        );
+    }
+}
