@@ -9,8 +9,8 @@
 //! sender's moves in their other games, and, for a message that names no game (whose
 //! sender nobody has proven), nothing at all, so a stranger's mail `From:` a player
 //! cannot hold that player's moves. The referee is told of each held message by mail
-//! ([`Receiver::held`], once per fault and pass with every message it held). The first fault is returned once every other message has
-//! been handled, as [`MailError::HeldBack`], so that cron or the caller sees it (and
+//! ([`Receiver::held`], once per fault and pass, with every message it held). The
+//! first fault is returned once every other message has been handled, as [`MailError::HeldBack`], so that cron or the caller sees it (and
 //! `inbox` exits 75) and `pbem watch` knows the rest of the mailbox is not waiting.
 
 use std::path::{Path, PathBuf};
@@ -70,10 +70,12 @@ fn belongs_to(raw: &[u8]) -> Option<String> {
     wanted_game(&incoming).map(|id| id.to_ascii_lowercase())
 }
 
-/// What the referee is told of a held message is read from its header: at most its
-/// first 64 KiB are kept for that.
+/// What the referee is told of a held message is read from its header alone: that
+/// is what is kept of it ([`intake::MAX_BODY_BYTES`] at most).
 fn header_of(raw: &[u8]) -> Vec<u8> {
-    raw[..raw.len().min(intake::MAX_BODY_BYTES)].to_vec()
+    let end = intake::header_end(raw, intake::MAX_BODY_BYTES)
+        .unwrap_or(raw.len().min(intake::MAX_BODY_BYTES));
+    raw[..end].to_vec()
 }
 
 /// A mailbox whose messages [`handle_in_order`] handles.
@@ -119,17 +121,19 @@ pub(crate) fn handle_in_order<M: Mailbox>(
         // Unread, it cannot say what it belongs to: the ones after it wait too.
         let raw = mailbox.read(&message)?;
         // Read for its game only once a fault holds some back.
-        if faults.iter().any(|(_, game, _)| game.is_some()) {
-            if let Some(game) = belongs_to(&raw) {
-                if let Some((_, _, messages)) = faults
-                    .iter_mut()
-                    .find(|(_, held_game, _)| held_game.as_ref() == Some(&game))
-                {
-                    messages.push(header_of(&raw));
-                    held += 1;
-                    continue;
-                }
-            }
+        let game = faults
+            .iter()
+            .any(|(_, game, _)| game.is_some())
+            .then(|| belongs_to(&raw))
+            .flatten();
+        if let Some((_, _, messages)) = game.and_then(|game| {
+            faults
+                .iter_mut()
+                .find(|(_, held_game, _)| held_game.as_ref() == Some(&game))
+        }) {
+            messages.push(header_of(&raw));
+            held += 1;
+            continue;
         }
         let handled = match referee.receive(games, &raw) {
             Ok(handled) => handled,

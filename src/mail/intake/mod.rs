@@ -488,15 +488,21 @@ pub fn read_message_answering(
 /// `oversized` set. Only the first [`MAX_BODY_BYTES`] are looked at; `None` when no
 /// mail header ends within them.
 pub fn read_header(raw: &[u8]) -> Option<Incoming> {
-    let start = &raw[..raw.len().min(MAX_BODY_BYTES)];
-    let end = start
+    let end = header_end(raw, MAX_BODY_BYTES)?;
+    let mut incoming = read_message(&raw[..end]).ok()?;
+    incoming.oversized = true;
+    Some(incoming)
+}
+
+/// Where the header of a raw message ends (after the blank line that ends it), if it
+/// ends within its first `limit` bytes.
+pub fn header_end(raw: &[u8], limit: usize) -> Option<usize> {
+    let start = &raw[..raw.len().min(limit)];
+    start
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
         .map(|at| at + 4)
-        .or_else(|| start.windows(2).position(|w| w == b"\n\n").map(|at| at + 2))?;
-    let mut incoming = read_message(&start[..end]).ok()?;
-    incoming.oversized = true;
-    Some(incoming)
+        .or_else(|| start.windows(2).position(|w| w == b"\n\n").map(|at| at + 2))
 }
 
 /// Extracts the move from an already decoded plain-text body, with the same rules

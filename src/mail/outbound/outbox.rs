@@ -437,8 +437,8 @@ impl Outbox {
             let mut set_aside = false;
             let mut stopped = false;
             for (index, (path, message)) in waiting.into_iter().enumerate() {
-                // A notice carrying news held for its reader is never dropped: the
-                // later notice does not carry that news again.
+                // A notice reporting a move is never dropped: the later notice does
+                // not report it again.
                 if !message.carries_news() && is_superseded(&notices, index) {
                     fs::remove_file(&path).map_err(MailError::io(&path))?;
                     flushed.superseded += 1;

@@ -5,6 +5,11 @@ use serde::{Deserialize, Serialize};
 
 use super::capability::NoticeId;
 
+/// The header that marks a turn notice reporting a move (the last one, or those held
+/// for its reader since their last mail): the outbox never drops such a notice for a
+/// later one, which does not report those moves again.
+pub(crate) const CARRIES_NEWS: &str = "X-Pbem-Carries-News";
+
 /// One message ready to send.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outgoing {
@@ -39,39 +44,35 @@ impl Outgoing {
             _ => subject,
         }
     }
-}
 
-/// The header that marks a notice carrying news held for its reader (the moves since
-/// their last mail): such a notice is never dropped for a later one, which does not
-/// carry that news again.
-pub(crate) const CARRIES_NEWS: &str = "X-Pbem-Carries-News";
-
-impl Outgoing {
-    /// This message, marked as carrying news held for its reader ([`CARRIES_NEWS`]).
+    /// This message, marked as reporting a move to its reader ([`CARRIES_NEWS`]).
     #[must_use]
     pub fn carrying_news(mut self) -> Outgoing {
         self.message = format!("{CARRIES_NEWS}: yes\r\n{}", self.message);
         self
     }
 
-    /// Whether the message carries news held for its reader.
+    /// Whether the message reports a move to its reader.
     pub fn carries_news(&self) -> bool {
-        let headers = self.message.split("\r\n\r\n").next().unwrap_or_default();
-        headers.lines().any(|line| {
-            line.split_once(':')
-                .is_some_and(|(name, _)| name.trim().eq_ignore_ascii_case(CARRIES_NEWS))
-        })
+        header_fields(&self.message).any(|(name, _)| name.eq_ignore_ascii_case(CARRIES_NEWS))
     }
+}
+
+/// The (name, value) of each header line of a message as pbem composed it (one line
+/// each, as the fields read here are written).
+fn header_fields(message: &str) -> impl Iterator<Item = (&str, &str)> {
+    let headers = message.split("\r\n\r\n").next().unwrap_or_default();
+    headers.lines().filter_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        Some((name.trim(), value.trim()))
+    })
 }
 
 /// Our notice id of a composed message, read from its Message-ID header.
 pub(crate) fn notice_of(message: &str) -> Option<NoticeId> {
-    let headers = message.split("\r\n\r\n").next()?;
-    headers.lines().find_map(|line| {
-        let (name, value) = line.split_once(':')?;
-        name.trim()
-            .eq_ignore_ascii_case("message-id")
-            .then(|| NoticeId::parse(value.trim().trim_matches(['<', '>'])))
+    header_fields(message).find_map(|(name, value)| {
+        name.eq_ignore_ascii_case("message-id")
+            .then(|| NoticeId::parse(value.trim_matches(['<', '>'])))
             .flatten()
     })
 }

@@ -308,9 +308,11 @@ pub const HEADER_KEPT: usize = 32 * 1024;
 /// their proof) a game's archive keeps: the newest.
 pub const STRANGERS_KEPT: usize = 1000;
 
-/// Whether an outcome is of a stranger's message to a game.
+/// Whether an outcome is of a stranger's message to a game: from no player, or
+/// claiming a player's turn without their proof. (A machine's message is kept with
+/// the mail for no game, `unmatched.mail/`, bounded there.)
 pub fn is_strangers(outcome: &str) -> bool {
-    matches!(outcome, "not-a-player" | "forged" | "automatic")
+    matches!(outcome, "not-a-player" | "forged")
 }
 
 /// Whether a message with this outcome changed the game or what its referee keeps for
@@ -327,13 +329,8 @@ pub fn changed_something(outcome: &str) -> bool {
 /// The header of a raw message (up to and with the blank line that ends it), at most
 /// [`HEADER_KEPT`] bytes of it.
 pub fn header_only(raw: &[u8]) -> &[u8] {
-    let start = &raw[..raw.len().min(HEADER_KEPT)];
-    let end = start
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .map(|at| at + 4)
-        .or_else(|| start.windows(2).position(|w| w == b"\n\n").map(|at| at + 2))
-        .unwrap_or(start.len());
+    let end =
+        crate::mail::intake::header_end(raw, HEADER_KEPT).unwrap_or(raw.len().min(HEADER_KEPT));
     &raw[..end]
 }
 

@@ -122,7 +122,7 @@ fn when(seconds: u64) -> String {
 /// Whether a game's archive entry is told to the referee in the day's message: a
 /// player's question, and what a stranger or a forger sent.
 pub(crate) fn is_for_the_referee(outcome: &str) -> bool {
-    matches!(outcome, "question" | "not-a-player" | "forged")
+    outcome == "question" || archive::is_strangers(outcome)
 }
 
 /// What pbem made of a message, for the referee.
