@@ -497,6 +497,8 @@ fn write_whole(
     })();
     if result.is_err() {
         let _ = fs::remove_file(&temp);
+    } else {
+        super::crash::step();
     }
     result.map_err(error)
 }
@@ -558,7 +560,9 @@ pub fn append_private(path: &Path, line: &[u8]) -> std::io::Result<()> {
     }
     let mut file = options.open(path)?;
     file.write_all(line)?;
-    file.sync_all()
+    file.sync_all()?;
+    super::crash::step();
+    Ok(())
 }
 
 /// The path to lock, read and replace for the game file named `path`: a link is

@@ -28,6 +28,10 @@ const BUILT_IN: &[(&str, &str)] = &[
         "game-over.txt",
         include_str!("../../templates/game-over.txt"),
     ),
+    (
+        "game-closed.txt",
+        include_str!("../../templates/game-closed.txt"),
+    ),
     ("reminder.txt", include_str!("../../templates/reminder.txt")),
     (
         "invitation.txt",

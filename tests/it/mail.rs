@@ -20,6 +20,7 @@ mod copies;
 mod delivery;
 mod faults;
 mod invisible;
+mod news;
 mod outbox;
 mod pictures_and_digest;
 mod watch;

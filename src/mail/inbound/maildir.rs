@@ -78,6 +78,7 @@ pub fn process_until(
         working.push(CLAIMED);
         // Another program may have taken it meanwhile (a mail client marking it read).
         if std::fs::rename(new.join(&name), cur.join(&working)).is_ok() {
+            crate::basics::crash::step();
             claimed.push(working);
         }
     }
@@ -105,6 +106,7 @@ impl Mailbox for Claimed {
         let flags = if handled.game.is_some() { "S" } else { "" };
         let filed = self.cur.join(format!("{name}:2,{flags}"));
         std::fs::rename(self.cur.join(working), &filed).map_err(MailError::io(&filed))?;
+        crate::basics::crash::step();
         Ok(name)
     }
 }

@@ -6,6 +6,11 @@
 //! `<records>-<n>.staged` files, then the game file is replaced, then the staged files
 //! are renamed to `.mail`. A crash in between is repaired by [`Outbox::recover`]: staged
 //! mail of a move that reached the game file is kept, of one that did not is dropped.
+//! Mail that changes no game (a digest, a reminder) has the game's mail state as its
+//! commit point instead: it is staged as `<records>-<n>.state-<generation>.staged`,
+//! then the state is written with that generation, then the mail is made ready; on
+//! recovery it is kept when the state reached its generation, dropped when not (see
+//! [`CommitPoint`]).
 //! `.mail` files leave the outbox only once sent, or once set aside.
 //!
 //! A message the mail server refuses for good (an SMTP 5xx for its recipient, say an
@@ -88,6 +93,19 @@ pub struct Listed {
     pub reason: Option<String>,
 }
 
+/// What makes staged mail ready to send when a run was killed before it did: the
+/// durable write it was staged ahead of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommitPoint {
+    /// The game file holding this many records: the mail of a change of the game,
+    /// written before the file (or mail that needs no change, at the records now).
+    Records(u64),
+    /// The game's mail state reaching this generation: mail that changes no game
+    /// (a digest, a reminder), written before the state that forgets what it tells.
+    /// `records` is the game's record count now, for the mail's name and order.
+    MailState { records: u64, generation: u64 },
+}
+
 /// The outbox of one game file.
 #[derive(Debug, Clone)]
 pub struct Outbox {
@@ -165,6 +183,19 @@ impl Outbox {
     /// # Errors
     /// The folder cannot be written.
     pub fn stage(&self, records: u64, messages: &[Outgoing]) -> Result<Vec<PathBuf>, MailError> {
+        self.stage_at(CommitPoint::Records(records), messages)
+    }
+
+    /// [`Outbox::stage`], made ready by `point` should the run be killed before it
+    /// makes them ready itself.
+    ///
+    /// # Errors
+    /// The folder cannot be written.
+    pub fn stage_at(
+        &self,
+        point: CommitPoint,
+        messages: &[Outgoing],
+    ) -> Result<Vec<PathBuf>, MailError> {
         if messages.is_empty() {
             return Ok(Vec::new());
         }
@@ -180,11 +211,18 @@ impl Outbox {
             .filter_map(|path| sequence(path))
             .max()
             .map_or(0, |last| last + 1);
+        let (records, state) = match point {
+            CommitPoint::Records(records) => (records, String::new()),
+            CommitPoint::MailState {
+                records,
+                generation,
+            } => (records, format!(".state-{generation:08}")),
+        };
         let mut staged = Vec::new();
         for (i, message) in messages.iter().enumerate() {
             let path = self
                 .dir
-                .join(format!("{records:08}-{:06}.staged", next + i as u64));
+                .join(format!("{records:08}-{:06}{state}.staged", next + i as u64));
             write_json(&path, message)?;
             staged.push(path);
         }
@@ -201,29 +239,46 @@ impl Outbox {
     /// A rename fails.
     pub fn commit(&self, staged: &[PathBuf]) -> Result<(), MailError> {
         for path in staged {
-            fs::rename(path, path.with_extension("mail")).map_err(MailError::io(path))?;
+            // `<records>-<n>[.state-<generation>].staged` waits as `<records>-<n>.mail`.
+            let name = file_name(path);
+            let stem = name.split('.').next().unwrap_or_default();
+            let ready = path.with_file_name(format!("{stem}.{WAITING}"));
+            fs::rename(path, ready).map_err(MailError::io(path))?;
+            crate::basics::crash::step();
         }
         Ok(())
     }
 
     /// Repairs an interrupted move: staged mail whose move is in the game file (its
-    /// record count at most `records`) is kept, the rest dropped.
+    /// record count at most `records`) is kept, the rest dropped; so is mail for no
+    /// game (staged at record 0, for the referee).
     ///
     /// # Errors
     /// The folder cannot be read or changed.
     pub fn recover(&self, records: u64) -> Result<(), MailError> {
+        self.recover_to(records, 0)
+    }
+
+    /// [`Outbox::recover`] for a game whose mail state is at `generation`: staged mail
+    /// whose commit point was reached is kept, the rest dropped (see [`CommitPoint`]).
+    ///
+    /// # Errors
+    /// The folder cannot be read or changed.
+    pub fn recover_to(&self, records: u64, generation: u64) -> Result<(), MailError> {
         // Only staged mail is written under the game's lock; the rest is written under
         // the outbox's, by a flush that may be writing now.
         self.remove_leftovers(|name| name.contains(STAGED_TEMPORARY));
         for path in self.entries("staged")? {
-            let belongs_to = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.split('-').next())
-                .and_then(|n| n.parse::<u64>().ok());
-            match belongs_to {
-                Some(count) if count <= records => self.commit(std::slice::from_ref(&path))?,
-                _ => fs::remove_file(&path).map_err(MailError::io(&path))?,
+            let reached = match commit_point(&path) {
+                Some(CommitPoint::Records(count)) => count <= records,
+                Some(CommitPoint::MailState { generation: at, .. }) => at <= generation,
+                None => false,
+            };
+            if reached {
+                self.commit(std::slice::from_ref(&path))?;
+            } else {
+                fs::remove_file(&path).map_err(MailError::io(&path))?;
+                crate::basics::crash::step();
             }
         }
         Ok(())
@@ -365,6 +420,7 @@ impl Outbox {
             // Renamed first, so a crash leaves the message in one place or the other;
             // then written plain, which also makes it wait from now.
             fs::rename(&path, &waiting).map_err(MailError::io(&path))?;
+            crate::basics::crash::step();
             write_json(&waiting, &aside.outgoing)?;
             queued.push(file_name(&waiting));
         }
@@ -441,12 +497,14 @@ impl Outbox {
                 // not report it again.
                 if !message.carries_news() && is_superseded(&notices, index) {
                     fs::remove_file(&path).map_err(MailError::io(&path))?;
+                    crate::basics::crash::step();
                     flushed.superseded += 1;
                     continue;
                 }
                 match transport.send_raw(&message.from, &message.to, message.message.as_bytes()) {
                     Ok(()) => {
                         fs::remove_file(&path).map_err(MailError::io(&path))?;
+                        crate::basics::crash::step();
                         flushed.sent += 1;
                     }
                     Err(MailError::Refused {
@@ -489,6 +547,7 @@ impl Outbox {
         write_json(waiting, aside)?;
         let refused = waiting.with_extension(REFUSED);
         fs::rename(waiting, &refused).map_err(MailError::io(waiting))?;
+        crate::basics::crash::step();
         Ok(refused)
     }
 
@@ -588,8 +647,8 @@ fn is_superseded(notices: &[Option<NoticeId>], index: usize) -> bool {
         return false;
     }
     notices[index + 1..].iter().flatten().any(|later| {
-        let moves_past =
-            asks_to_move(&later.kind) || later.kind == OWN_MOVE || later.kind == "over";
+        let moves_past = asks_to_move(&later.kind)
+            || [OWN_MOVE, "over", "closed"].contains(&later.kind.as_str());
         moves_past
             && later.game_id == notice.game_id
             && later.seat == notice.seat
@@ -603,8 +662,23 @@ pub const OWN_MOVE: &str = "own";
 
 /// The sequence number in an outbox file's name (`00000003-000012.mail` has 12).
 fn sequence(path: &Path) -> Option<u64> {
-    let stem = path.file_stem()?.to_str()?;
+    let name = path.file_name()?.to_str()?;
+    let stem = name.split('.').next()?;
     stem.split_once('-')?.1.parse().ok()
+}
+
+/// What a staged file's name says makes it ready (see [`Outbox::stage_at`]).
+fn commit_point(path: &Path) -> Option<CommitPoint> {
+    let name = path.file_name()?.to_str()?;
+    let mut parts = name.split('.');
+    let records = parts.next()?.split_once('-')?.0.parse().ok()?;
+    match parts.next()?.strip_prefix("state-") {
+        None => Some(CommitPoint::Records(records)),
+        Some(generation) => Some(CommitPoint::MailState {
+            records,
+            generation: generation.parse().ok()?,
+        }),
+    }
 }
 
 #[cfg(test)]

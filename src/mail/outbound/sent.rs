@@ -150,6 +150,7 @@ impl SentNotices {
         for name in &kept[..excess] {
             let path = self.dir.join(name);
             fs::remove_file(&path).map_err(MailError::io(&path))?;
+            crate::basics::crash::step();
         }
         Ok(())
     }

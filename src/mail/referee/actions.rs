@@ -109,6 +109,34 @@ pub fn take_back(
     })
 }
 
+/// `pbem reveal`: the seed revealed and the file written, once ([`ops::reveal`]); with
+/// `mailing`, every player told the game is closed, with what was held for them
+/// ([`Referee::close`]), and the outbox sent after. `None` for what was done without
+/// mail.
+///
+/// # Errors
+/// A file that cannot be read, verified or written, or mail settings that cannot be
+/// used.
+pub fn close(
+    keyring: Keyring,
+    path: &Path,
+    mailing: Option<&Mailing>,
+) -> Result<Mailed<Option<super::closing::Closed>>, MailError> {
+    let Some(mailing) = mailing else {
+        ops::reveal(path, &keyring)?;
+        return Ok(Mailed {
+            done: None,
+            sent: None,
+        });
+    };
+    let referee = mailing.referee(keyring)?;
+    let done = referee.close(path)?;
+    Ok(Mailed {
+        done: Some(done),
+        sent: Some(referee.flush(path)),
+    })
+}
+
 /// A game that has begun, as the command line tells it.
 #[derive(Debug, Clone)]
 pub struct Begun {

@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::basics::digest::{sha256, to_hex};
 use crate::basics::store::{self, Access};
+use crate::mail::outbound::outbox::{CommitPoint, Outbox};
+use crate::mail::outbound::outgoing::Outgoing;
 use crate::mail::MailError;
 
 /// One archived message.
@@ -174,7 +176,7 @@ impl Archive {
                 Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
                     return Err(MailError::io(path)(error))
                 }
-                _ => {}
+                _ => crate::basics::crash::step(),
             }
         }
         Ok(removed_before(kept))
@@ -221,7 +223,7 @@ impl Archive {
                 Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
                     return Err(MailError::io(path)(error))
                 }
-                _ => {}
+                _ => crate::basics::crash::step(),
             }
         }
         Ok(())
@@ -294,7 +296,10 @@ impl Archive {
             Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
                 Err(MailError::io(path)(error))
             }
-            _ => Ok(()),
+            _ => {
+                crate::basics::crash::step();
+                Ok(())
+            }
         }
     }
 }
@@ -558,6 +563,19 @@ pub struct Waiting {
     /// reason as `held`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub pictured: BTreeMap<usize, Pictured>,
+    /// How many times these waits were written with mail that changes no game (a
+    /// digest, a reminder, the word that the game is closed): the commit point of that
+    /// mail, see [`Waiting::save_with_mail`].
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub generation: u64,
+    /// Whether the players were told that the referee closed the game (its seed
+    /// revealed before its end).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub closed: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The board picture a seat was last sent.
@@ -638,6 +656,35 @@ impl Waiting {
         write_json(archive, &Waiting::path(archive), self)
     }
 
+    /// Writes these waits with `mail` that changes no game, as one change: the mail is
+    /// staged in `outbox`, then the waits are written with the next generation (the
+    /// commit point), then the mail is made ready. A run killed before the waits are
+    /// written has its mail dropped on recovery, and the waits still hold what it
+    /// would have told; one killed after has it made ready. Such mail is sent once:
+    /// never twice, never lost. `records` is the game's record count now.
+    ///
+    /// # Errors
+    /// A file cannot be written.
+    pub fn save_with_mail(
+        &mut self,
+        archive: &Archive,
+        outbox: &Outbox,
+        records: u64,
+        mail: &[Outgoing],
+    ) -> Result<(), MailError> {
+        if mail.is_empty() {
+            return self.save(archive);
+        }
+        self.generation += 1;
+        let point = CommitPoint::MailState {
+            records,
+            generation: self.generation,
+        };
+        let staged = outbox.stage_at(point, mail)?;
+        self.save(archive)?;
+        outbox.commit(&staged)
+    }
+
     /// Writes these waits, durably, as the waits of the game once it has `records`
     /// records, without making them the waits yet: a change of the game stages its
     /// waits with its mail, before the game file is replaced, and
@@ -664,6 +711,7 @@ impl Waiting {
         let path = Waiting::path(archive);
         fs::rename(staged, &path).map_err(MailError::io(&path))?;
         store::sync_dir(&archive.dir).map_err(MailError::io(&archive.dir))?;
+        crate::basics::crash::step();
         Ok(())
     }
 
@@ -693,6 +741,7 @@ impl Waiting {
                 Waiting::commit_staged(archive, &path)?;
             } else {
                 fs::remove_file(&path).map_err(MailError::io(&path))?;
+                crate::basics::crash::step();
             }
         }
         Ok(())
@@ -863,7 +912,10 @@ impl Notes {
             Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
                 Err(MailError::io(path)(error))
             }
-            _ => Ok(()),
+            _ => {
+                crate::basics::crash::step();
+                Ok(())
+            }
         }
     }
 }

@@ -158,10 +158,9 @@ impl Referee {
             wait.reminded = Some(now);
         }
         if !mail.is_empty() {
-            let outbox = Outbox::beside(path);
-            let staged = outbox.stage(roster.records.len() as u64, &mail)?;
-            outbox.commit(&staged)?;
-            waiting.save(&archive)?;
+            // Queued with the waits that record them, as one change: sent once.
+            let records = roster.records.len() as u64;
+            waiting.save_with_mail(&archive, &Outbox::beside(path), records, &mail)?;
         }
         Ok(reminded)
     }

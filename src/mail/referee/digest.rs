@@ -64,17 +64,23 @@ impl Referee {
         let archive = Archive::beside(path);
         let mut waiting = Waiting::load(&archive)?;
         let digests = Digests::load(&archive)?;
+        // A game that takes no more moves (closed by the referee without mail) has
+        // no next mail to carry what was held: it all goes now.
+        let closed = game.seed_revealed().is_some();
         let due: Vec<usize> = waiting
             .held
             .iter()
-            .filter(|(seat, held)| match digests.delivery(**seat) {
-                // Given up: what was held goes now.
-                Delivery::EveryMove => true,
-                Delivery::Daily => held
-                    .first()
-                    .is_some_and(|oldest| now.saturating_sub(oldest.at) >= DIGEST_AFTER),
-                // Held for the player's next mail, however long.
-                Delivery::WithMyTurn => false,
+            .filter(|(seat, held)| {
+                closed
+                    || match digests.delivery(**seat) {
+                        // Given up: what was held goes now.
+                        Delivery::EveryMove => true,
+                        Delivery::Daily => held
+                            .first()
+                            .is_some_and(|oldest| now.saturating_sub(oldest.at) >= DIGEST_AFTER),
+                        // Held for the player's next mail, however long.
+                        Delivery::WithMyTurn => false,
+                    }
             })
             .map(|(&seat, _)| seat)
             .collect();
@@ -128,14 +134,8 @@ impl Referee {
                 ));
             }
         }
-        // The digests are queued before the waits forget what they held: a run killed
-        // in between sends a digest twice, never loses one.
-        if !mail.is_empty() {
-            let outbox = Outbox::beside(path);
-            let staged = outbox.stage(records, &mail)?;
-            outbox.commit(&staged)?;
-        }
-        waiting.save(&archive)?;
+        // Queued with the waits that forget what they held, as one change: sent once.
+        waiting.save_with_mail(&archive, &Outbox::beside(path), records, &mail)?;
         Ok(done)
     }
 }

@@ -415,7 +415,7 @@ impl Referee {
             .then(|| self.game_file_attachment(path, bytes))
     }
 
-    fn game_file_attachment(&self, path: &Path, bytes: &[u8]) -> (String, Vec<u8>) {
+    pub(crate) fn game_file_attachment(&self, path: &Path, bytes: &[u8]) -> (String, Vec<u8>) {
         let name = path
             .file_name()
             .map_or("game.json".into(), |n| n.to_string_lossy().into_owned());
@@ -788,8 +788,11 @@ impl Referee {
     /// # Errors
     /// The outbox or the archive cannot be read or changed.
     pub(crate) fn repair(&self, path: &Path, records: u64) -> Result<(), MailError> {
-        Outbox::beside(path).recover(records)?;
-        Waiting::recover(&Archive::beside(path), records)
+        let archive = Archive::beside(path);
+        Waiting::recover(&archive, records)?;
+        // Mail that changes no game is ready once the waits it was written with are.
+        let generation = Waiting::load(&archive)?.generation;
+        Outbox::beside(path).recover_to(records, generation)
     }
 
     /// Creates a game file at `out` and mails its welcome and first turn notice: the
@@ -1478,7 +1481,7 @@ impl WrittenWith<UndoOutcome> for UndoMail<'_> {
 
 /// The file name of a game's replay page in mail: the game file's, `.html` for its
 /// extension (`ann-bob.json` gives `ann-bob.html`).
-fn replay_file_name(path: &Path) -> String {
+pub(crate) fn replay_file_name(path: &Path) -> String {
     path.file_stem().map_or("game".into(), |stem| {
         format!("{}.html", stem.to_string_lossy())
     })

@@ -5,6 +5,7 @@
 
 pub mod actions;
 pub mod archive;
+mod closing;
 mod deadlines;
 mod digest;
 mod for_referee;
@@ -14,8 +15,8 @@ mod receive;
 pub mod watch;
 
 pub use actions::{
-    apply, flush_outboxes, inbox, join, list_outboxes, new_game, remind, take_back, Begun, Inbox,
-    Mailed, Mailing, NewDone, Received, Reminded, Started,
+    apply, close, flush_outboxes, inbox, join, list_outboxes, new_game, remind, take_back, Begun,
+    Inbox, Mailed, Mailing, NewDone, Received, Reminded, Started,
 };
 pub use digest::DIGEST_AFTER;
 pub use for_referee::{REFEREE_INTERVAL, STATUS_INTERVAL};
