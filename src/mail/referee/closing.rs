@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::json;
 
 use super::archive::{Archive, Pictures, Waiting};
-use super::mailer::{earlier, replay_file_name, roster, Referee};
+use super::mailer::{earlier, replay_file_name, replay_pages, roster, Referee};
 use crate::basics::store;
 use crate::engine::erased::OpenGame;
 use crate::mail::outbound::capability::NoticeId;
@@ -85,17 +85,7 @@ impl Referee {
         let mut base = self.context(&view, &roster);
         base["turn"] = json!(roster.standing());
         let pictures = Pictures::load(&Archive::beside(path))?;
-        let readers: Vec<&str> = roster
-            .players
-            .iter()
-            .filter(|player| player.mail_address().is_some())
-            .map(|player| player.name.as_str())
-            .collect();
-        let viewers: Vec<Option<&str>> = readers.iter().copied().map(Some).collect();
-        // None when the pages cannot be made here: the signed file is the record.
-        let mut pages: Vec<(&str, String)> = crate::replay::pages(game, &viewers)
-            .map(|pages| readers.iter().copied().zip(pages).collect())
-            .unwrap_or_default();
+        let mut pages = replay_pages(game, &roster);
         let mut mail = Vec::new();
         for (seat, player) in roster.players.iter().enumerate() {
             let (board, _) = self.personal(game, &player.name)?;
@@ -111,9 +101,7 @@ impl Referee {
                 context["picture"] = json!(crate::mail::outbound::compose::PICTURE_NAME);
             }
             let page = pages
-                .iter()
-                .position(|(name, _)| *name == player.name)
-                .map(|at| pages.swap_remove(at).1)
+                .remove(player.name.as_str())
                 .map(|page| (replay_file_name(path), page));
             if let Some((name, _)) = &page {
                 context["replay"] = json!(name);

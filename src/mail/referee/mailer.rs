@@ -505,19 +505,11 @@ impl Referee {
         // At the end, each player with an address gets the replay page of their view
         // (made together: the audit and the log they share once). None when they
         // cannot be made here; the signed file is the record.
-        let mut replay_pages: BTreeMap<&str, String> = BTreeMap::new();
-        if over {
-            let readers: Vec<&str> = roster
-                .players
-                .iter()
-                .filter(|player| player.mail_address().is_some())
-                .map(|player| player.name.as_str())
-                .collect();
-            let viewers: Vec<Option<&str>> = readers.iter().copied().map(Some).collect();
-            if let Ok(pages) = crate::replay::pages(game, &viewers) {
-                replay_pages = readers.into_iter().zip(pages).collect();
-            }
-        }
+        let mut replay_pages = if over {
+            replay_pages(game, &roster)
+        } else {
+            BTreeMap::new()
+        };
         let mut out = Vec::new();
         for (seat, player) in roster.players.iter().enumerate() {
             let (board, example) = self.personal(game, &player.name)?;
@@ -1477,6 +1469,25 @@ impl WrittenWith<UndoOutcome> for UndoMail<'_> {
         }
         Ok(())
     }
+}
+
+/// Each player with an address, with the replay page of their view (made together:
+/// the audit and the log they share once). Empty when they cannot be made here: the
+/// signed file is the record.
+pub(crate) fn replay_pages<'a>(
+    game: &dyn OpenGame,
+    roster: &'a Roster,
+) -> BTreeMap<&'a str, String> {
+    let readers: Vec<&str> = roster
+        .players
+        .iter()
+        .filter(|player| player.mail_address().is_some())
+        .map(|player| player.name.as_str())
+        .collect();
+    let viewers: Vec<Option<&str>> = readers.iter().copied().map(Some).collect();
+    crate::replay::pages(game, &viewers)
+        .map(|pages| readers.into_iter().zip(pages).collect())
+        .unwrap_or_default()
 }
 
 /// The file name of a game's replay page in mail: the game file's, `.html` for its
